@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what building and testing the harness needs on Debian / Ubuntu.
+# Idempotent: packages already present are left alone. The CUDA Toolkit itself
+# (nvcc, NVRTC, CUPTI, NVTX headers) is expected under ${CUDA_HOME:-/usr/local/cuda}.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config
+  libyaml-cpp-dev   # suite files
+  libcsv-dev        # CSV results and baselines
+  libfmt-dev        # formatting
+  libcli11-dev      # command line
+  nlohmann-json3-dev # worker protocol, JSON results
+  libxxhash-dev     # compile cache keys
+  libgtest-dev      # tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cuda="${CUDA_HOME:-/usr/local/cuda}"
+if [ ! -f "$cuda/include/nvrtc.h" ]; then
+  echo "install-deps: CUDA Toolkit not found at $cuda (set CUDA_HOME); NVRTC is required" >&2
+  exit 1
+fi
+echo "install-deps: all dependencies present (CUDA at $cuda)"
