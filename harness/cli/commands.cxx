@@ -1,0 +1,58 @@
+#include "harness/cli/commands.hxx"
+
+#include "harness/cli/exit_codes.hxx"
+#include "harness/core/error.hxx"
+#include "harness/core/text.hxx"
+
+#include <fmt/format.h>
+
+namespace harness::cli {
+
+namespace {
+
+const Command commands[] = {
+    {"run", "compile, verify, time and measure every case of one or more suites", run_command},
+    {"check", "validate suites and compile every variant (no GPU needed)", check_command},
+    {"list", "list the cases a suite expands to", list_command},
+    {"help", "show this help", help_command},
+};
+
+} // namespace
+
+std::span<const Command> command_table()
+{
+    return commands;
+}
+
+int help_command(const std::vector<std::string>&)
+{
+    fmt::print("harness {} - kernel regression harness\n\n"
+               "usage: harness <command> [options] (harness <command> --help for its options)\n\ncommands:\n",
+               HARNESS_VERSION);
+    for (const auto& c : commands) fmt::print("  {:<8} {}\n", c.name, c.description);
+    fmt::print("\nexit codes:\n"
+               "  0  every case passed\n"
+               "  1  a case failed: wrong output, fault, hang, compile error (later: a regression)\n"
+               "  2  bad input: the suite file or the command line is wrong\n"
+               "  3  environment: no GPU or driver, or results cannot be written\n");
+    return exit_pass;
+}
+
+int dispatch(const std::vector<std::string>& args)
+{
+    if (args.empty() || args[0] == "--help" || args[0] == "-h") return help_command({});
+    if (args[0] == "--version") {
+        fmt::print("harness {}\n", HARNESS_VERSION);
+        return exit_pass;
+    }
+    std::vector<std::string> names;
+    for (const auto& c : commands) {
+        if (args[0] == c.name) return c.run({args.begin() + 1, args.end()});
+        names.push_back(c.name);
+    }
+    fmt::print(stderr, "harness: unknown command '{}'{}; commands: {}\n", args[0], did_you_mean(args[0], names),
+               join(names));
+    return exit_bad_input;
+}
+
+} // namespace harness::cli

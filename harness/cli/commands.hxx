@@ -1,0 +1,27 @@
+#pragma once
+// Subcommands of the `harness` tool: one row each in an explicit table.
+
+#include <span>
+#include <string>
+#include <vector>
+
+namespace harness::cli {
+
+/// One subcommand: its name, what `help` says about it, and its entry point.
+struct Command {
+    const char* name;
+    const char* description;
+    int (*run)(const std::vector<std::string>& args);
+};
+
+std::span<const Command> command_table();
+
+/// Dispatches argv (without the program name) to a subcommand; returns the exit code.
+int dispatch(const std::vector<std::string>& args);
+
+int run_command(const std::vector<std::string>& args);
+int check_command(const std::vector<std::string>& args);
+int list_command(const std::vector<std::string>& args);
+int help_command(const std::vector<std::string>& args);
+
+} // namespace harness::cli

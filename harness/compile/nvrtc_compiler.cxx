@@ -1,0 +1,214 @@
+#include "harness/compile/nvrtc_compiler.hxx"
+
+#include "harness/core/atomic_file.hxx"
+
+#include <fmt/format.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <nvrtc.h>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <xxhash.h>
+
+namespace harness::compile {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_file(const fs::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(ErrorKind::bad_input, "cannot read " + path.string());
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void check_nvrtc(nvrtcResult result, const char* call, const fs::path& source)
+{
+    if (result != NVRTC_SUCCESS)
+        throw Error(ErrorKind::internal,
+                    fmt::format("{}: {} failed: {}", source.string(), call, nvrtcGetErrorString(result)));
+}
+
+/// Owns an nvrtcProgram so every exit path destroys it.
+class Program {
+public:
+    Program(const std::string& text, const fs::path& source)
+    {
+        check_nvrtc(nvrtcCreateProgram(&program_, text.c_str(), source.filename().c_str(), 0, nullptr, nullptr),
+                    "nvrtcCreateProgram", source);
+    }
+    ~Program() { nvrtcDestroyProgram(&program_); }
+    Program(const Program&) = delete;
+    Program& operator=(const Program&) = delete;
+    nvrtcProgram get() const { return program_; }
+
+private:
+    nvrtcProgram program_ = nullptr;
+};
+
+} // namespace
+
+std::vector<std::string> nvrtc_options(const CompileRequest& request)
+{
+    std::vector<std::string> options = {
+        "--gpu-architecture=" + request.arch, "-lineinfo", "-std=c++17", "-Xptxas=-v",
+        "--include-path=" + request.source.parent_path().string()};
+    for (const auto& dir : request.include_dirs) options.push_back("--include-path=" + dir.string());
+    for (const auto& [name, value] : request.defines)
+        options.push_back(value.empty() ? "-D" + name : "-D" + name + "=" + value);
+    options.insert(options.end(), request.options.begin(), request.options.end());
+    return options;
+}
+
+std::string nvrtc_version()
+{
+    int major = 0, minor = 0;
+    nvrtcVersion(&major, &minor);
+    return fmt::format("{}.{}", major, minor);
+}
+
+std::vector<fs::path> source_closure(const CompileRequest& request)
+{
+    static const std::regex include_line(R"(^\s*#\s*include\s*["<]([^">]+)[">])");
+    std::vector<fs::path> order;
+    std::set<fs::path> seen;
+    std::vector<fs::path> pending = {fs::weakly_canonical(request.source)};
+    while (!pending.empty()) {
+        const fs::path file = pending.back();
+        pending.pop_back();
+        if (!seen.insert(file).second) continue;
+        order.push_back(file);
+        std::istringstream lines(read_file(file));
+        for (std::string line; std::getline(lines, line);) {
+            std::smatch m;
+            if (!std::regex_search(line, m, include_line)) continue;
+            std::vector<fs::path> search = {file.parent_path()};
+            search.insert(search.end(), request.include_dirs.begin(), request.include_dirs.end());
+            for (const auto& dir : search) {
+                const fs::path candidate = dir / m[1].str();
+                if (fs::is_regular_file(candidate)) {
+                    pending.push_back(fs::weakly_canonical(candidate));
+                    break;
+                }
+            }
+            // Headers found nowhere on the path are NVRTC's built-ins; they change with its version.
+        }
+    }
+    return order;
+}
+
+std::string cache_key(const CompileRequest& request)
+{
+    XXH3_state_t* state = XXH3_createState();
+    XXH3_128bits_reset(state);
+    auto add = [&](const std::string& s) {
+        XXH3_128bits_update(state, s.data(), s.size());
+        XXH3_128bits_update(state, "\0", 1);
+    };
+    add(nvrtc_version());
+    for (const auto& file : source_closure(request)) {
+        add(file.filename().string());
+        add(read_file(file));
+    }
+    // Include directories change with the checkout's location; their contents are already hashed.
+    for (const auto& option : nvrtc_options(request))
+        if (!option.starts_with("--include-path=")) add(option);
+    for (const auto& entry : request.entries) add(entry);
+    const XXH128_hash_t hash = XXH3_128bits_digest(state);
+    XXH3_freeState(state);
+    return fmt::format("{}-{:016x}{:016x}", request.arch, hash.high64, hash.low64);
+}
+
+fs::path CompileCache::default_dir()
+{
+    if (const char* dir = std::getenv("HARNESS_CACHE_DIR"); dir && *dir) return dir;
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "harness";
+    if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "harness";
+    return fs::temp_directory_path() / "harness-cache";
+}
+
+std::optional<CompiledModule> CompileCache::load(const std::string& key) const
+{
+    const fs::path cubin = dir_ / (key + ".cubin");
+    const fs::path meta = dir_ / (key + ".json");
+    if (!fs::is_regular_file(cubin) || !fs::is_regular_file(meta)) return std::nullopt;
+    try {
+        const auto json = nlohmann::json::parse(read_file(meta));
+        CompiledModule m;
+        m.cubin = read_file(cubin);
+        m.log = json.at("log").get<std::string>();
+        m.lowered_names = json.at("lowered_names").get<std::map<std::string, std::string>>();
+        m.cache_key = key;
+        m.from_cache = true;
+        return m;
+    } catch (const std::exception&) {
+        return std::nullopt;  // a damaged entry is recompiled and overwritten
+    }
+}
+
+void CompileCache::store(const CompiledModule& module) const
+{
+    std::error_code ec;
+    fs::create_directories(dir_, ec);
+    if (ec) return;  // the cache is an optimisation; a read-only home must not fail the run
+    try {
+        write_file_atomically(dir_ / (module.cache_key + ".cubin"), module.cubin);
+        const nlohmann::json meta = {{"log", module.log}, {"lowered_names", module.lowered_names}};
+        write_file_atomically(dir_ / (module.cache_key + ".json"), meta.dump());
+    } catch (const std::exception&) {
+    }
+}
+
+CompiledModule compile(const CompileRequest& request, const CompileCache* cache)
+{
+    CompiledModule module;
+    module.cache_key = cache_key(request);
+    if (cache)
+        if (auto hit = cache->load(module.cache_key)) return *hit;
+
+    Program program(read_file(request.source), request.source);
+    for (const auto& entry : request.entries)
+        check_nvrtc(nvrtcAddNameExpression(program.get(), entry.c_str()), "nvrtcAddNameExpression", request.source);
+
+    const auto options = nvrtc_options(request);
+    std::vector<const char*> argv;
+    for (const auto& o : options) argv.push_back(o.c_str());
+    const nvrtcResult result = nvrtcCompileProgram(program.get(), static_cast<int>(argv.size()), argv.data());
+
+    std::size_t log_size = 0;
+    nvrtcGetProgramLogSize(program.get(), &log_size);
+    module.log.resize(log_size);
+    if (log_size > 0) nvrtcGetProgramLog(program.get(), module.log.data());
+    while (!module.log.empty() && (module.log.back() == '\0' || module.log.back() == '\n')) module.log.pop_back();
+
+    if (result != NVRTC_SUCCESS) {
+        std::string joined;
+        for (const auto& o : options) joined += " " + o;
+        throw CompileError(fmt::format("{}: compilation for {} failed ({}):\n{}\n  options:{}", request.source.string(),
+                                       request.arch, nvrtcGetErrorString(result), module.log, joined),
+                           module.log);
+    }
+
+    std::size_t cubin_size = 0;
+    check_nvrtc(nvrtcGetCUBINSize(program.get(), &cubin_size), "nvrtcGetCUBINSize", request.source);
+    module.cubin.resize(cubin_size);
+    check_nvrtc(nvrtcGetCUBIN(program.get(), module.cubin.data()), "nvrtcGetCUBIN", request.source);
+
+    for (const auto& entry : request.entries) {
+        const char* lowered = nullptr;
+        const nvrtcResult r = nvrtcGetLoweredName(program.get(), entry.c_str(), &lowered);
+        if (r != NVRTC_SUCCESS || !lowered)
+            throw CompileError(fmt::format("{}: entry point '{}' not found in the compiled program ({})",
+                                           request.source.string(), entry, nvrtcGetErrorString(r)),
+                               module.log);
+        module.lowered_names[entry] = lowered;
+    }
+    if (cache) cache->store(module);
+    return module;
+}
+
+} // namespace harness::compile

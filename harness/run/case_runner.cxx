@@ -1,0 +1,374 @@
+#include "harness/run/case_runner.hxx"
+
+#include "harness/compile/cubin_info.hxx"
+#include "harness/compile/occupancy.hxx"
+#include "harness/run/timing_stats.hxx"
+
+#include <chrono>
+#include <cstring>
+#include <fmt/format.h>
+#include <nvtx3/nvtx3.hpp>
+
+namespace harness::run {
+
+namespace {
+
+struct harness_domain {
+    static constexpr const char* name{"harness"};
+};
+
+/// A case that cannot run as specified (bad geometry, no memory): it fails, the worker goes on.
+struct LaunchProblem : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+std::int64_t eval(const suite::Expression& e, const suite::Bindings& params, const std::string& what)
+{
+    try {
+        return e.evaluate(params);
+    } catch (const suite::ExpressionError& err) {
+        throw LaunchProblem(fmt::format("{} '{}': {}", what, e.text(), err.what()));
+    }
+}
+
+std::array<unsigned, 3> dims(const std::vector<suite::Expression>& exprs, const suite::Bindings& params,
+                             const std::string& what)
+{
+    std::array<unsigned, 3> d = {1, 1, 1};
+    for (std::size_t i = 0; i < exprs.size(); ++i) {
+        const std::int64_t v = eval(exprs[i], params, what);
+        if (v < 1 || v > 0x7fffffff) throw LaunchProblem(fmt::format("{}[{}] = {} is out of range", what, i, v));
+        d[i] = static_cast<unsigned>(v);
+    }
+    return d;
+}
+
+/// Device memory freed on every path.
+struct DeviceBuffer {
+    CUdeviceptr ptr = 0;
+    std::size_t bytes = 0;
+    DeviceBuffer() = default;
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    ~DeviceBuffer()
+    {
+        if (ptr) driver().cuMemFree(ptr);
+    }
+};
+
+int barriers_of(const compile::CubinInfo& info, const std::string& symbol)
+{
+    for (const auto& k : info.kernels)
+        if (k.name == symbol) return k.barriers;
+    return 0;
+}
+
+} // namespace
+
+struct CaseRunner::Prepared {
+    struct Buffer {
+        suite::BufferSpec spec;
+        std::size_t count = 0;
+        DeviceBuffer device;
+        DeviceBuffer pristine;  // initial contents of inout buffers, restored before each timed run
+    };
+    struct Launch {
+        CUfunction function = nullptr;
+        std::array<unsigned, 3> grid{}, block{};
+        unsigned shared_bytes = 0;
+        std::vector<std::array<std::byte, 8>> scalar_storage;
+        std::vector<void*> params;
+    };
+    std::vector<std::unique_ptr<Buffer>> buffers;
+    std::vector<Launch> launches;
+
+    Buffer* find(const std::string& name)
+    {
+        for (auto& b : buffers)
+            if (b->spec.name == name) return b.get();
+        return nullptr;
+    }
+};
+
+CaseRunner::CaseRunner(GpuSession& session, const suite::Suite& suite,
+                       const std::map<std::string, compile::CompiledModule>& modules, RunOptions options)
+    : session_(session), suite_(suite), modules_(modules), options_(options)
+{
+}
+
+CaseRunner::~CaseRunner()
+{
+    for (auto& [name, module] : loaded_) driver().cuModuleUnload(module);
+}
+
+CUmodule CaseRunner::module_for(const suite::VariantSpec& variant)
+{
+    if (auto it = loaded_.find(variant.name); it != loaded_.end()) return it->second;
+    const auto& compiled = modules_.at(variant.name);
+    CUmodule module = nullptr;
+    CU_CHECK(driver().cuModuleLoadData(&module, compiled.cubin.data()));
+    loaded_[variant.name] = module;
+    return module;
+}
+
+std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSpec& variant,
+                                                          const suite::Bindings& params)
+{
+    const Driver& d = driver();
+    auto p = std::make_unique<Prepared>();
+    const auto& compiled = modules_.at(variant.name);
+    CUmodule module = module_for(variant);
+
+    // Allocate only the buffers this variant's launches use.
+    std::size_t total_bytes = 0;
+    for (const auto& spec : suite_.buffers_of(variant)) {
+        bool used = false;
+        for (const auto& l : variant.launches)
+            for (const auto& a : l.args) used = used || a.buffer == spec.name;
+        if (!used) continue;
+        auto b = std::make_unique<Prepared::Buffer>();
+        b->spec = spec;
+        const std::int64_t count = eval(spec.count, params, "buffer " + spec.name + " count");
+        if (count < 1) throw LaunchProblem(fmt::format("buffer {} has count {}", spec.name, count));
+        b->count = static_cast<std::size_t>(count);
+        b->device.bytes = b->count * suite::element_size(spec.type);
+        total_bytes += b->device.bytes * (spec.role == suite::BufferRole::inout ? 2 : 1);
+        p->buffers.push_back(std::move(b));
+    }
+    std::size_t free_bytes = 0, total = 0;
+    CU_CHECK(d.cuMemGetInfo(&free_bytes, &total));
+    if (total_bytes > free_bytes)
+        throw LaunchProblem(fmt::format("buffers need {:.1f} MiB, the GPU has {:.1f} MiB free", total_bytes / 1048576.0,
+                                        free_bytes / 1048576.0));
+    for (auto& b : p->buffers) {
+        CU_CHECK(d.cuMemAlloc(&b->device.ptr, b->device.bytes));
+        const Bytes host = initial_contents(b->spec, b->count, params);
+        CU_CHECK(d.cuMemcpyHtoD(b->device.ptr, host.data(), host.size()));
+        if (b->spec.role == suite::BufferRole::inout) {
+            b->pristine.bytes = b->device.bytes;
+            CU_CHECK(d.cuMemAlloc(&b->pristine.ptr, b->pristine.bytes));
+            CU_CHECK(d.cuMemcpyDtoD(b->pristine.ptr, b->device.ptr, b->device.bytes));
+        }
+    }
+
+    for (std::size_t li = 0; li < variant.launches.size(); ++li) {
+        const auto& spec = variant.launches[li];
+        const std::string where = variant.launches.size() > 1 ? fmt::format("launches[{}].", li) : "";
+        Prepared::Launch l;
+        CU_CHECK(d.cuModuleGetFunction(&l.function, module, compiled.lowered_names.at(spec.entry).c_str()));
+        l.grid = dims(spec.grid, params, where + "grid");
+        l.block = dims(spec.block, params, where + "block");
+        const std::int64_t threads = std::int64_t{l.block[0]} * l.block[1] * l.block[2];
+        int max_threads = 0;
+        CU_CHECK(d.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, l.function));
+        if (threads > max_threads)
+            throw LaunchProblem(fmt::format("{}block has {} threads, {} allows at most {}", where, threads, spec.entry,
+                                            max_threads));
+        const std::int64_t shared = eval(spec.shared_bytes, params, where + "shared_bytes");
+        if (shared < 0) throw LaunchProblem(fmt::format("{}shared_bytes = {} is negative", where, shared));
+        l.shared_bytes = static_cast<unsigned>(shared);
+        if (l.shared_bytes > 48 * 1024) {
+            const CUresult r = d.cuFuncSetAttribute(l.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                    static_cast<int>(l.shared_bytes));
+            if (r != CUDA_SUCCESS)
+                throw LaunchProblem(fmt::format("{}shared_bytes = {} exceeds what the GPU allows per block", where,
+                                                l.shared_bytes));
+        }
+        l.scalar_storage.resize(spec.args.size());
+        for (std::size_t ai = 0; ai < spec.args.size(); ++ai) {
+            const auto& a = spec.args[ai];
+            auto& slot = l.scalar_storage[ai];
+            if (a.is_buffer()) {
+                std::memcpy(slot.data(), &p->find(a.buffer)->device.ptr, sizeof(CUdeviceptr));
+            } else {
+                const std::int64_t v = a.literal ? 0 : eval(a.scalar, params, fmt::format("{}args[{}]", where, ai));
+                const double f = a.literal ? *a.literal : static_cast<double>(v);
+                auto put = [&](auto value) { std::memcpy(slot.data(), &value, sizeof value); };
+                switch (a.scalar_type) {
+                case suite::ElementType::f32: put(static_cast<float>(f)); break;
+                case suite::ElementType::f64: put(f); break;
+                case suite::ElementType::i32: put(static_cast<std::int32_t>(v)); break;
+                case suite::ElementType::u32: put(static_cast<std::uint32_t>(v)); break;
+                case suite::ElementType::i64: put(static_cast<std::int64_t>(v)); break;
+                case suite::ElementType::u64: put(static_cast<std::uint64_t>(v)); break;
+                }
+            }
+        }
+        for (auto& slot : l.scalar_storage) l.params.push_back(slot.data());
+        p->launches.push_back(std::move(l));
+    }
+    return p;
+}
+
+void CaseRunner::launch_all(Prepared& p)
+{
+    const Driver& d = driver();
+    for (auto& l : p.launches)
+        CU_CHECK(d.cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
+                                  l.shared_bytes, session_.stream(), l.params.data(), nullptr));
+}
+
+std::map<std::string, Bytes> CaseRunner::download_outputs(Prepared& p)
+{
+    std::map<std::string, Bytes> out;
+    for (auto& b : p.buffers) {
+        if (b->spec.role != suite::BufferRole::out && b->spec.role != suite::BufferRole::inout) continue;
+        Bytes host(b->device.bytes);
+        CU_CHECK(driver().cuMemcpyDtoH(host.data(), b->device.ptr, host.size()));
+        out[b->spec.name] = std::move(host);
+    }
+    return out;
+}
+
+void CaseRunner::compute_reference(const suite::Case& c, ReferenceOutputs& reference)
+{
+    const auto& variant = *suite_.find_variant(suite_.reference);
+    auto p = prepare(variant, c.params);
+    launch_all(*p);
+    CU_CHECK(driver().cuStreamSynchronize(session_.stream()));
+    reference.point = c.point;
+    reference.buffers = download_outputs(*p);
+}
+
+CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
+{
+    const Driver& d = driver();
+    const auto& variant = suite_.variants[c.variant];
+    const bool is_reference = variant.name == suite_.reference;
+    CaseResult r;
+    r.suite = suite_.name;
+    r.variant = variant.name;
+    r.params = {c.params.begin(), c.params.end()};
+    r.params_text = c.params_text;
+
+    nvtx3::scoped_range_in<harness_domain> range{variant.name + " " + c.params_text};
+    std::unique_ptr<Prepared> p;
+    try {
+        if (!is_reference && reference.point != c.point) compute_reference(c, reference);
+        p = prepare(variant, c.params);
+    } catch (const LaunchProblem& e) {
+        r.status = CaseStatus::launch_error;
+        r.message = e.what();
+        return r;
+    }
+
+    // The verification run: its output is checked, and it doubles as the first warm-up.
+    launch_all(*p);
+    CU_CHECK(d.cuStreamSynchronize(session_.stream()));
+    auto outputs = download_outputs(*p);
+    r.status = CaseStatus::passed;
+    if (is_reference) {
+        reference.point = c.point;
+        reference.buffers = outputs;
+        r.message = "reference";
+    } else {
+        double max_abs = 0, max_rel = 0;
+        for (auto& b : p->buffers) {
+            auto it = outputs.find(b->spec.name);
+            if (it == outputs.end()) continue;
+            const auto ref = reference.buffers.find(b->spec.name);
+            if (ref == reference.buffers.end()) continue;
+            const auto cmp = compare_buffers(b->spec.type, it->second, ref->second,
+                                             b->spec.tolerance.value_or(suite_.tolerance));
+            max_abs = std::max(max_abs, cmp.max_abs_error);
+            max_rel = std::max(max_rel, cmp.max_rel_error);
+            if (!cmp.ok) {
+                r.status = CaseStatus::failed_verification;
+                if (!r.message.empty()) r.message += "; ";
+                r.message += describe_mismatch(b->spec.name, cmp, b->count);
+            }
+        }
+        r.set_metric("verify_max_abs_error", max_abs);
+        r.set_metric("verify_max_rel_error", max_rel);
+    }
+
+    // Static resources of the kernels as loaded; a multi-launch variant reports its most
+    // demanding kernel (most registers, least occupancy).
+    const compile::ArchLimits* limits = compile::find_arch_limits(session_.info().arch);
+    const auto& compiled = modules_.at(variant.name);
+    const compile::CubinInfo cubin_info = compile::read_cubin_info(compiled.cubin);
+    int registers = 0, static_shared = 0, local = 0, blocks = -1;
+    double occupancy = 2.0;
+    unsigned dynamic_shared = 0;
+    for (std::size_t li = 0; li < p->launches.size(); ++li) {
+        auto& l = p->launches[li];
+        int regs = 0, smem = 0, lmem = 0, active = 0;
+        CU_CHECK(d.cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, l.function));
+        CU_CHECK(d.cuFuncGetAttribute(&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, l.function));
+        CU_CHECK(d.cuFuncGetAttribute(&lmem, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, l.function));
+        const int threads = static_cast<int>(l.block[0] * l.block[1] * l.block[2]);
+        CU_CHECK(d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&active, l.function, threads, l.shared_bytes));
+        const int warps = (threads + 31) / 32;
+        const double occ = static_cast<double>(active * warps) / session_.info().max_warps_per_sm;
+        registers = std::max(registers, regs);
+        static_shared = std::max(static_shared, smem);
+        local = std::max(local, lmem);
+        dynamic_shared = std::max(dynamic_shared, l.shared_bytes);
+        if (occ < occupancy) {
+            occupancy = occ;
+            blocks = active;
+            if (limits) {
+                compile::OccupancyOptions o;
+                o.barriers_per_block =
+                    barriers_of(cubin_info, compiled.lowered_names.at(variant.launches[li].entry));
+                o.shared_opt_in = l.shared_bytes > 48 * 1024;
+                const auto calc = compile::theoretical_occupancy(*limits, threads, regs,
+                                                                 smem + static_cast<int>(l.shared_bytes), o);
+                r.occupancy_limiter = std::string(compile::to_string(calc.limiter));
+                if (calc.blocks_per_sm != active)
+                    r.message += fmt::format("{}occupancy calculator says {} blocks/SM, the driver {}",
+                                             r.message.empty() ? "" : "; ", calc.blocks_per_sm, active);
+            }
+        }
+    }
+    r.set_metric("registers", registers);
+    r.set_metric("static_shared_bytes", static_shared);
+    r.set_metric("dynamic_shared_bytes", dynamic_shared);
+    r.set_metric("local_bytes", local);
+    r.set_metric("blocks_per_sm", blocks);
+    r.set_metric("theoretical_occupancy", occupancy);
+
+    if (options_.verify_only) return r;
+
+    // Timing: its own pass, with the L2 flushed and inout buffers restored before every sample.
+    auto restore_and_flush = [&] {
+        for (auto& b : p->buffers)
+            if (b->pristine.ptr) CU_CHECK(d.cuMemcpyDtoD(b->device.ptr, b->pristine.ptr, b->device.bytes));
+        if (!options_.hot_cache) session_.flush_l2();
+    };
+    restore_and_flush();
+    launch_all(*p);  // second warm-up, after the verification run
+    CU_CHECK(d.cuStreamSynchronize(session_.stream()));
+
+    std::vector<double> samples;
+    const auto begin = std::chrono::steady_clock::now();
+    for (;;) {
+        restore_and_flush();
+        CU_CHECK(d.cuEventRecord(session_.start_event(), session_.stream()));
+        launch_all(*p);
+        CU_CHECK(d.cuEventRecord(session_.stop_event(), session_.stream()));
+        CU_CHECK(d.cuEventSynchronize(session_.stop_event()));
+        float ms = 0;
+        CU_CHECK(d.cuEventElapsedTime(&ms, session_.start_event(), session_.stop_event()));
+        samples.push_back(ms * 1e3);
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+        if (enough_samples(samples, elapsed, suite_.timing)) break;
+    }
+    const TimingSummary t = summarize(samples);
+    r.time_samples_us = samples;
+    r.set_metric("time_median", t.median_us);
+    r.set_metric("time_min", t.min_us);
+    r.set_metric("time_noise", t.relative_noise * 100.0);
+    r.set_metric("time_samples", static_cast<double>(t.samples));
+    if (variant.flops) {
+        const double flops = static_cast<double>(eval(*variant.flops, c.params, "flops"));
+        r.set_metric("gflops", flops / (t.median_us * 1e3));
+    }
+    if (variant.bytes) {
+        const double bytes = static_cast<double>(eval(*variant.bytes, c.params, "bytes"));
+        r.set_metric("bandwidth", bytes / (t.median_us * 1e3));
+    }
+    return r;
+}
+
+} // namespace harness::run

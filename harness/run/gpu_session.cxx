@@ -1,0 +1,134 @@
+#include "harness/run/gpu_session.hxx"
+
+#include <cerrno>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace harness::run {
+
+DeviceInfo query_device(int ordinal)
+{
+    const Driver& d = driver();
+    int count = 0;
+    CU_CHECK(d.cuDeviceGetCount(&count));
+    if (ordinal < 0 || ordinal >= count)
+        throw Error(ErrorKind::environment, fmt::format("no CUDA device {} (the driver sees {})", ordinal, count));
+    CUdevice dev = 0;
+    CU_CHECK(d.cuDeviceGet(&dev, ordinal));
+    DeviceInfo info;
+    info.ordinal = ordinal;
+    char name[256] = {};
+    CU_CHECK(d.cuDeviceGetName(name, sizeof name, dev));
+    info.name = name;
+    auto attr = [&](CUdevice_attribute a) {
+        int v = 0;
+        CU_CHECK(d.cuDeviceGetAttribute(&v, a, dev));
+        return v;
+    };
+    info.arch = fmt::format("sm_{}{}", attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+                            attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
+    info.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    info.max_warps_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR) / 32;
+    info.l2_bytes = attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+    // kHz * bits / 8 * 2 (double data rate) -> GB/s
+    info.memory_bandwidth_gbs = 2.0 * attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) * 1e3 *
+                                (attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH) / 8.0) / 1e9;
+    CU_CHECK(d.cuDriverGetVersion(&info.driver_version));
+    return info;
+}
+
+GpuSession::GpuSession(int ordinal)
+{
+    const Driver& d = driver();
+    info_ = query_device(ordinal);
+    CU_CHECK(d.cuDeviceGet(&device_, ordinal));
+    CU_CHECK(d.cuDevicePrimaryCtxRetain(&context_, device_));
+    CU_CHECK(d.cuCtxSetCurrent(context_));
+    CU_CHECK(d.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING));
+    CU_CHECK(d.cuEventCreate(&start_, CU_EVENT_DEFAULT));
+    CU_CHECK(d.cuEventCreate(&stop_, CU_EVENT_DEFAULT));
+    flush_words_ = static_cast<std::size_t>(std::max(info_.l2_bytes, 1 << 20)) * 2 / 4;
+    CU_CHECK(d.cuMemAlloc(&flush_buffer_, flush_words_ * 4));
+}
+
+GpuSession::~GpuSession()
+{
+    // Best effort: after a fault the context is gone and these calls fail; the process ends anyway.
+    const Driver& d = driver();
+    if (flush_buffer_) d.cuMemFree(flush_buffer_);
+    if (start_) d.cuEventDestroy(start_);
+    if (stop_) d.cuEventDestroy(stop_);
+    if (stream_) d.cuStreamDestroy(stream_);
+    if (context_) d.cuDevicePrimaryCtxRelease(device_);
+}
+
+void GpuSession::flush_l2()
+{
+    CU_CHECK(driver().cuMemsetD32Async(flush_buffer_, ++flush_value_, flush_words_, stream_));
+}
+
+void to_json(nlohmann::json& j, const DeviceInfo& d)
+{
+    j = {{"ordinal", d.ordinal},     {"name", d.name},
+         {"arch", d.arch},           {"sm_count", d.sm_count},
+         {"max_warps_per_sm", d.max_warps_per_sm}, {"l2_bytes", d.l2_bytes},
+         {"driver_version", d.driver_version},     {"memory_bandwidth_gbs", d.memory_bandwidth_gbs}};
+}
+
+void from_json(const nlohmann::json& j, DeviceInfo& d)
+{
+    d.ordinal = j.at("ordinal");
+    d.name = j.at("name");
+    d.arch = j.at("arch");
+    d.sm_count = j.at("sm_count");
+    d.max_warps_per_sm = j.at("max_warps_per_sm");
+    d.l2_bytes = j.at("l2_bytes");
+    d.driver_version = j.at("driver_version");
+    d.memory_bandwidth_gbs = j.at("memory_bandwidth_gbs");
+}
+
+std::optional<DeviceInfo> probe_device(int ordinal, std::string* why)
+{
+    int fds[2];
+    if (pipe(fds) != 0) throw Error(ErrorKind::environment, "pipe failed");
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) throw Error(ErrorKind::environment, "fork failed");
+    if (pid == 0) {
+        ::close(fds[0]);
+        nlohmann::json answer;
+        try {
+            answer = {{"device", query_device(ordinal)}};
+        } catch (const std::exception& e) {
+            answer = {{"error", e.what()}};
+        }
+        const std::string text = answer.dump();
+        [[maybe_unused]] const ssize_t n = ::write(fds[1], text.data(), text.size());
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    std::string text;
+    char chunk[4096];
+    for (;;) {
+        const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        text.append(chunk, static_cast<std::size_t>(n));
+    }
+    ::close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    try {
+        const auto answer = nlohmann::json::parse(text);
+        if (answer.contains("device")) return answer.at("device").get<DeviceInfo>();
+        if (why) *why = answer.at("error").get<std::string>();
+    } catch (const std::exception&) {
+        if (why) *why = "the device probe process failed";
+    }
+    return std::nullopt;
+}
+
+} // namespace harness::run

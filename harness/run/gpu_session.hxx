@@ -1,0 +1,63 @@
+#pragma once
+// One GPU, its primary context, a stream, events and an L2-flush buffer: what running cases needs.
+
+#include "harness/run/driver.hxx"
+
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+
+namespace harness::run {
+
+/// Facts about the device, for reports and baseline keys.
+struct DeviceInfo {
+    int ordinal = 0;
+    std::string name;
+    std::string arch;  ///< "sm_90"
+    int sm_count = 0;
+    int max_warps_per_sm = 0;
+    int l2_bytes = 0;
+    int driver_version = 0;  ///< e.g. 13000
+    double memory_bandwidth_gbs = 0.0;  ///< theoretical, from clock and bus width
+};
+
+/// Owns the context and the per-process resources; create only in a worker process.
+class GpuSession {
+public:
+    explicit GpuSession(int ordinal);
+    ~GpuSession();
+    GpuSession(const GpuSession&) = delete;
+    GpuSession& operator=(const GpuSession&) = delete;
+
+    const DeviceInfo& info() const { return info_; }
+    CUdevice device() const { return device_; }
+    CUstream stream() const { return stream_; }
+    CUevent start_event() const { return start_; }
+    CUevent stop_event() const { return stop_; }
+
+    /// Overwrites a buffer twice the L2 size so the next kernel starts with a cold cache.
+    void flush_l2();
+
+private:
+    DeviceInfo info_;
+    CUdevice device_ = 0;
+    CUcontext context_ = nullptr;
+    CUstream stream_ = nullptr;
+    CUevent start_ = nullptr;
+    CUevent stop_ = nullptr;
+    CUdeviceptr flush_buffer_ = 0;
+    std::size_t flush_words_ = 0;
+    unsigned flush_value_ = 0;
+};
+
+/// Reads the device's facts. Initialises the driver: call only in a worker process.
+DeviceInfo query_device(int ordinal);
+
+/// Asks a short-lived child process for the device's facts, so this process never initialises
+/// CUDA (a CUDA context does not survive fork). nullopt with `why` set when there is no usable GPU.
+std::optional<DeviceInfo> probe_device(int ordinal, std::string* why);
+
+void to_json(nlohmann::json& j, const DeviceInfo& d);
+void from_json(const nlohmann::json& j, DeviceInfo& d);
+
+} // namespace harness::run

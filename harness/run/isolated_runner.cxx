@@ -1,0 +1,220 @@
+#include "harness/run/isolated_runner.hxx"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <poll.h>
+#include <set>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace harness::run {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void write_line(int fd, const nlohmann::json& message)
+{
+    const std::string line = message.dump() + "\n";
+    std::size_t done = 0;
+    while (done < line.size()) {
+        const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return;  // the parent is gone; nothing to tell
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+CaseResult base_result(const suite::Suite& suite, const suite::Case& c)
+{
+    CaseResult r;
+    r.suite = suite.name;
+    r.variant = suite.variants[c.variant].name;
+    r.params = {c.params.begin(), c.params.end()};
+    r.params_text = c.params_text;
+    return r;
+}
+
+/// The body of a worker process: runs `indices` in order, reporting each over `fd`.
+int worker_main(const suite::Suite& suite, const std::vector<suite::Case>& cases,
+                const std::vector<std::size_t>& indices, const std::map<std::string, compile::CompiledModule>& modules,
+                const IsolatedRunConfig& config, int fd)
+{
+    std::unique_ptr<GpuSession> session;
+    try {
+        session = std::make_unique<GpuSession>(config.device);
+    } catch (const std::exception& e) {
+        write_line(fd, {{"event", "fatal"}, {"message", e.what()}});
+        return 3;
+    }
+    CaseRunner runner(*session, suite, modules, config.options);
+    ReferenceOutputs reference;
+    std::set<std::size_t> failed_reference_points;
+    for (const std::size_t index : indices) {
+        const suite::Case& c = cases[index];
+        const bool is_reference = suite.variants[c.variant].name == suite.reference;
+        if (!is_reference && failed_reference_points.contains(c.point)) {
+            write_line(fd, {{"event", "result"},
+                            {"index", index},
+                            {"result", unverifiable_case(suite, c, "the reference variant failed at this point")}});
+            continue;
+        }
+        write_line(fd, {{"event", "begin"}, {"index", index}});
+        CaseResult result;
+        bool poisoned = false;
+        try {
+            result = runner.run(c, reference);
+        } catch (const CudaError& e) {
+            result = base_result(suite, c);
+            poisoned = e.poisons_context();
+            result.status = poisoned ? CaseStatus::fault : CaseStatus::launch_error;
+            result.message = poisoned ? fmt::format("kernel fault: {}", e.what()) : e.what();
+        } catch (const std::exception& e) {
+            result = base_result(suite, c);
+            result.status = CaseStatus::launch_error;
+            result.message = e.what();
+        }
+        if (is_reference && case_status_fails(result.status)) failed_reference_points.insert(c.point);
+        write_line(fd, {{"event", "result"}, {"index", index}, {"result", result}});
+        if (poisoned) return 0;  // the context is unusable: the parent starts a fresh worker
+    }
+    return 0;
+}
+
+std::string describe_exit(int status)
+{
+    if (WIFSIGNALED(status)) return fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
+    return "ended";
+}
+
+} // namespace
+
+CaseResult unverifiable_case(const suite::Suite& suite, const suite::Case& c, const std::string& why)
+{
+    CaseResult r = base_result(suite, c);
+    r.status = CaseStatus::failed_verification;
+    r.message = "not run, cannot verify: " + why;
+    return r;
+}
+
+std::vector<CaseResult> run_isolated(const suite::Suite& suite, const std::vector<suite::Case>& cases,
+                                     const std::map<std::string, compile::CompiledModule>& modules,
+                                     const IsolatedRunConfig& config, const RunObserver& observer)
+{
+    std::vector<CaseResult> results(cases.size());
+    std::vector<bool> done(cases.size(), false);
+    std::set<std::size_t> failed_reference_points;
+
+    auto finish = [&](std::size_t index, CaseResult r) {
+        const suite::Case& c = cases[index];
+        if (suite.variants[c.variant].name == suite.reference && case_status_fails(r.status))
+            failed_reference_points.insert(c.point);
+        results[index] = std::move(r);
+        done[index] = true;
+        if (observer.on_result) observer.on_result(index, results[index]);
+    };
+
+    for (;;) {
+        std::vector<std::size_t> pending;
+        for (std::size_t i = 0; i < cases.size(); ++i) {
+            if (done[i]) continue;
+            const suite::Case& c = cases[i];
+            if (suite.variants[c.variant].name != suite.reference && failed_reference_points.contains(c.point))
+                finish(i, unverifiable_case(suite, c, "the reference variant failed at this point"));
+            else
+                pending.push_back(i);
+        }
+        if (pending.empty()) break;
+
+        int fds[2];
+        if (pipe(fds) != 0) throw Error(ErrorKind::environment, fmt::format("pipe failed: {}", strerror(errno)));
+        std::fflush(nullptr);
+        const pid_t pid = fork();
+        if (pid < 0) throw Error(ErrorKind::environment, fmt::format("fork failed: {}", strerror(errno)));
+        if (pid == 0) {
+            ::close(fds[0]);
+            int code = 1;
+            try {
+                code = worker_main(suite, cases, pending, modules, config, fds[1]);
+            } catch (...) {
+            }
+            ::_exit(code);
+        }
+        ::close(fds[1]);
+
+        std::optional<std::size_t> current;
+        auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(config.startup_timeout_s));
+        std::string buffer;
+        bool timed_out = false;
+        std::string fatal;
+        std::size_t progress = 0;
+        for (;;) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+            if (left <= 0) {
+                timed_out = true;
+                break;
+            }
+            pollfd p{fds[0], POLLIN, 0};
+            const int ready = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+            if (ready < 0 && errno == EINTR) continue;
+            if (ready <= 0) continue;
+            char chunk[65536];
+            const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;  // the worker exited
+            buffer.append(chunk, static_cast<std::size_t>(n));
+            for (std::size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
+                const auto message = nlohmann::json::parse(buffer.substr(0, nl));
+                buffer.erase(0, nl + 1);
+                const std::string event = message.at("event");
+                if (event == "fatal") {
+                    fatal = message.at("message");
+                } else if (event == "begin") {
+                    current = message.at("index").get<std::size_t>();
+                    deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                  std::chrono::duration<double>(config.case_timeout_s));
+                    if (observer.on_begin) observer.on_begin(*current);
+                } else if (event == "result") {
+                    const auto index = message.at("index").get<std::size_t>();
+                    finish(index, message.at("result").get<CaseResult>());
+                    ++progress;
+                    current.reset();
+                    deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                  std::chrono::duration<double>(config.case_timeout_s));
+                }
+            }
+        }
+        if (timed_out) ::kill(pid, SIGKILL);
+        ::close(fds[0]);
+        int status = 0;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+
+        if (!fatal.empty()) throw Error(ErrorKind::environment, fatal);
+        if (current) {
+            CaseResult r = base_result(suite, cases[*current]);
+            if (timed_out) {
+                r.status = CaseStatus::timeout;
+                r.message = fmt::format("did not finish within {:g} s; its worker was killed", config.case_timeout_s);
+            } else {
+                r.status = CaseStatus::fault;
+                r.message = fmt::format("the worker process died while running this case: {}", describe_exit(status));
+            }
+            finish(*current, std::move(r));
+        } else if (progress == 0) {
+            // A worker that died or hung before starting any case would be restarted forever.
+            throw Error(ErrorKind::environment,
+                        timed_out ? fmt::format("a worker did not start within {:g} s", config.startup_timeout_s)
+                                  : fmt::format("a worker failed before running any case: {}", describe_exit(status)));
+        }
+    }
+    return results;
+}
+
+} // namespace harness::run

@@ -1,0 +1,37 @@
+#include "harness/run/timing_stats.hxx"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace harness::run {
+
+TimingSummary summarize(const std::vector<double>& samples_us)
+{
+    TimingSummary s;
+    s.samples = samples_us.size();
+    if (samples_us.empty()) return s;
+    std::vector<double> sorted = samples_us;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t n = sorted.size();
+    s.median_us = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    s.min_us = sorted.front();
+    s.mean_us = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(n);
+    if (n > 1 && s.mean_us > 0) {
+        double sq = 0;
+        for (double x : sorted) sq += (x - s.mean_us) * (x - s.mean_us);
+        s.relative_noise = std::sqrt(sq / static_cast<double>(n - 1)) / s.mean_us;
+    }
+    return s;
+}
+
+bool enough_samples(const std::vector<double>& samples_us, double elapsed_s, const suite::TimingSpec& policy)
+{
+    constexpr std::size_t max_samples = 100000;
+    if (samples_us.size() >= max_samples) return true;
+    if (samples_us.size() < static_cast<std::size_t>(policy.min_samples)) return false;
+    if (elapsed_s >= policy.budget_s) return true;
+    return summarize(samples_us).relative_noise < policy.max_noise;
+}
+
+} // namespace harness::run

@@ -1,0 +1,264 @@
+#include "harness/suite/expression.hxx"
+
+#include <cctype>
+#include <fmt/format.h>
+
+namespace harness::suite {
+
+struct ExprNode {
+    enum class Kind { literal, name, negate, binary, call } kind;
+    std::int64_t value = 0;
+    std::string name;  // parameter name or function name
+    char op = 0;       // for binary
+    std::size_t offset = 0;
+    std::vector<std::shared_ptr<const ExprNode>> operands;
+};
+
+namespace {
+
+using NodePtr = std::shared_ptr<const ExprNode>;
+
+struct FunctionInfo {
+    const char* name;
+    std::size_t arity;
+};
+constexpr FunctionInfo functions[] = {{"ceil_div", 2}, {"min", 2}, {"max", 2}};
+
+// Recursive descent: expr := term (('+'|'-') term)*, term := unary (('*'|'/'|'%') unary)*,
+// unary := '-' unary | primary, primary := literal | name | name '(' args ')' | '(' expr ')'.
+class Parser {
+public:
+    explicit Parser(const std::string& text) : text_(text) {}
+
+    NodePtr parse_all()
+    {
+        skip_space();
+        if (pos_ == text_.size()) throw ExpressionError("empty expression", 0);
+        auto node = parse_sum();
+        skip_space();
+        if (pos_ != text_.size())
+            throw ExpressionError(fmt::format("unexpected '{}'", text_[pos_]), pos_);
+        return node;
+    }
+
+private:
+    void skip_space()
+    {
+        while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+    }
+    bool accept(char c)
+    {
+        skip_space();
+        if (pos_ < text_.size() && text_[pos_] == c) {
+            ++pos_;
+            return true;
+        }
+        return false;
+    }
+
+    NodePtr binary(char op, std::size_t offset, NodePtr lhs, NodePtr rhs)
+    {
+        auto node = std::make_shared<ExprNode>();
+        node->kind = ExprNode::Kind::binary;
+        node->op = op;
+        node->offset = offset;
+        node->operands = {std::move(lhs), std::move(rhs)};
+        return node;
+    }
+
+    NodePtr parse_sum()
+    {
+        auto lhs = parse_product();
+        for (;;) {
+            skip_space();
+            const std::size_t at = pos_;
+            if (accept('+')) lhs = binary('+', at, lhs, parse_product());
+            else if (accept('-')) lhs = binary('-', at, lhs, parse_product());
+            else return lhs;
+        }
+    }
+
+    NodePtr parse_product()
+    {
+        auto lhs = parse_unary();
+        for (;;) {
+            skip_space();
+            const std::size_t at = pos_;
+            if (accept('*')) lhs = binary('*', at, lhs, parse_unary());
+            else if (accept('/')) lhs = binary('/', at, lhs, parse_unary());
+            else if (accept('%')) lhs = binary('%', at, lhs, parse_unary());
+            else return lhs;
+        }
+    }
+
+    NodePtr parse_unary()
+    {
+        skip_space();
+        const std::size_t at = pos_;
+        if (accept('-')) {
+            auto node = std::make_shared<ExprNode>();
+            node->kind = ExprNode::Kind::negate;
+            node->offset = at;
+            node->operands = {parse_unary()};
+            return node;
+        }
+        if (accept('+')) return parse_unary();
+        return parse_primary();
+    }
+
+    NodePtr parse_primary()
+    {
+        skip_space();
+        if (pos_ == text_.size()) throw ExpressionError("expression ends too early", pos_);
+        const std::size_t start = pos_;
+        const char c = text_[pos_];
+        if (c == '(') {
+            ++pos_;
+            auto inner = parse_sum();
+            if (!accept(')')) throw ExpressionError("missing ')'", pos_);
+            return inner;
+        }
+        if (std::isdigit(static_cast<unsigned char>(c))) {
+            std::int64_t value = 0;
+            while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
+                const int digit = text_[pos_] - '0';
+                if (__builtin_mul_overflow(value, 10, &value) || __builtin_add_overflow(value, digit, &value))
+                    throw ExpressionError("integer literal too large", start);
+                ++pos_;
+            }
+            if (pos_ < text_.size() && (std::isalpha(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.'))
+                throw ExpressionError(fmt::format("bad number '{}'", text_.substr(start, pos_ - start + 1)), start);
+            auto node = std::make_shared<ExprNode>();
+            node->kind = ExprNode::Kind::literal;
+            node->value = value;
+            node->offset = start;
+            return node;
+        }
+        if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+            while (pos_ < text_.size() &&
+                   (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+                ++pos_;
+            std::string name = text_.substr(start, pos_ - start);
+            skip_space();
+            auto node = std::make_shared<ExprNode>();
+            node->offset = start;
+            node->name = name;
+            if (pos_ < text_.size() && text_[pos_] == '(') {
+                ++pos_;
+                const FunctionInfo* info = nullptr;
+                for (const auto& f : functions)
+                    if (name == f.name) info = &f;
+                if (!info) throw ExpressionError(fmt::format("unknown function '{}'", name), start);
+                node->kind = ExprNode::Kind::call;
+                if (!accept(')')) {
+                    do node->operands.push_back(parse_sum());
+                    while (accept(','));
+                    if (!accept(')')) throw ExpressionError("missing ')' after arguments", pos_);
+                }
+                if (node->operands.size() != info->arity)
+                    throw ExpressionError(fmt::format("{} takes {} arguments, got {}", name, info->arity,
+                                                      node->operands.size()),
+                                          start);
+                return node;
+            }
+            node->kind = ExprNode::Kind::name;
+            return node;
+        }
+        throw ExpressionError(fmt::format("unexpected '{}'", c), start);
+    }
+
+    const std::string& text_;
+    std::size_t pos_ = 0;
+};
+
+/// Applies a checked builtin (`__builtin_add_overflow` etc.) and throws on overflow.
+template <typename Op>
+std::int64_t checked(Op op, std::int64_t x, std::int64_t y, std::size_t offset)
+{
+    std::int64_t r = 0;
+    if (op(x, y, &r)) throw ExpressionError("integer overflow", offset);
+    return r;
+}
+
+constexpr auto add = [](std::int64_t a, std::int64_t b, std::int64_t* r) { return __builtin_add_overflow(a, b, r); };
+constexpr auto sub = [](std::int64_t a, std::int64_t b, std::int64_t* r) { return __builtin_sub_overflow(a, b, r); };
+constexpr auto mul = [](std::int64_t a, std::int64_t b, std::int64_t* r) { return __builtin_mul_overflow(a, b, r); };
+
+std::int64_t eval(const ExprNode& n, const Bindings& b)
+{
+    switch (n.kind) {
+    case ExprNode::Kind::literal: return n.value;
+    case ExprNode::Kind::name: {
+        auto it = b.find(n.name);
+        if (it == b.end()) throw ExpressionError(fmt::format("unknown name '{}'", n.name), n.offset);
+        return it->second;
+    }
+    case ExprNode::Kind::negate: {
+        return checked(sub, 0, eval(*n.operands[0], b), n.offset);
+    }
+    case ExprNode::Kind::binary: {
+        const std::int64_t x = eval(*n.operands[0], b);
+        const std::int64_t y = eval(*n.operands[1], b);
+        switch (n.op) {
+        case '+': return checked(add, x, y, n.offset);
+        case '-': return checked(sub, x, y, n.offset);
+        case '*': return checked(mul, x, y, n.offset);
+        case '/':
+        case '%':
+            if (y == 0) throw ExpressionError("division by zero", n.offset);
+            if (x == INT64_MIN && y == -1) throw ExpressionError("integer overflow", n.offset);
+            return n.op == '/' ? x / y : x % y;
+        }
+        break;
+    }
+    case ExprNode::Kind::call: {
+        const std::int64_t x = eval(*n.operands[0], b);
+        const std::int64_t y = eval(*n.operands[1], b);
+        if (n.name == "min") return x < y ? x : y;
+        if (n.name == "max") return x > y ? x : y;
+        if (n.name == "ceil_div") {
+            if (y <= 0) throw ExpressionError("ceil_div needs a positive divisor", n.offset);
+            if (x < 0) throw ExpressionError("ceil_div needs a non-negative dividend", n.offset);
+            return x / y + (x % y != 0);
+        }
+        break;
+    }
+    }
+    throw ExpressionError("malformed expression", n.offset);
+}
+
+void collect_names(const ExprNode& n, std::vector<std::pair<std::string, std::size_t>>& out)
+{
+    if (n.kind == ExprNode::Kind::name) out.emplace_back(n.name, n.offset);
+    for (const auto& op : n.operands) collect_names(*op, out);
+}
+
+} // namespace
+
+Expression Expression::parse(const std::string& text)
+{
+    Expression e;
+    e.text_ = text;
+    e.root_ = Parser(e.text_).parse_all();
+    return e;
+}
+
+Expression Expression::constant(std::int64_t value)
+{
+    return parse(std::to_string(value));
+}
+
+std::int64_t Expression::evaluate(const Bindings& bindings) const
+{
+    if (!root_) throw ExpressionError("empty expression", 0);
+    return eval(*root_, bindings);
+}
+
+std::vector<std::pair<std::string, std::size_t>> Expression::names() const
+{
+    std::vector<std::pair<std::string, std::size_t>> out;
+    if (root_) collect_names(*root_, out);
+    return out;
+}
+
+} // namespace harness::suite

@@ -1,0 +1,129 @@
+#pragma once
+// The in-memory form of a suite file (docs/suite-format.md), validated and ready to expand.
+
+#include "harness/suite/expression.hxx"
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace harness::suite {
+
+/// Element types a buffer or scalar argument can have.
+enum class ElementType { f32, f64, i32, u32, i64, u64 };
+
+/// "f32" etc.; nullopt for an unknown name.
+std::optional<ElementType> element_type_from_name(const std::string& name);
+const char* element_type_name(ElementType type);
+std::size_t element_size(ElementType type);
+bool is_floating(ElementType type);
+
+/// How a buffer is filled before a run.
+enum class InitKind { zeros, ones, sequence, uniform };
+
+/// What a kernel does with a buffer; decides verification and restoring between runs.
+enum class BufferRole { in, out, inout, temp };
+
+/// Relative and absolute tolerance for output verification: |x - ref| <= abs + rel * |ref|.
+struct Tolerance {
+    double rel = 1e-5;
+    double abs = 1e-6;
+};
+
+/// Where something was written in the suite file, for messages.
+struct SourceLocation {
+    int line = 0;
+    int column = 0;
+};
+
+/// A device buffer the kernels read or write.
+struct BufferSpec {
+    std::string name;
+    ElementType type = ElementType::f32;
+    Expression count;
+    InitKind init = InitKind::zeros;
+    std::uint64_t seed = 0;
+    double min = 0.0;
+    double max = 1.0;
+    std::optional<Expression> index;  ///< maps element i to the generator index (same values, other layout)
+    BufferRole role = BufferRole::in;
+    std::optional<Tolerance> tolerance;
+    SourceLocation where;
+};
+
+/// One kernel argument: a buffer by name, or a scalar.
+struct ArgSpec {
+    std::string buffer;  ///< non-empty for a buffer argument
+    ElementType scalar_type = ElementType::i32;
+    Expression scalar;             ///< integer scalar value
+    std::optional<double> literal; ///< a floating-point literal for f32/f64 scalars
+    SourceLocation where;
+    bool is_buffer() const { return !buffer.empty(); }
+};
+
+/// One kernel launch of a variant.
+struct LaunchSpec {
+    std::string entry;  ///< name expression, e.g. gemm_smem_tiled<32>
+    std::vector<Expression> grid;   ///< 1 to 3 dimensions
+    std::vector<Expression> block;  ///< 1 to 3 dimensions
+    Expression shared_bytes;        ///< dynamic shared memory
+    std::vector<ArgSpec> args;
+    SourceLocation where;
+};
+
+/// A kernel variant: one source file, compiled once, launched as one or more kernels.
+struct VariantSpec {
+    std::string name;
+    std::filesystem::path source;  ///< absolute path
+    std::map<std::string, std::string> defines;
+    std::vector<std::string> options;
+    std::vector<LaunchSpec> launches;
+    std::vector<BufferSpec> buffers;  ///< variant-level buffers (added to the suite's)
+    std::optional<Expression> flops;
+    std::optional<Expression> bytes;
+    SourceLocation where;
+};
+
+/// One swept parameter with its values in order.
+struct ParamSpec {
+    std::string name;
+    std::vector<std::int64_t> values;
+};
+
+/// Timing policy of a suite.
+struct TimingSpec {
+    int min_samples = 10;
+    double max_noise = 0.005;
+    double budget_s = 1.0;
+    double timeout_s = 30.0;
+};
+
+/// A loaded, validated suite.
+struct Suite {
+    std::filesystem::path file;  ///< as given on the command line
+    std::string name;
+    std::string description;
+    std::vector<std::filesystem::path> include_dirs;  ///< absolute
+    std::vector<std::string> archs;
+    std::vector<ParamSpec> params;
+    std::string reference;
+    Tolerance tolerance;
+    TimingSpec timing;
+    std::vector<BufferSpec> buffers;
+    std::vector<VariantSpec> variants;
+
+    const VariantSpec* find_variant(const std::string& name) const;
+    /// The suite's buffers plus the variant's own.
+    std::vector<BufferSpec> buffers_of(const VariantSpec& variant) const;
+};
+
+/// Loads and validates a suite file; throws InputError naming file, line, column and field.
+Suite load_suite(const std::filesystem::path& file);
+
+/// Same, from text (for tests); `file` is only used in messages and to resolve relative paths.
+Suite parse_suite(const std::string& text, const std::filesystem::path& file);
+
+} // namespace harness::suite

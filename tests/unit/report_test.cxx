@@ -1,0 +1,92 @@
+#include "harness/report/run_report.hxx"
+
+#include <csv.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+using namespace harness;
+
+namespace {
+
+report::RunReport sample_report()
+{
+    report::RunReport rep;
+    rep.suite = "gemm";
+    rep.mode = "gpu";
+    rep.device_name = "NVIDIA H100";
+    CaseResult ok;
+    ok.suite = "gemm";
+    ok.variant = "tiled16";
+    ok.params_text = "N=1000";
+    ok.status = CaseStatus::passed;
+    ok.set_metric("time_median", 123.5);
+    ok.set_metric("registers", 32);
+    ok.set_metric("theoretical_occupancy", 1.0);
+    ok.occupancy_limiter = "warps";
+    CaseResult bad = ok;
+    bad.variant = "broken, \"quoted\"";
+    bad.status = CaseStatus::fault;
+    bad.metrics.clear();
+    bad.message = "kernel fault: CUDA_ERROR_ILLEGAL_ADDRESS";
+    rep.results = {ok, bad};
+    return rep;
+}
+
+/// Parses CSV text with libcsv into rows of fields.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text)
+{
+    struct State {
+        std::vector<std::vector<std::string>> rows{{}};
+    } state;
+    csv_parser p;
+    csv_init(&p, CSV_STRICT | CSV_STRICT_FINI);
+    csv_parse(
+        &p, text.data(), text.size(),
+        [](void* s, size_t n, void* data) {
+            static_cast<State*>(data)->rows.back().emplace_back(static_cast<char*>(s), n);
+        },
+        [](int, void* data) { static_cast<State*>(data)->rows.emplace_back(); }, &state);
+    csv_fini(&p, nullptr, nullptr, &state);
+    csv_free(&p);
+    state.rows.pop_back();
+    return state.rows;
+}
+
+} // namespace
+
+TEST(Report, CsvIsLongFormAndRoundTrips)
+{
+    const auto rows = parse_csv(report::results_csv(sample_report()));
+    ASSERT_EQ(rows.size(), 1u + 3u + 1u);
+    EXPECT_EQ(rows[0], (std::vector<std::string>{"suite", "variant", "params", "metric", "value", "unit", "status"}));
+    EXPECT_EQ(rows[1], (std::vector<std::string>{"gemm", "tiled16", "N=1000", "time_median", "123.5", "us", "passed"}));
+    EXPECT_EQ(rows[2][3], "registers");
+    EXPECT_EQ(rows[2][5], "regs/thread");
+    EXPECT_EQ(rows[4][1], "broken, \"quoted\"");
+    EXPECT_EQ(rows[4][6], "fault");
+}
+
+TEST(Report, ConsoleTableShowsEveryCaseAndFailureMessages)
+{
+    std::ostringstream out;
+    report::write_console_table(sample_report(), out);
+    const std::string text = out.str();
+    EXPECT_NE(text.find("tiled16"), std::string::npos);
+    EXPECT_NE(text.find("123.50 us"), std::string::npos);
+    EXPECT_NE(text.find("100%"), std::string::npos);
+    EXPECT_NE(text.find("kernel fault: CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos);
+    EXPECT_NE(text.find("gemm: 1 passed, 1 failed, 0 skipped"), std::string::npos) << text;
+}
+
+TEST(Report, CaseResultSurvivesJson)
+{
+    const auto rep = sample_report();
+    const nlohmann::json j = rep.results[0];
+    const auto back = j.get<CaseResult>();
+    EXPECT_EQ(back.variant, "tiled16");
+    EXPECT_EQ(back.status, CaseStatus::passed);
+    EXPECT_EQ(back.metric("registers"), 32.0);
+    EXPECT_EQ(back.occupancy_limiter, "warps");
+    EXPECT_THROW(nlohmann::json::parse(R"({"status":"exploded"})").get<CaseResult>(), std::exception);
+}
