@@ -135,7 +135,7 @@ int run_command(const std::vector<std::string>& args)
     for (auto& s : suites) {
         if (budget > 0) s.timing.budget_s = budget;
         fmt::print(stderr, "harness: suite {} on {} ({}), compiling...\n", s.name, device_info->name, device_info->arch);
-        const auto compiled = compile::compile_suite(s, device_info->arch, cache ? &*cache : nullptr);
+        const auto compiled = compile::compile_suite_in_child(s, device_info->arch, cache ? &*cache : nullptr);
 
         std::vector<suite::Case> all = suite::expand_cases(s);
         std::vector<suite::Case> cases;

@@ -21,4 +21,7 @@ CompileRequest request_for(const suite::Suite& suite, const suite::VariantSpec& 
 /// Compiles each variant; a failure is recorded for that variant only.
 SuiteModules compile_suite(const suite::Suite& suite, const std::string& arch, const CompileCache* cache);
 
+/// Same, in a child process, so that NVRTC never runs in a process that later forks CUDA workers.
+SuiteModules compile_suite_in_child(const suite::Suite& suite, const std::string& arch, const CompileCache* cache);
+
 } // namespace harness::compile

@@ -1,10 +1,9 @@
 #include "harness/run/gpu_session.hxx"
 
-#include <cerrno>
+#include "harness/core/child_process.hxx"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace harness::run {
 
@@ -91,43 +90,16 @@ void from_json(const nlohmann::json& j, DeviceInfo& d)
 
 std::optional<DeviceInfo> probe_device(int ordinal, std::string* why)
 {
-    int fds[2];
-    if (pipe(fds) != 0) throw Error(ErrorKind::environment, "pipe failed");
-    std::fflush(nullptr);
-    const pid_t pid = fork();
-    if (pid < 0) throw Error(ErrorKind::environment, "fork failed");
-    if (pid == 0) {
-        ::close(fds[0]);
-        nlohmann::json answer;
+    const std::string text = run_in_child("device probe", [&] {
         try {
-            answer = {{"device", query_device(ordinal)}};
+            return nlohmann::json{{"device", query_device(ordinal)}}.dump();
         } catch (const std::exception& e) {
-            answer = {{"error", e.what()}};
+            return nlohmann::json{{"error", e.what()}}.dump();
         }
-        const std::string text = answer.dump();
-        [[maybe_unused]] const ssize_t n = ::write(fds[1], text.data(), text.size());
-        ::_exit(0);
-    }
-    ::close(fds[1]);
-    std::string text;
-    char chunk[4096];
-    for (;;) {
-        const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        text.append(chunk, static_cast<std::size_t>(n));
-    }
-    ::close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    try {
-        const auto answer = nlohmann::json::parse(text);
-        if (answer.contains("device")) return answer.at("device").get<DeviceInfo>();
-        if (why) *why = answer.at("error").get<std::string>();
-    } catch (const std::exception&) {
-        if (why) *why = "the device probe process failed";
-    }
+    });
+    const auto answer = nlohmann::json::parse(text);
+    if (answer.contains("device")) return answer.at("device").get<DeviceInfo>();
+    if (why) *why = answer.at("error").get<std::string>();
     return std::nullopt;
 }
 

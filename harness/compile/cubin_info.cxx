@@ -1,0 +1,554 @@
+#include "harness/compile/cubin_info.hxx"
+
+#include "harness/core/text.hxx"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <map>
+
+namespace harness::compile {
+namespace {
+
+// ELF constants from the System V gABI, and the CUDA ones ptxas writes.
+constexpr std::size_t elf64_header_bytes = 64;
+constexpr std::size_t elf64_section_header_bytes = 64;
+constexpr std::size_t elf64_symbol_bytes = 24;
+constexpr std::uint8_t elfclass64 = 2;
+constexpr std::uint8_t elfdata2lsb = 1;
+constexpr std::uint16_t em_cuda = 190;
+constexpr std::uint16_t shn_xindex = 0xffff;
+constexpr std::uint32_t sht_symtab = 2;
+constexpr std::uint32_t sht_nobits = 8;
+constexpr std::uint32_t sht_cuda_info = 0x70000000;  // .nv.info and .nv.info.<kernel>
+constexpr std::uint8_t stt_func = 2;
+constexpr std::uint8_t sto_cuda_entry = 0x10;  // st_other bit marking a __global__ function
+
+// ELF ABI version 8 (CUDA 12+) moved the SM number from e_flags bits 0-7 to bits 8-15.
+constexpr std::uint8_t abi_version_with_sm_in_bits_8_15 = 8;
+
+// Up to sm_8x, ptxas keeps the register count in the .text section's sh_info (SHI_REGISTERS) and
+// the barrier count in its sh_flags (SHF_BARRIERS); sm_90 cubins keep only the .nv.info copies.
+constexpr int shi_registers_shift = 24;
+constexpr int shf_barriers_shift = 20;
+constexpr std::uint64_t shf_barriers_mask = 0x7f;
+
+// sm_90 and later cubins lay out a kernel's __shared__ variables after a 1 KiB window at the start
+// of the block's shared memory (the per-block memory the driver reserves, cudaDevAttrReserved-
+// SharedMemoryPerBlock), and .nv.shared.<kernel> spans that window too: 4224 bytes of arrays give a
+// 5248-byte section, a kernel with only dynamic shared memory a 1024-byte one. ptxas' "bytes smem"
+// and the driver's CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES (checked on an H200) both leave it out.
+constexpr int first_sm_with_shared_window = 90;
+constexpr int shared_window_bytes = 1024;
+
+// The format byte of a .nv.info record (EIFMT_*). Every record starts with 4 bytes: format,
+// attribute id, then a 16-bit field that is the value (HVAL), the value in its low byte (BVAL),
+// unused (NVAL), or the payload size (SVAL, payload follows). Records are 4-byte aligned.
+enum class NvInfoFormat : std::uint8_t { nval = 1, bval = 2, hval = 3, sval = 4 };
+
+// The attribute ids (EIATTR_*) this reader uses. The numbering follows the order of the EIATTR_*
+// names in ptxas 13.0's string table, confirmed by which attributes appear for which kernels: a
+// barrier kernel gains 0x4c, a spilling one a large 0x55 (annotations), every sm_90 kernel 0x5f.
+enum class NvInfoId : std::uint8_t {
+    frame_size = 0x11,        // EIATTR_FRAME_SIZE, in .nv.info: symbol index, bytes
+    min_stack_size = 0x12,    // EIATTR_MIN_STACK_SIZE, in .nv.info: symbol index, bytes
+    cbank_param_size = 0x19,  // EIATTR_CBANK_PARAM_SIZE, in .nv.info.<k>: HVAL bytes
+    max_stack_size = 0x23,    // EIATTR_MAX_STACK_SIZE: symbol index, bytes (not seen from ptxas 13.0)
+    reg_count = 0x2f,         // EIATTR_REGCOUNT, in .nv.info: symbol index, registers
+    num_barriers = 0x4c,      // EIATTR_NUM_BARRIERS, in .nv.info.<k>: BVAL count, absent when 0
+};
+
+std::string hex(std::uint64_t value)
+{
+    char text[2 + 16 + 1] = "0x";
+    auto end = std::to_chars(text + 2, text + sizeof text - 1, value, 16).ptr;
+    return std::string(text, end);
+}
+
+[[noreturn]] void fail(const std::string& message)
+{
+    throw CubinError(ErrorKind::internal, "cubin: " + message);
+}
+
+// Little-endian reads from the cubin, each checked against its size; a failure names what was read.
+class ByteReader {
+public:
+    explicit ByteReader(std::span<const std::byte> bytes) : bytes_(bytes) {}
+
+    std::size_t size() const { return bytes_.size(); }
+
+    std::span<const std::byte> slice(std::uint64_t offset, std::uint64_t length, std::string_view what) const
+    {
+        if (offset > bytes_.size() || length > bytes_.size() - offset) {
+            fail("truncated or corrupt: " + std::string(what) + " at offset " + std::to_string(offset) +
+                 " needs " + std::to_string(length) + " bytes, but the cubin has " +
+                 std::to_string(bytes_.size()));
+        }
+        return bytes_.subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(length));
+    }
+
+    std::uint64_t read(std::uint64_t offset, int width, std::string_view what) const
+    {
+        auto field = slice(offset, static_cast<std::uint64_t>(width), what);
+        std::uint64_t value = 0;
+        for (int i = width - 1; i >= 0; --i) value = (value << 8) | std::to_integer<std::uint64_t>(field[i]);
+        return value;
+    }
+    std::uint8_t u8(std::uint64_t offset, std::string_view what) const
+    {
+        return static_cast<std::uint8_t>(read(offset, 1, what));
+    }
+    std::uint16_t u16(std::uint64_t offset, std::string_view what) const
+    {
+        return static_cast<std::uint16_t>(read(offset, 2, what));
+    }
+    std::uint32_t u32(std::uint64_t offset, std::string_view what) const
+    {
+        return static_cast<std::uint32_t>(read(offset, 4, what));
+    }
+    std::uint64_t u64(std::uint64_t offset, std::string_view what) const { return read(offset, 8, what); }
+
+private:
+    std::span<const std::byte> bytes_;
+};
+
+struct Section {
+    std::string name;
+    std::uint32_t type = 0;
+    std::uint64_t flags = 0;
+    std::uint64_t offset = 0;
+    std::uint64_t size = 0;
+    std::uint32_t link = 0;
+    std::uint32_t info = 0;
+    std::uint64_t entry_size = 0;
+};
+
+struct NvInfoRecord {
+    std::uint8_t format = 0;
+    std::uint8_t id = 0;
+    std::uint16_t value = 0;              // HVAL / BVAL value; SVAL payload size
+    std::span<const std::byte> payload;  // SVAL only
+};
+
+int checked_int(std::uint64_t value, std::string_view what)
+{
+    if (value > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+        fail("implausible " + std::string(what) + ": " + std::to_string(value));
+    return static_cast<int>(value);
+}
+
+std::string read_string(const ByteReader& cubin, const Section& table, std::uint64_t offset, std::string_view what)
+{
+    if (table.type == sht_nobits) fail(std::string(what) + ": its string table holds no data");
+    auto bytes = cubin.slice(table.offset, table.size, "string table of " + std::string(what));
+    if (offset >= bytes.size()) {
+        fail(std::string(what) + ": name offset " + std::to_string(offset) + " lies outside its " +
+             std::to_string(bytes.size()) + "-byte string table");
+    }
+    auto begin = bytes.begin() + static_cast<std::ptrdiff_t>(offset);
+    auto end = std::find(begin, bytes.end(), std::byte{0});
+    if (end == bytes.end()) fail(std::string(what) + ": name at offset " + std::to_string(offset) + " is unterminated");
+    std::string text;
+    text.reserve(static_cast<std::size_t>(end - begin));
+    for (auto it = begin; it != end; ++it) text.push_back(static_cast<char>(std::to_integer<unsigned char>(*it)));
+    return text;
+}
+
+std::vector<Section> read_sections(const ByteReader& cubin)
+{
+    const std::uint64_t section_table = cubin.u64(0x28, "e_shoff");
+    const std::uint16_t entry_bytes = cubin.u16(0x3a, "e_shentsize");
+    std::uint64_t count = cubin.u16(0x3c, "e_shnum");
+    std::uint32_t names_index = cubin.u16(0x3e, "e_shstrndx");
+    if (section_table == 0) fail("has no section header table (e_shoff is 0)");
+    if (entry_bytes < elf64_section_header_bytes)
+        fail("section headers of " + std::to_string(entry_bytes) + " bytes, ELF64 needs 64 (e_shentsize)");
+
+    // Extended numbering: with 0xff00+ sections the real counts live in section 0's header.
+    if (count == 0) count = cubin.u64(section_table + 32, "section 0 sh_size (extended e_shnum)");
+    if (names_index == shn_xindex) names_index = cubin.u32(section_table + 40, "section 0 sh_link (e_shstrndx)");
+    // Reject counts the file cannot hold before allocating for them (and before count * size can overflow).
+    if (count > cubin.size() / entry_bytes)
+        fail("truncated or corrupt: " + std::to_string(count) + " section headers cannot fit in " +
+             std::to_string(cubin.size()) + " bytes");
+    cubin.slice(section_table, count * entry_bytes, "section header table");
+    if (names_index >= count)
+        fail("section name table index " + std::to_string(names_index) + " >= section count " + std::to_string(count));
+
+    std::vector<Section> sections(static_cast<std::size_t>(count));
+    std::vector<std::uint32_t> name_offsets(sections.size());
+    for (std::size_t i = 0; i < sections.size(); ++i) {
+        const std::uint64_t at = section_table + i * entry_bytes;
+        const std::string what = "section header " + std::to_string(i);
+        name_offsets[i] = cubin.u32(at + 0, what);
+        sections[i].type = cubin.u32(at + 4, what);
+        sections[i].flags = cubin.u64(at + 8, what);
+        sections[i].offset = cubin.u64(at + 24, what);
+        sections[i].size = cubin.u64(at + 32, what);
+        sections[i].link = cubin.u32(at + 40, what);
+        sections[i].info = cubin.u32(at + 44, what);
+        sections[i].entry_size = cubin.u64(at + 56, what);
+    }
+    for (std::size_t i = 0; i < sections.size(); ++i)
+        sections[i].name = read_string(cubin, sections[names_index], name_offsets[i], "section " + std::to_string(i));
+    return sections;
+}
+
+std::vector<NvInfoRecord> read_nv_info(const ByteReader& cubin, const Section& section)
+{
+    auto bytes = cubin.slice(section.offset, section.size, section.name);
+    const ByteReader info(bytes);
+    std::vector<NvInfoRecord> records;
+    std::uint64_t at = 0;
+    while (at + 4 <= bytes.size()) {
+        NvInfoRecord record;
+        record.format = info.u8(at, section.name);
+        record.id = info.u8(at + 1, section.name);
+        switch (static_cast<NvInfoFormat>(record.format)) {
+        case NvInfoFormat::nval: break;
+        case NvInfoFormat::bval: record.value = info.u8(at + 2, section.name); break;
+        case NvInfoFormat::hval: record.value = info.u16(at + 2, section.name); break;
+        case NvInfoFormat::sval:
+            record.value = info.u16(at + 2, section.name);
+            record.payload = info.slice(at + 4, record.value, section.name + " attribute " + hex(record.id));
+            break;
+        default:
+            fail(section.name + ": unknown attribute format " + std::to_string(record.format) + " at offset " +
+                 std::to_string(at) + " (attribute " + hex(record.id) + ")");
+        }
+        records.push_back(record);
+        at += 4 + record.payload.size();
+        at = (at + 3) / 4 * 4;
+    }
+    // ptxas pads to 4 bytes; anything left that is not padding means we lost the record framing.
+    for (; at < bytes.size(); ++at)
+        if (bytes[at] != std::byte{0}) fail(section.name + ": stray bytes after the last attribute");
+    return records;
+}
+
+// Attributes that name their function: 8-byte SVAL payload of symbol index, value.
+struct SymbolValue {
+    std::uint32_t symbol = 0;
+    std::uint32_t value = 0;
+};
+std::optional<SymbolValue> symbol_value(const NvInfoRecord& record)
+{
+    if (record.format != static_cast<std::uint8_t>(NvInfoFormat::sval) || record.payload.size() != 8) return {};
+    const ByteReader payload(record.payload);
+    return SymbolValue{payload.u32(0, "attribute payload"), payload.u32(4, "attribute payload")};
+}
+
+// The value of a per-kernel attribute whatever format it came in.
+std::uint64_t scalar_value(const NvInfoRecord& record)
+{
+    if (record.format != static_cast<std::uint8_t>(NvInfoFormat::sval)) return record.value;
+    const ByteReader payload(record.payload);
+    if (record.payload.size() == 4) return payload.u32(0, "attribute payload");
+    if (record.payload.size() == 8) return payload.u32(4, "attribute payload");  // symbol index, value
+    fail("attribute " + hex(record.id) + " has a " + std::to_string(record.payload.size()) + "-byte payload");
+}
+
+struct KernelSymbol {
+    std::string name;
+    std::uint32_t index = 0;
+};
+
+std::vector<KernelSymbol> read_kernel_symbols(const ByteReader& cubin, const std::vector<Section>& sections)
+{
+    auto symtab = std::find_if(sections.begin(), sections.end(), [](const Section& s) { return s.type == sht_symtab; });
+    if (symtab == sections.end()) fail("has no symbol table (.symtab)");
+    const std::uint64_t entry_bytes = symtab->entry_size == 0 ? elf64_symbol_bytes : symtab->entry_size;
+    if (entry_bytes < elf64_symbol_bytes) fail(".symtab entries of " + std::to_string(entry_bytes) + " bytes, ELF64 needs 24");
+    if (symtab->link >= sections.size()) fail(".symtab links to missing string table " + std::to_string(symtab->link));
+    const Section& names = sections[symtab->link];
+    auto table = cubin.slice(symtab->offset, symtab->size, ".symtab");
+
+    std::vector<KernelSymbol> kernels;
+    for (std::uint64_t i = 0; i < table.size() / entry_bytes; ++i) {
+        const std::uint64_t at = symtab->offset + i * entry_bytes;
+        const std::string what = "symbol " + std::to_string(i);
+        const std::uint8_t type = cubin.u8(at + 4, what) & 0xf;
+        const std::uint8_t other = cubin.u8(at + 5, what);
+        if (type != stt_func || (other & sto_cuda_entry) == 0) continue;
+        kernels.push_back({read_string(cubin, names, cubin.u32(at, what), what), static_cast<std::uint32_t>(i)});
+    }
+    return kernels;
+}
+
+const Section* find_section(const std::vector<Section>& sections, std::string_view name)
+{
+    auto it = std::find_if(sections.begin(), sections.end(), [&](const Section& s) { return s.name == name; });
+    return it == sections.end() ? nullptr : &*it;
+}
+
+int sm_version_of(const ByteReader& cubin)
+{
+    const std::uint32_t flags = cubin.u32(0x30, "e_flags");
+    const std::uint8_t abi_version = cubin.u8(8, "EI_ABIVERSION");
+    return static_cast<int>(abi_version >= abi_version_with_sm_in_bits_8_15 ? (flags >> 8) & 0xff : flags & 0xff);
+}
+
+void check_header(const ByteReader& cubin)
+{
+    if (cubin.size() < elf64_header_bytes) {
+        fail(cubin.size() == 0 ? "is empty"
+                               : "is " + std::to_string(cubin.size()) + " bytes, shorter than an ELF64 header");
+    }
+    if (cubin.u32(0, "ELF magic") != 0x464c457f) fail("is not an ELF file (no \\x7fELF magic)");
+    if (cubin.u8(4, "EI_CLASS") != elfclass64) fail("is not a 64-bit ELF (EI_CLASS " + std::to_string(cubin.u8(4, "")) + ")");
+    if (cubin.u8(5, "EI_DATA") != elfdata2lsb) fail("is not a little-endian ELF");
+    const std::uint16_t machine = cubin.u16(18, "e_machine");
+    if (machine != em_cuda) fail("is an ELF for machine " + std::to_string(machine) + ", not CUDA (190)");
+}
+
+bool is_identifier_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+std::string_view trim(std::string_view text)
+{
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
+    return text;
+}
+
+// "<count> <unit>" items of a ptxas line, e.g. "4224 bytes smem" -> (4224, "bytes smem").
+struct CountedItem {
+    long long count = 0;
+    std::string_view unit;
+};
+std::vector<CountedItem> counted_items(std::string_view text)
+{
+    std::vector<CountedItem> items;
+    while (!text.empty()) {
+        const auto comma = text.find(',');
+        std::string_view item = trim(text.substr(0, comma));
+        text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+        if (item.starts_with("Used ") || item.starts_with("used ")) item.remove_prefix(5);
+        CountedItem counted;
+        auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), counted.count);
+        if (error != std::errc{} || end == item.data()) continue;
+        counted.unit = trim(item.substr(static_cast<std::size_t>(end - item.data())));
+        items.push_back(counted);
+    }
+    return items;
+}
+
+int clamp_to_int(long long value)
+{
+    return static_cast<int>(std::clamp<long long>(value, 0, std::numeric_limits<int>::max()));
+}
+
+} // namespace
+
+CubinInfo read_cubin_info(std::span<const std::byte> bytes)
+{
+    const ByteReader cubin(bytes);
+    check_header(cubin);
+
+    CubinInfo result;
+    result.sm_version = sm_version_of(cubin);
+    const std::vector<Section> sections = read_sections(cubin);
+    const std::vector<KernelSymbol> symbols = read_kernel_symbols(cubin, sections);
+
+    // .nv.info holds the per-function attributes keyed by symbol index.
+    std::map<std::pair<std::uint32_t, std::uint8_t>, std::uint32_t> by_symbol;
+    for (const Section& section : sections) {
+        if (section.type != sht_cuda_info || section.name != ".nv.info") continue;
+        for (const NvInfoRecord& record : read_nv_info(cubin, section))
+            if (auto sv = symbol_value(record)) by_symbol[{sv->symbol, record.id}] = sv->value;
+    }
+
+    for (const KernelSymbol& symbol : symbols) {
+        KernelResources kernel;
+        kernel.name = symbol.name;
+        const std::string context = "kernel " + symbol.name;
+        // This kernel's attributes by id: .nv.info's first, then .nv.info.<kernel>'s (where later
+        // ptxas versions might move them) for ids .nv.info lacks.
+        std::map<NvInfoId, std::uint64_t> attributes;
+        for (NvInfoId id : {NvInfoId::reg_count, NvInfoId::frame_size, NvInfoId::max_stack_size, NvInfoId::min_stack_size})
+            if (auto it = by_symbol.find({symbol.index, static_cast<std::uint8_t>(id)}); it != by_symbol.end())
+                attributes[id] = it->second;
+        if (const Section* info = find_section(sections, ".nv.info." + symbol.name)) {
+            for (const NvInfoRecord& record : read_nv_info(cubin, *info)) {
+                switch (const auto id = static_cast<NvInfoId>(record.id)) {
+                case NvInfoId::num_barriers:
+                case NvInfoId::cbank_param_size:
+                case NvInfoId::reg_count:
+                case NvInfoId::frame_size:
+                case NvInfoId::max_stack_size:
+                case NvInfoId::min_stack_size: attributes.try_emplace(id, scalar_value(record)); break;
+                }
+            }
+        }
+        if (const Section* text = find_section(sections, ".text." + symbol.name)) {
+            if (const std::uint32_t registers = text->info >> shi_registers_shift; registers != 0)
+                attributes.try_emplace(NvInfoId::reg_count, registers);
+            attributes.try_emplace(NvInfoId::num_barriers, (text->flags >> shf_barriers_shift) & shf_barriers_mask);
+        }
+        auto attribute = [&](NvInfoId id, std::uint64_t otherwise) {
+            auto it = attributes.find(id);
+            return it == attributes.end() ? otherwise : it->second;
+        };
+        if (!attributes.contains(NvInfoId::reg_count)) {
+            fail(context + ": no register count (no EIATTR_REGCOUNT in .nv.info, no SHI_REGISTERS in .text." +
+                 symbol.name + ")");
+        }
+        kernel.registers = checked_int(attribute(NvInfoId::reg_count, 0), context + " register count");
+        kernel.local_bytes = checked_int(attribute(NvInfoId::frame_size, 0), context + " stack frame");
+        kernel.max_stack_bytes = checked_int(
+            attribute(NvInfoId::max_stack_size, attribute(NvInfoId::min_stack_size, 0)), context + " stack size");
+        kernel.barriers = checked_int(attribute(NvInfoId::num_barriers, 0), context + " barrier count");
+        kernel.param_bytes = checked_int(attribute(NvInfoId::cbank_param_size, 0), context + " parameter bytes");
+
+        if (const Section* shared = find_section(sections, ".nv.shared." + symbol.name)) {
+            int bytes = checked_int(shared->size, context + " shared memory");
+            if (result.sm_version >= first_sm_with_shared_window && bytes >= shared_window_bytes)
+                bytes -= shared_window_bytes;
+            kernel.static_shared_bytes = bytes;
+        }
+        result.kernels.push_back(std::move(kernel));
+    }
+    return result;
+}
+
+CubinInfo read_cubin_info(std::string_view cubin)
+{
+    return read_cubin_info(std::as_bytes(std::span<const char>(cubin.data(), cubin.size())));
+}
+
+std::string demangled_base_name(std::string_view mangled)
+{
+    // Itanium ABI, just far enough for kernel names: _Z [L] <len><name> or _Z N <len><name>... E.
+    if (!mangled.starts_with("_Z")) return std::string(mangled);
+    std::size_t at = 2;
+    if (at < mangled.size() && mangled[at] == 'L') ++at;  // internal linkage
+    const bool nested = at < mangled.size() && mangled[at] == 'N';
+    if (nested) ++at;
+    std::string name;
+    while (at < mangled.size() && mangled[at] >= '0' && mangled[at] <= '9') {
+        std::size_t length = 0;
+        auto [end, error] = std::from_chars(mangled.data() + at, mangled.data() + mangled.size(), length);
+        if (error != std::errc{}) return std::string(mangled);
+        at = static_cast<std::size_t>(end - mangled.data());
+        if (length > mangled.size() - at) return std::string(mangled);
+        if (!name.empty()) name += "::";
+        name += mangled.substr(at, length);
+        at += length;
+        if (!nested) break;
+    }
+    return name.empty() ? std::string(mangled) : name;
+}
+
+namespace {
+std::vector<const KernelResources*> lookup(const CubinInfo& info, std::string_view name)
+{
+    std::vector<const KernelResources*> matches;
+    for (const KernelResources& kernel : info.kernels)
+        if (kernel.name == name) return {&kernel};
+    // A plain identifier ("tile_sum", "ns::gemm") may name a C++ kernel by its demangled base name.
+    const bool plain = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return is_identifier_char(c) || c == ':';
+    });
+    if (!plain) return {};
+    for (const KernelResources& kernel : info.kernels)
+        if (demangled_base_name(kernel.name) == name) matches.push_back(&kernel);
+    return matches;
+}
+} // namespace
+
+const KernelResources* CubinInfo::find(std::string_view name) const
+{
+    auto matches = lookup(*this, name);
+    return matches.size() == 1 ? matches.front() : nullptr;
+}
+
+const KernelResources& CubinInfo::kernel(std::string_view name) const
+{
+    auto matches = lookup(*this, name);
+    if (matches.size() == 1) return *matches.front();
+    std::vector<std::string> names;
+    if (matches.empty()) {
+        for (const KernelResources& k : kernels) names.push_back(k.name);
+        throw CubinError(ErrorKind::bad_input,
+                         "kernel '" + std::string(name) + "' is not in the sm_" + std::to_string(sm_version) +
+                             " cubin; it holds: " + (names.empty() ? std::string("no kernels") : join(names)) +
+                             did_you_mean(std::string(name), names));
+    }
+    for (const KernelResources* k : matches) names.push_back(k->name);
+    throw CubinError(ErrorKind::bad_input, "kernel name '" + std::string(name) +
+                                               "' is ambiguous in the cubin; use the mangled name: " + join(names));
+}
+
+std::vector<KernelResources> parse_ptxas_log(std::string_view log)
+{
+    // ptxas reports an entry function as:
+    //   ptxas info    : Compiling entry function '_Z8tile_sumPKfPf' for 'sm_80'
+    //   ptxas info    : Function properties for _Z8tile_sumPKfPf
+    //   ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+    //   ptxas info    : Used 14 registers, used 1 barriers, 4224 bytes smem, 368 bytes cmem[0]
+    // and device functions with a "Function properties" block of their own, which is skipped.
+    std::vector<KernelResources> kernels;
+    std::map<std::string, std::size_t, std::less<>> index;
+    constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+    std::size_t compiling = none;   // entry whose "Used" line comes next
+    std::size_t properties = none;  // entry whose "stack frame" line comes next
+
+    while (!log.empty()) {
+        const auto newline = log.find('\n');
+        const std::string_view line = log.substr(0, newline);
+        log = newline == std::string_view::npos ? std::string_view{} : log.substr(newline + 1);
+        if (!line.starts_with("ptxas")) continue;
+
+        constexpr std::string_view entry_marker = "Compiling entry function '";
+        constexpr std::string_view properties_marker = "Function properties for ";
+        if (auto at = line.find(entry_marker); at != std::string_view::npos) {
+            const std::string_view rest = line.substr(at + entry_marker.size());
+            const std::string name(rest.substr(0, rest.find('\'')));
+            KernelResources fresh;
+            fresh.name = name;
+            auto [it, inserted] = index.try_emplace(name, kernels.size());
+            if (inserted) kernels.push_back(std::move(fresh));
+            else kernels[it->second] = std::move(fresh);  // a later report replaces an earlier one
+            compiling = it->second;
+            properties = none;
+        } else if (auto at = line.find(properties_marker); at != std::string_view::npos) {
+            auto it = index.find(trim(line.substr(at + properties_marker.size())));
+            properties = it == index.end() ? none : it->second;
+        } else if (line.find("bytes stack frame") != std::string_view::npos) {
+            const auto numbers = line.find_first_of("0123456789");
+            if (properties == none || numbers == std::string_view::npos) continue;
+            KernelResources& kernel = kernels[properties];
+            for (const CountedItem& item : counted_items(line.substr(numbers))) {
+                if (item.unit == "bytes stack frame") kernel.local_bytes = clamp_to_int(item.count);
+                else if (item.unit == "bytes spill stores") kernel.spill_store_bytes = clamp_to_int(item.count);
+                else if (item.unit == "bytes spill loads") kernel.spill_load_bytes = clamp_to_int(item.count);
+            }
+            properties = none;
+        } else if (auto at = line.find("Used "); at != std::string_view::npos && compiling != none) {
+            KernelResources& kernel = kernels[compiling];
+            for (const CountedItem& item : counted_items(line.substr(at))) {
+                if (item.unit == "registers") kernel.registers = clamp_to_int(item.count);
+                else if (item.unit == "barriers" || item.unit == "barrier") kernel.barriers = clamp_to_int(item.count);
+                else if (item.unit == "bytes smem") kernel.static_shared_bytes = clamp_to_int(item.count);
+                else if (item.unit == "bytes cumulative stack size") kernel.max_stack_bytes = clamp_to_int(item.count);
+            }
+            compiling = none;
+        }
+    }
+    return kernels;
+}
+
+void merge_ptxas_log(CubinInfo& info, std::span<const KernelResources> from_log)
+{
+    for (KernelResources& kernel : info.kernels) {
+        auto logged = std::find_if(from_log.begin(), from_log.end(),
+                                   [&](const KernelResources& k) { return k.name == kernel.name; });
+        if (logged == from_log.end()) continue;
+        if (!kernel.spill_store_bytes) kernel.spill_store_bytes = logged->spill_store_bytes;
+        if (!kernel.spill_load_bytes) kernel.spill_load_bytes = logged->spill_load_bytes;
+    }
+}
+
+} // namespace harness::compile
