@@ -1,5 +1,6 @@
 #include "harness/compile/compile_suite.hxx"
 #include "harness/suite/suite.hxx"
+#include "test_paths.hxx"
 
 #include <filesystem>
 #include <fstream>
@@ -11,7 +12,7 @@ using namespace harness;
 
 namespace {
 
-const fs::path root = HARNESS_SOURCE_DIR;
+const fs::path root = repo_root();
 
 std::vector<fs::path> suite_files()
 {

@@ -1,6 +1,7 @@
 #include "harness/core/error.hxx"
 #include "harness/suite/suite.hxx"
 #include "harness/suite/sweep.hxx"
+#include "test_paths.hxx"
 
 #include <filesystem>
 #include <gtest/gtest.h>
@@ -11,7 +12,7 @@ using namespace harness::suite;
 namespace {
 
 // Suites are parsed as if they lived in suites/, so relative kernel paths resolve.
-const fs::path suite_path = fs::path(HARNESS_SOURCE_DIR) / "suites" / "test.yaml";
+const fs::path suite_path = repo_root() / "suites" / "test.yaml";
 
 const std::string valid = R"(suite: demo
 params:
@@ -184,7 +185,7 @@ TEST(SuiteLoad, VariantMustWriteWhatTheReferenceWrites)
 TEST(SuiteLoad, EveryCommittedSuiteLoads)
 {
     int loaded = 0;
-    for (const auto& dir : {fs::path(HARNESS_SOURCE_DIR) / "suites", fs::path(HARNESS_SOURCE_DIR) / "tests" / "suites"})
+    for (const auto& dir : {repo_root() / "suites", repo_root() / "tests" / "suites"})
         for (const auto& entry : fs::directory_iterator(dir))
             if (entry.path().extension() == ".yaml") {
                 EXPECT_NO_THROW(load_suite(entry.path())) << entry.path();
