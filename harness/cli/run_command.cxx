@@ -1,7 +1,9 @@
 #include "harness/cli/commands.hxx"
 #include "harness/cli/exit_codes.hxx"
 #include "harness/compile/compile_suite.hxx"
+#include "harness/compile/static_tier.hxx"
 #include "harness/core/error.hxx"
+#include "harness/core/text.hxx"
 #include "harness/report/run_report.hxx"
 #include "harness/run/gpu_session.hxx"
 #include "harness/run/isolated_runner.hxx"
@@ -55,23 +57,26 @@ struct CommonOptions {
 void add_common(CLI::App& app, CommonOptions& o)
 {
     app.add_option("suites", o.suites, "suite files (YAML)")->required()->check(CLI::ExistingFile);
-    app.add_option("--cache-dir", o.cache_dir, "compiled-kernel cache (default $HARNESS_CACHE_DIR or ~/.cache/harness)");
+    app.add_option("--cache-dir", o.cache_dir,
+                   "compiled-kernel cache (default $HARNESS_CACHE_DIR or ~/.cache/harness)");
     app.add_flag("--no-cache", o.no_cache, "compile every kernel afresh");
 }
 
 std::optional<compile::CompileCache> make_cache(const CommonOptions& o)
 {
     if (o.no_cache) return std::nullopt;
-    return compile::CompileCache(o.cache_dir.empty() ? compile::CompileCache::default_dir() : fs::path(o.cache_dir));
+    return compile::CompileCache(o.cache_dir.empty() ? compile::CompileCache::default_dir()
+                                                     : fs::path(o.cache_dir));
 }
 
 /// A one-line progress display: rewritten in place on a terminal, one line per case otherwise.
 class Progress {
-public:
+  public:
     explicit Progress(std::size_t total) : total_(total), tty_(isatty(STDERR_FILENO)) {}
     void begin(const CaseResult& c)
     {
-        if (tty_) fmt::print(stderr, "\r\033[K[{}/{}] {} {} ...", done_ + 1, total_, c.variant, c.params_text);
+        if (tty_)
+            fmt::print(stderr, "\r\033[K[{}/{}] {} {} ...", done_ + 1, total_, c.variant, c.params_text);
     }
     void end(const CaseResult& r)
     {
@@ -80,12 +85,14 @@ public:
         const std::string what = r.status == CaseStatus::passed
                                      ? (t ? fmt::format("ok {:.2f} us", *t) : std::string("ok"))
                                      : case_status_name(r.status);
-        if (tty_) fmt::print(stderr, "\r\033[K[{}/{}] {} {} {}", done_, total_, r.variant, r.params_text, what);
-        else fmt::print(stderr, "[{}/{}] {} {} {}\n", done_, total_, r.variant, r.params_text, what);
+        if (tty_)
+            fmt::print(stderr, "\r\033[K[{}/{}] {} {} {}", done_, total_, r.variant, r.params_text, what);
+        else
+            fmt::print(stderr, "[{}/{}] {} {} {}\n", done_, total_, r.variant, r.params_text, what);
         if (tty_ && done_ == total_) fmt::print(stderr, "\r\033[K");
     }
 
-private:
+  private:
     std::size_t total_;
     std::size_t done_ = 0;
     bool tty_;
@@ -104,11 +111,18 @@ int run_command(const std::vector<std::string>& args)
     bool verify_only = false;
     double timeout = 0.0, budget = 0.0;
     std::vector<std::string> only_variants;
-    app.add_option("--out", out_root, "report folder; each suite writes to <out>/<suite>/")->capture_default_str();
+    bool static_only = false;
+    std::vector<std::string> archs;
+    app.add_flag("--static", static_only,
+                 "static tier only: compile for each architecture, read resources, no GPU");
+    app.add_option("--arch", archs, "architectures for the static tier (default: the suite's archs)");
+    app.add_option("--out", out_root, "report folder; each suite writes to <out>/<suite>/")
+        ->capture_default_str();
     app.add_option("--device", device, "CUDA device ordinal")->capture_default_str();
     app.add_flag("--hot", hot, "do not flush the L2 cache between timed samples");
     app.add_flag("--verify-only", verify_only, "verify outputs and read resources, no timing");
-    app.add_option("--timeout", timeout, "seconds before a case counts as hung (default: the suite's timing.timeout_s)");
+    app.add_option("--timeout", timeout,
+                   "seconds before a case counts as hung (default: the suite's timing.timeout_s)");
     app.add_option("--budget", budget, "seconds of timing per case (default: the suite's timing.budget_s)");
     app.add_option("--variant", only_variants, "run only these variants (the reference always runs)");
     if (auto code = parse(app, args)) return *code;
@@ -117,25 +131,44 @@ int run_command(const std::vector<std::string>& args)
     for (const auto& file : common.suites) suites.push_back(suite::load_suite(file));
     for (const auto& s : suites)
         for (const auto& v : only_variants)
-            if (!s.find_variant(v)) throw Error(ErrorKind::bad_input, fmt::format("{}: no variant '{}'", s.file.string(), v));
-
-    std::string why;
-    const auto device_info = run::probe_device(device, &why);
-    if (!device_info) {
-        fmt::print(stderr,
-                   "harness: no usable GPU: {}\n"
-                   "harness: nothing was timed or measured. Suites were loaded and validated; run `harness check` to "
-                   "compile them without a GPU.\n",
-                   why);
-        return exit_environment;
-    }
+            if (!s.find_variant(v))
+                throw Error(ErrorKind::bad_input, fmt::format("{}: no variant '{}'", s.file.string(), v));
 
     const auto cache = make_cache(common);
+    std::string why = "--static given";
+    const auto device_info = static_only ? std::nullopt : run::probe_device(device, &why);
+    if (!device_info) {
+        fmt::print(
+            stderr,
+            "harness: no usable GPU ({}): running the static tier only. Every variant is compiled for each "
+            "architecture and its registers, spills, shared memory and theoretical occupancy are read; "
+            "nothing is verified or timed.\n",
+            why);
+        int exit_code = exit_pass;
+        for (const auto& s : suites) {
+            report::RunReport rep;
+            rep.suite = s.name;
+            rep.suite_file = s.file.string();
+            rep.mode = "static";
+            rep.arch = join(archs.empty() ? s.archs : archs, ",");
+            rep.harness_version = HARNESS_VERSION;
+            rep.timestamp = utc_timestamp();
+            rep.results =
+                compile::run_static_tier(s, archs.empty() ? s.archs : archs, cache ? &*cache : nullptr);
+            const fs::path out_dir = fs::path(out_root) / s.name;
+            for (const auto& reporter : report::reporter_table()) reporter.write(rep, out_dir, std::cout);
+            if (report::totals(rep).failed > 0) exit_code = exit_failure;
+        }
+        return exit_code;
+    }
+
     int exit_code = exit_pass;
     for (auto& s : suites) {
         if (budget > 0) s.timing.budget_s = budget;
-        fmt::print(stderr, "harness: suite {} on {} ({}), compiling...\n", s.name, device_info->name, device_info->arch);
-        const auto compiled = compile::compile_suite_in_child(s, device_info->arch, cache ? &*cache : nullptr);
+        fmt::print(stderr, "harness: suite {} on {} ({}), compiling...\n", s.name, device_info->name,
+                   device_info->arch);
+        const auto compiled =
+            compile::compile_suite_in_child(s, device_info->arch, cache ? &*cache : nullptr);
 
         std::vector<suite::Case> all = suite::expand_cases(s);
         std::vector<suite::Case> cases;
@@ -190,10 +223,12 @@ int run_command(const std::vector<std::string>& args)
         rep.mode = "gpu";
         rep.device_name = device_info->name;
         rep.arch = device_info->arch;
-        rep.driver_version = fmt::format("{}.{}", device_info->driver_version / 1000, device_info->driver_version % 1000 / 10);
+        rep.driver_version =
+            fmt::format("{}.{}", device_info->driver_version / 1000, device_info->driver_version % 1000 / 10);
         rep.harness_version = HARNESS_VERSION;
         rep.timestamp = utc_timestamp();
         rep.results = std::move(results);
+        for (auto& r : rep.results) r.arch = device_info->arch;
 
         const fs::path out_dir = fs::path(out_root) / s.name;
         for (const auto& reporter : report::reporter_table()) reporter.write(rep, out_dir, std::cout);
@@ -204,7 +239,8 @@ int run_command(const std::vector<std::string>& args)
 
 int check_command(const std::vector<std::string>& args)
 {
-    CLI::App app{"Validate suites and compile every variant for the given architectures (no GPU needed).", "check"};
+    CLI::App app{"Validate suites and compile every variant for the given architectures (no GPU needed).",
+                 "check"};
     CommonOptions common;
     add_common(app, common);
     std::vector<std::string> archs;
@@ -241,7 +277,8 @@ int list_command(const std::vector<std::string>& args)
     if (auto code = parse(app, args)) return *code;
     for (const auto& file : common.suites) {
         const suite::Suite s = suite::load_suite(file);
-        for (const auto& c : suite::expand_cases(s)) fmt::print("{} {} {}\n", s.name, s.variants[c.variant].name, c.params_text);
+        for (const auto& c : suite::expand_cases(s))
+            fmt::print("{} {} {}\n", s.name, s.variants[c.variant].name, c.params_text);
     }
     return exit_pass;
 }

@@ -5,17 +5,17 @@
 // Where each field comes from (checked against NVRTC 13.0 cubins for sm_80, sm_90 and sm_100, and
 // against the driver's cuFuncGetAttribute on an H200):
 //
-//   field                ELF                                                   ptxas log
-//   registers            EIATTR_REGCOUNT in .nv.info, else SHI_REGISTERS        "Used N registers"
-//                        (.text.<k> sh_info >> 24, present up to sm_8x only)
-//   static_shared_bytes  size of .nv.shared.<k>, less the 1 KiB window that     "N bytes smem"
-//                        sm_90+ cubins place in front of the kernel's variables
-//   local_bytes          EIATTR_FRAME_SIZE                                     "N bytes stack frame"
-//   max_stack_bytes      EIATTR_MAX_STACK_SIZE, else EIATTR_MIN_STACK_SIZE      "N bytes cumulative stack size"
-//   barriers             EIATTR_NUM_BARRIERS in .nv.info.<k>, else              "used N barriers"
+//   field                ELF                                               ptxas log ("...")
+//   registers            EIATTR_REGCOUNT in .nv.info, else SHI_REGISTERS   "Used N registers"
+//                        (.text.<k> sh_info >> 24, up to sm_8x only)
+//   static_shared_bytes  size of .nv.shared.<k>, less the 1 KiB window    "N bytes smem"
+//                        sm_90+ cubins put in front of the variables
+//   local_bytes          EIATTR_FRAME_SIZE                                 "N bytes stack frame"
+//   max_stack_bytes      EIATTR_MAX_STACK_SIZE, else MIN_STACK_SIZE        "N bytes cumulative stack size"
+//   barriers             EIATTR_NUM_BARRIERS in .nv.info.<k>, else         "used N barriers"
 //                        SHF_BARRIERS (.text.<k> sh_flags >> 20)
-//   param_bytes          EIATTR_CBANK_PARAM_SIZE in .nv.info.<k>                (not reported)
-//   spill_*_bytes        (not stored)                                          "N bytes spill stores/loads"
+//   param_bytes          EIATTR_CBANK_PARAM_SIZE in .nv.info.<k>           (not reported)
+//   spill_*_bytes        (not stored)                                      "N bytes spill stores/loads"
 
 #include "harness/core/error.hxx"
 
@@ -31,27 +31,27 @@ namespace harness::compile {
 
 /// A cubin or kernel that cannot be read or found; what() names the problem and where.
 class CubinError : public Error {
-public:
+  public:
     CubinError(ErrorKind kind, const std::string& message) : Error(kind, message) {}
 };
 
 /// Resources ptxas allocated to one kernel: the inputs of the occupancy calculation.
 struct KernelResources {
-    std::string name;                      ///< mangled symbol, as nvrtcGetLoweredName returns it
-    int registers = 0;                     ///< 32-bit registers per thread
-    int static_shared_bytes = 0;           ///< __shared__ variables, without dynamic or driver-reserved memory
-    int local_bytes = 0;                   ///< stack frame per thread (local arrays and spills)
-    int max_stack_bytes = 0;               ///< stack per thread including callees (ptxas "cumulative stack size")
-    int barriers = 0;                      ///< named barriers (bar.sync ids) the kernel uses
-    int param_bytes = 0;                   ///< kernel parameter block; 0 when read from a ptxas log
-    std::optional<int> spill_store_bytes;  ///< per thread; only the ptxas log states it
-    std::optional<int> spill_load_bytes;   ///< per thread; only the ptxas log states it
+    std::string name;            ///< mangled symbol, as nvrtcGetLoweredName returns it
+    int registers = 0;           ///< 32-bit registers per thread
+    int static_shared_bytes = 0; ///< __shared__ variables, without dynamic or driver-reserved memory
+    int local_bytes = 0;         ///< stack frame per thread (local arrays and spills)
+    int max_stack_bytes = 0;     ///< stack per thread including callees (ptxas "cumulative stack size")
+    int barriers = 0;            ///< named barriers (bar.sync ids) the kernel uses
+    int param_bytes = 0;         ///< kernel parameter block; 0 when read from a ptxas log
+    std::optional<int> spill_store_bytes; ///< per thread; only the ptxas log states it
+    std::optional<int> spill_load_bytes;  ///< per thread; only the ptxas log states it
 };
 
 /// Every kernel (entry function) of one cubin.
 struct CubinInfo {
-    int sm_version = 0;                    ///< target architecture from the ELF header, e.g. 90 for sm_90
-    std::vector<KernelResources> kernels;  ///< in symbol-table order
+    int sm_version = 0;                   ///< target architecture from the ELF header, e.g. 90 for sm_90
+    std::vector<KernelResources> kernels; ///< in symbol-table order
 
     /// The kernel with this mangled name, else the only kernel whose demangled base name matches.
     const KernelResources* find(std::string_view name) const;

@@ -15,15 +15,17 @@ constexpr int kib = 1024;
 // Carveout sizes each SM generation can configure (cudaOccAlignUpShmemSizeVoltaPlus).
 constexpr std::array<int, 6> volta_carveouts_kib{0, 8, 16, 32, 64, 96};
 constexpr std::array<int, 2> turing_carveouts_kib{32, 64};
-constexpr std::array<int, 8> ga100_carveouts_kib{0, 8, 16, 32, 64, 100, 132, 164};  // sm_80, sm_87
+constexpr std::array<int, 8> ga100_carveouts_kib{0, 8, 16, 32, 64, 100, 132, 164}; // sm_80, sm_87
 constexpr std::array<int, 6> consumer_carveouts_kib{0, 8, 16, 32, 64, 100};        // sm_86, sm_89, sm_120
-constexpr std::array<int, 10> hopper_carveouts_kib{0, 8, 16, 32, 64, 100, 132, 164, 196, 228};  // sm_90, sm_100
+constexpr std::array<int, 10> hopper_carveouts_kib{0,   8,   16,  32,  64,
+                                                   100, 132, 164, 196, 228}; // sm_90, sm_100
 
 // Limits from the CUDA C++ Programming Guide's per-compute-capability table and cuda_occupancy.h
 // (CUDA 13.0); the sm_90 row equals what an H200 reports through cuDeviceGetAttribute.
 constexpr ArchLimits make_limits(std::string_view name, int sm_version, int max_warps, int max_blocks,
                                  int shared_per_sm_kib, int shared_optin_kib, int shared_granularity,
-                                 int reserved_shared, int barriers_per_block_slot, std::span<const int> carveouts)
+                                 int reserved_shared, int barriers_per_block_slot,
+                                 std::span<const int> carveouts)
 {
     ArchLimits limits;
     limits.name = name;
@@ -53,8 +55,15 @@ constexpr std::array known_limits{
     make_limits("sm_120", 120, 48, 24, 100, 99, 128, 1 * kib, 1, consumer_carveouts_kib),
 };
 
-int divide_round_up(int value, int divisor) { return (value + divisor - 1) / divisor; }
-int round_up(int value, int multiple) { return divide_round_up(value, multiple) * multiple; }
+// Written so that a block of INT_MAX threads cannot overflow.
+int divide_round_up(int value, int divisor)
+{
+    return value / divisor + (value % divisor != 0 ? 1 : 0);
+}
+int round_up(int value, int multiple)
+{
+    return divide_round_up(value, multiple) * multiple;
+}
 
 // The smallest carveout the SM supports that holds `bytes`, or 0 if none does.
 int carveout_at_least(const ArchLimits& arch, long long bytes)
@@ -72,7 +81,10 @@ std::string kib_text(long long bytes)
 
 } // namespace
 
-std::span<const ArchLimits> known_arch_limits() { return known_limits; }
+std::span<const ArchLimits> known_arch_limits()
+{
+    return known_limits;
+}
 
 const ArchLimits* find_arch_limits(std::string_view arch)
 {
@@ -88,18 +100,23 @@ const ArchLimits& arch_limits(std::string_view arch)
     if (const ArchLimits* limits = find_arch_limits(arch)) return *limits;
     std::vector<std::string> names;
     for (const ArchLimits& limits : known_limits) names.emplace_back(limits.name);
-    throw Error(ErrorKind::bad_input, "unknown GPU architecture '" + std::string(arch) + "' (known: " + join(names) +
-                                          ")" + did_you_mean(std::string(arch), names));
+    throw Error(ErrorKind::bad_input, "unknown GPU architecture '" + std::string(arch) + "' (known: " +
+                                          join(names) + ")" + did_you_mean(std::string(arch), names));
 }
 
 std::string_view to_string(OccupancyLimiter limiter)
 {
     switch (limiter) {
-    case OccupancyLimiter::warps: return "warps";
-    case OccupancyLimiter::registers: return "registers";
-    case OccupancyLimiter::shared_memory: return "shared memory";
-    case OccupancyLimiter::blocks: return "blocks";
-    case OccupancyLimiter::barriers: return "barriers";
+    case OccupancyLimiter::warps:
+        return "warps";
+    case OccupancyLimiter::registers:
+        return "registers";
+    case OccupancyLimiter::shared_memory:
+        return "shared memory";
+    case OccupancyLimiter::blocks:
+        return "blocks";
+    case OccupancyLimiter::barriers:
+        return "barriers";
     }
     return "unknown";
 }
@@ -109,16 +126,18 @@ Occupancy theoretical_occupancy(const ArchLimits& arch, int threads_per_block, i
 {
     const std::string where = std::string(arch.name) + ": ";
     if (threads_per_block <= 0)
-        throw Error(ErrorKind::bad_input, where + "threads per block must be positive, got " + std::to_string(threads_per_block));
+        throw Error(ErrorKind::bad_input,
+                    where + "threads per block must be positive, got " + std::to_string(threads_per_block));
     if (registers_per_thread < 0 || shared_bytes_per_block < 0 || options.barriers_per_block < 0) {
-        throw Error(ErrorKind::bad_input, where + "negative resource: " + std::to_string(registers_per_thread) +
-                                              " registers, " + std::to_string(shared_bytes_per_block) +
-                                              " bytes shared memory, " + std::to_string(options.barriers_per_block) +
-                                              " barriers");
+        throw Error(ErrorKind::bad_input,
+                    where + "negative resource: " + std::to_string(registers_per_thread) + " registers, " +
+                        std::to_string(shared_bytes_per_block) + " bytes shared memory, " +
+                        std::to_string(options.barriers_per_block) + " barriers");
     }
     if (options.shared_carveout_percent < -1 || options.shared_carveout_percent > 100) {
-        throw Error(ErrorKind::bad_input, where + "shared memory carveout must be -1 (default) or 0..100 %, got " +
-                                              std::to_string(options.shared_carveout_percent));
+        throw Error(ErrorKind::bad_input,
+                    where + "shared memory carveout must be -1 (default) or 0..100 %, got " +
+                        std::to_string(options.shared_carveout_percent));
     }
 
     Occupancy result;
@@ -136,45 +155,50 @@ Occupancy theoretical_occupancy(const ArchLimits& arch, int threads_per_block, i
     result.blocks_by_block_slots = arch.max_blocks_per_sm;
 
     // Registers: whole warps per sub-partition. The 64-bit products keep absurd inputs from overflowing.
-    const long long registers_per_warp =
-        static_cast<long long>(round_up(std::min(registers_per_thread, 1 << 20) * arch.warp_size,
-                                        arch.register_allocation_unit));
+    const long long registers_per_warp = static_cast<long long>(
+        round_up(std::min(registers_per_thread, 1 << 20) * arch.warp_size, arch.register_allocation_unit));
     const long long registers_per_block = registers_per_warp * warps_per_block;
     // The hardware checks the per-block limit as if warps filled all sub-partitions evenly.
     const long long registers_checked_per_block =
         registers_per_warp * round_up(warps_per_block, arch.warp_allocation_granularity);
-    result.allocated_registers_per_block = static_cast<int>(std::min<long long>(registers_per_block, unlimited_blocks));
+    result.allocated_registers_per_block =
+        static_cast<int>(std::min<long long>(registers_per_block, unlimited_blocks));
     if (registers_per_thread > arch.max_registers_per_thread) {
         result.blocks_by_registers = 0;
         why_registers = std::to_string(registers_per_thread) + " registers per thread exceed the limit of " +
                         std::to_string(arch.max_registers_per_thread);
     } else if (registers_checked_per_block > arch.max_registers_per_block) {
         result.blocks_by_registers = 0;
-        why_registers = std::to_string(threads_per_block) + " threads x " + std::to_string(registers_per_thread) +
-                        " registers need " + std::to_string(registers_checked_per_block) +
-                        " registers per block (per-warp allocation of " + std::to_string(registers_per_warp) +
-                        ", warps rounded up to " + std::to_string(arch.warp_allocation_granularity) +
-                        "), more than the " + std::to_string(arch.max_registers_per_block) + " a block may hold";
+        why_registers =
+            std::to_string(threads_per_block) + " threads x " + std::to_string(registers_per_thread) +
+            " registers need " + std::to_string(registers_checked_per_block) +
+            " registers per block (per-warp allocation of " + std::to_string(registers_per_warp) +
+            ", warps rounded up to " + std::to_string(arch.warp_allocation_granularity) +
+            "), more than the " + std::to_string(arch.max_registers_per_block) + " a block may hold";
     } else if (registers_per_warp == 0) {
         result.blocks_by_registers = unlimited_blocks;
     } else {
         const long long registers_per_partition = arch.registers_per_sm / arch.warp_allocation_granularity;
-        const long long warps_per_sm = registers_per_partition / registers_per_warp * arch.warp_allocation_granularity;
+        const long long warps_per_sm =
+            registers_per_partition / registers_per_warp * arch.warp_allocation_granularity;
         result.blocks_by_registers = static_cast<int>(warps_per_sm / warps_per_block);
     }
 
     // Shared memory.
     const long long shared_used =
         static_cast<long long>(shared_bytes_per_block) + arch.reserved_shared_bytes_per_block;
-    const long long shared_allocated =
-        (shared_used + arch.shared_allocation_granularity - 1) / arch.shared_allocation_granularity *
-        arch.shared_allocation_granularity;
-    result.allocated_shared_bytes_per_block = static_cast<int>(std::min<long long>(shared_allocated, unlimited_blocks));
-    const int block_limit = options.shared_opt_in ? arch.shared_bytes_per_block_optin : arch.shared_bytes_per_block;
+    const long long shared_allocated = (shared_used + arch.shared_allocation_granularity - 1) /
+                                       arch.shared_allocation_granularity *
+                                       arch.shared_allocation_granularity;
+    result.allocated_shared_bytes_per_block =
+        static_cast<int>(std::min<long long>(shared_allocated, unlimited_blocks));
+    const int block_limit =
+        options.shared_opt_in ? arch.shared_bytes_per_block_optin : arch.shared_bytes_per_block;
     if (shared_allocated > static_cast<long long>(block_limit) + arch.reserved_shared_bytes_per_block) {
         result.blocks_by_shared_memory = 0;
-        why_shared = std::to_string(shared_bytes_per_block) + " bytes of shared memory per block exceed the " +
-                     kib_text(block_limit) + " a block may use";
+        why_shared = std::to_string(shared_bytes_per_block) +
+                     " bytes of shared memory per block exceed the " + kib_text(block_limit) +
+                     " a block may use";
         if (!options.shared_opt_in && shared_bytes_per_block <= arch.shared_bytes_per_block_optin)
             why_shared += " without opting in (cudaFuncAttributeMaxDynamicSharedMemorySize)";
     } else {
@@ -184,10 +208,12 @@ Occupancy theoretical_occupancy(const ArchLimits& arch, int threads_per_block, i
                 : static_cast<long long>(options.shared_carveout_percent) * arch.shared_bytes_per_sm / 100;
         const int preferred_carveout = carveout_at_least(arch, preferred);
         // A preference smaller than one block is overridden by the carveout that block needs.
-        result.shared_bytes_per_sm =
-            preferred_carveout >= shared_allocated ? preferred_carveout : carveout_at_least(arch, shared_allocated);
+        result.shared_bytes_per_sm = preferred_carveout >= shared_allocated
+                                         ? preferred_carveout
+                                         : carveout_at_least(arch, shared_allocated);
         result.blocks_by_shared_memory =
-            shared_allocated == 0 ? unlimited_blocks : static_cast<int>(result.shared_bytes_per_sm / shared_allocated);
+            shared_allocated == 0 ? unlimited_blocks
+                                  : static_cast<int>(result.shared_bytes_per_sm / shared_allocated);
     }
 
     // Named barriers, counted by the calculator from sm_90 on.
@@ -206,8 +232,8 @@ Occupancy theoretical_occupancy(const ArchLimits& arch, int threads_per_block, i
         {OccupancyLimiter::shared_memory, result.blocks_by_shared_memory},
         {OccupancyLimiter::barriers, result.blocks_by_barriers},
     }};
-    const auto smallest =
-        std::min_element(limits.begin(), limits.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    const auto smallest = std::min_element(limits.begin(), limits.end(),
+                                           [](const auto& a, const auto& b) { return a.second < b.second; });
     result.limiter = smallest->first;
     result.blocks_per_sm = smallest->second;
     result.active_warps_per_sm = result.blocks_per_sm * warps_per_block;
@@ -216,17 +242,24 @@ Occupancy theoretical_occupancy(const ArchLimits& arch, int threads_per_block, i
     if (result.blocks_per_sm == 0) {
         switch (result.limiter) {
         case OccupancyLimiter::warps:
-            result.impossible_reason = std::to_string(threads_per_block) + " threads per block exceed the limit of " +
+            result.impossible_reason = std::to_string(threads_per_block) +
+                                       " threads per block exceed the limit of " +
                                        std::to_string(arch.max_threads_per_block);
             break;
-        case OccupancyLimiter::registers: result.impossible_reason = why_registers; break;
-        case OccupancyLimiter::shared_memory: result.impossible_reason = why_shared; break;
-        case OccupancyLimiter::barriers:
-            result.impossible_reason = std::to_string(options.barriers_per_block) + " named barriers per block exceed the " +
-                                       std::to_string(arch.barriers_per_block_slot * arch.max_blocks_per_sm) +
-                                       " an SM has";
+        case OccupancyLimiter::registers:
+            result.impossible_reason = why_registers;
             break;
-        case OccupancyLimiter::blocks: result.impossible_reason = "the architecture allows no resident blocks"; break;
+        case OccupancyLimiter::shared_memory:
+            result.impossible_reason = why_shared;
+            break;
+        case OccupancyLimiter::barriers:
+            result.impossible_reason =
+                std::to_string(options.barriers_per_block) + " named barriers per block exceed the " +
+                std::to_string(arch.barriers_per_block_slot * arch.max_blocks_per_sm) + " an SM has";
+            break;
+        case OccupancyLimiter::blocks:
+            result.impossible_reason = "the architecture allows no resident blocks";
+            break;
         }
         result.impossible_reason = where + result.impossible_reason;
     }

@@ -32,24 +32,24 @@ namespace harness::compile {
 
 /// Per-SM resource limits of one architecture, as the occupancy calculator uses them.
 struct ArchLimits {
-    std::string_view name;                     ///< "sm_90"
-    int sm_version = 0;                        ///< 90
-    int warp_size = 32;                        ///< threads per warp
-    int max_threads_per_block = 1024;          ///< launch limit
-    int max_warps_per_sm = 0;                  ///< resident warp slots
-    int max_blocks_per_sm = 0;                 ///< resident block slots
-    int registers_per_sm = 0;                  ///< 32-bit registers in the register file
-    int max_registers_per_block = 0;           ///< registers one block may hold
-    int max_registers_per_thread = 255;        ///< ptxas' ceiling
-    int register_allocation_unit = 256;        ///< a warp's registers are allocated in multiples of this
-    int warp_allocation_granularity = 4;       ///< register file sub-partitions; warps are placed per sub-partition
-    int shared_bytes_per_sm = 0;               ///< largest shared memory carveout
-    int shared_bytes_per_block = 49152;        ///< static + dynamic without opting in
-    int shared_bytes_per_block_optin = 0;      ///< static + dynamic after cudaFuncAttributeMaxDynamicSharedMemorySize
-    int shared_allocation_granularity = 128;   ///< a block's shared memory rounds up to this
-    int reserved_shared_bytes_per_block = 0;   ///< the driver's own shared memory per block (1 KiB on sm_80+)
-    int barriers_per_block_slot = 0;           ///< named barriers per block slot; 0 where the calculator ignores them
-    std::span<const int> carveouts_kib;        ///< shared memory carveouts the SM supports, ascending
+    std::string_view name;                   ///< "sm_90"
+    int sm_version = 0;                      ///< 90
+    int warp_size = 32;                      ///< threads per warp
+    int max_threads_per_block = 1024;        ///< launch limit
+    int max_warps_per_sm = 0;                ///< resident warp slots
+    int max_blocks_per_sm = 0;               ///< resident block slots
+    int registers_per_sm = 0;                ///< 32-bit registers in the register file
+    int max_registers_per_block = 0;         ///< registers one block may hold
+    int max_registers_per_thread = 255;      ///< ptxas' ceiling
+    int register_allocation_unit = 256;      ///< a warp's registers are allocated in multiples of this
+    int warp_allocation_granularity = 4;     ///< register file sub-partitions, each holding whole warps
+    int shared_bytes_per_sm = 0;             ///< largest shared memory carveout
+    int shared_bytes_per_block = 49152;      ///< static + dynamic without opting in
+    int shared_bytes_per_block_optin = 0;    ///< static + dynamic once the kernel opts in
+    int shared_allocation_granularity = 128; ///< a block's shared memory rounds up to this
+    int reserved_shared_bytes_per_block = 0; ///< the driver's own shared memory per block (1 KiB on sm_80+)
+    int barriers_per_block_slot = 0;         ///< named barriers per block slot; 0: not a limit
+    std::span<const int> carveouts_kib;      ///< shared memory carveouts the SM supports, ascending
 };
 
 /// The known architectures, oldest first.
@@ -67,9 +67,9 @@ std::string_view to_string(OccupancyLimiter limiter);
 
 /// Launch settings besides the block's size that change occupancy.
 struct OccupancyOptions {
-    int barriers_per_block = 0;         ///< named barriers the kernel uses (KernelResources::barriers)
-    bool shared_opt_in = true;          ///< kernel may use the opt-in shared maximum per block (>48 KiB)
-    int shared_carveout_percent = -1;   ///< cudaFuncAttributePreferredSharedMemoryCarveout; -1 = no preference
+    int barriers_per_block = 0;       ///< named barriers the kernel uses (KernelResources::barriers)
+    bool shared_opt_in = true;        ///< kernel opted in to more than 48 KiB per block
+    int shared_carveout_percent = -1; ///< preferred carveout; -1 = no preference
 };
 
 /// A block count that a resource does not bound.
@@ -77,21 +77,21 @@ inline constexpr int unlimited_blocks = std::numeric_limits<int>::max();
 
 /// Resident blocks and warps per SM for one kernel configuration, and what limits them.
 struct Occupancy {
-    std::string_view arch;                    ///< architecture name, "sm_90"
-    int threads_per_block = 0;                ///< input
-    int registers_per_thread = 0;             ///< input
-    int shared_bytes_per_block = 0;           ///< input: static + dynamic
-    int blocks_per_sm = 0;                    ///< resident blocks; 0 when the block can never launch
-    int active_warps_per_sm = 0;              ///< blocks_per_sm x warps per block
-    int max_warps_per_sm = 0;                 ///< the architecture's warp slots
-    double occupancy = 0.0;                   ///< active / max warps, 0..1
-    OccupancyLimiter limiter = OccupancyLimiter::warps;  ///< the resource that caps blocks_per_sm
-    int blocks_by_warps = 0;                  ///< blocks the warp slots alone allow
-    int blocks_by_registers = 0;              ///< blocks the register file alone allows
-    int blocks_by_shared_memory = 0;          ///< blocks shared memory alone allows
-    int blocks_by_block_slots = 0;            ///< the architecture's block slots
-    int blocks_by_barriers = 0;               ///< blocks the named barriers alone allow
-    int allocated_registers_per_block = 0;    ///< after per-warp rounding
+    std::string_view arch;          ///< architecture name, "sm_90"
+    int threads_per_block = 0;      ///< input
+    int registers_per_thread = 0;   ///< input
+    int shared_bytes_per_block = 0; ///< input: static + dynamic
+    int blocks_per_sm = 0;          ///< resident blocks; 0 when the block can never launch
+    int active_warps_per_sm = 0;    ///< blocks_per_sm x warps per block
+    int max_warps_per_sm = 0;       ///< the architecture's warp slots
+    double occupancy = 0.0;         ///< active / max warps, 0..1
+    OccupancyLimiter limiter = OccupancyLimiter::warps; ///< the resource that caps blocks_per_sm
+    int blocks_by_warps = 0;                            ///< blocks the warp slots alone allow
+    int blocks_by_registers = 0;                        ///< blocks the register file alone allows
+    int blocks_by_shared_memory = 0;                    ///< blocks shared memory alone allows
+    int blocks_by_block_slots = 0;                      ///< the architecture's block slots
+    int blocks_by_barriers = 0;                         ///< blocks the named barriers alone allow
+    int allocated_registers_per_block = 0;              ///< after per-warp rounding
     int allocated_shared_bytes_per_block = 0; ///< with the reserved 1 KiB, rounded to the granularity
     int shared_bytes_per_sm = 0;              ///< the carveout assumed
     std::string impossible_reason;            ///< why no block fits; empty when blocks_per_sm > 0

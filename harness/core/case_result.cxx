@@ -65,6 +65,7 @@ void to_json(nlohmann::json& j, const CaseResult& r)
     for (const auto& m : r.metrics) metrics[m.name] = m.value;
     j = {{"suite", r.suite},
          {"variant", r.variant},
+         {"arch", r.arch},
          {"params", r.params},
          {"params_text", r.params_text},
          {"status", case_status_name(r.status)},
@@ -78,6 +79,7 @@ void from_json(const nlohmann::json& j, CaseResult& r)
 {
     r.suite = j.at("suite").get<std::string>();
     r.variant = j.at("variant").get<std::string>();
+    r.arch = j.value("arch", "");
     r.params = j.at("params").get<std::map<std::string, std::int64_t>>();
     r.params_text = j.at("params_text").get<std::string>();
     r.status = case_status_from_name(j.at("status").get<std::string>());

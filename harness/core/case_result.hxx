@@ -36,6 +36,7 @@ struct MetricValue {
 struct CaseResult {
     std::string suite;
     std::string variant;
+    std::string arch;  ///< sm_90: the GPU's, or the target of a static-tier result
     std::map<std::string, std::int64_t> params;
     std::string params_text;
     CaseStatus status = CaseStatus::skipped;

@@ -30,17 +30,17 @@ std::string csv_row(std::initializer_list<std::string_view> fields)
 
 std::string results_csv(const RunReport& report)
 {
-    std::string out = csv_row({"suite", "variant", "params", "metric", "value", "unit", "status"});
+    std::string out = csv_row({"suite", "variant", "params", "arch", "metric", "value", "unit", "status"});
     for (const auto& r : report.results) {
         const std::string status = case_status_name(r.status);
         // Metrics in table order, then any the table does not know (none today).
         for (const auto& info : metric_table()) {
             const auto value = r.metric(std::string(info.name));
             if (!value) continue;
-            out += csv_row({r.suite, r.variant, r.params_text, info.name, fmt::format("{:.9g}", *value), info.unit,
+            out += csv_row({r.suite, r.variant, r.params_text, r.arch, info.name, fmt::format("{:.9g}", *value), info.unit,
                             status});
         }
-        if (r.metrics.empty()) out += csv_row({r.suite, r.variant, r.params_text, "", "", "", status});
+        if (r.metrics.empty()) out += csv_row({r.suite, r.variant, r.params_text, r.arch, "", "", "", status});
     }
     return out;
 }

@@ -238,6 +238,7 @@ CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
     CaseResult r;
     r.suite = suite_.name;
     r.variant = variant.name;
+    r.arch = session_.info().arch;
     r.params = {c.params.begin(), c.params.end()};
     r.params_text = c.params_text;
 

@@ -19,6 +19,7 @@ report::RunReport sample_report()
     ok.suite = "gemm";
     ok.variant = "tiled16";
     ok.params_text = "N=1000";
+    ok.arch = "sm_90";
     ok.status = CaseStatus::passed;
     ok.set_metric("time_median", 123.5);
     ok.set_metric("registers", 32);
@@ -59,12 +60,12 @@ TEST(Report, CsvIsLongFormAndRoundTrips)
 {
     const auto rows = parse_csv(report::results_csv(sample_report()));
     ASSERT_EQ(rows.size(), 1u + 3u + 1u);
-    EXPECT_EQ(rows[0], (std::vector<std::string>{"suite", "variant", "params", "metric", "value", "unit", "status"}));
-    EXPECT_EQ(rows[1], (std::vector<std::string>{"gemm", "tiled16", "N=1000", "time_median", "123.5", "us", "passed"}));
-    EXPECT_EQ(rows[2][3], "registers");
-    EXPECT_EQ(rows[2][5], "regs/thread");
+    EXPECT_EQ(rows[0], (std::vector<std::string>{"suite", "variant", "params", "arch", "metric", "value", "unit", "status"}));
+    EXPECT_EQ(rows[1], (std::vector<std::string>{"gemm", "tiled16", "N=1000", "sm_90", "time_median", "123.5", "us", "passed"}));
+    EXPECT_EQ(rows[2][4], "registers");
+    EXPECT_EQ(rows[2][6], "regs/thread");
     EXPECT_EQ(rows[4][1], "broken, \"quoted\"");
-    EXPECT_EQ(rows[4][6], "fault");
+    EXPECT_EQ(rows[4][7], "fault");
 }
 
 TEST(Report, ConsoleTableShowsEveryCaseAndFailureMessages)

@@ -1,0 +1,124 @@
+#include "harness/compile/static_tier.hxx"
+
+#include "harness/compile/compile_suite.hxx"
+#include "harness/compile/cubin_info.hxx"
+#include "harness/compile/occupancy.hxx"
+#include "harness/suite/sweep.hxx"
+
+#include <fmt/format.h>
+
+namespace harness::compile {
+
+namespace {
+
+/// Static figures of one launch at one point; throws std::runtime_error for bad geometry.
+struct LaunchFigures {
+    KernelResources kernel;
+    Occupancy occupancy;
+    int dynamic_shared = 0;
+};
+
+LaunchFigures launch_figures(const ArchLimits& limits, const KernelResources& kernel, const suite::LaunchSpec& launch,
+                             const suite::Bindings& params)
+{
+    std::int64_t threads = 1;
+    for (const auto& dim : launch.block) threads *= dim.evaluate(params);
+    const std::int64_t dynamic = launch.shared_bytes.evaluate(params);
+    if (threads < 1 || threads > limits.max_threads_per_block)
+        throw std::runtime_error(fmt::format("block of {} threads for {}", threads, launch.entry));
+    OccupancyOptions options;
+    options.barriers_per_block = kernel.barriers;
+    options.shared_opt_in = dynamic + kernel.static_shared_bytes > 48 * 1024;
+    LaunchFigures f{kernel,
+                    theoretical_occupancy(limits, static_cast<int>(threads), kernel.registers,
+                                          kernel.static_shared_bytes + static_cast<int>(dynamic), options),
+                    static_cast<int>(dynamic)};
+    return f;
+}
+
+} // namespace
+
+std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::vector<std::string>& archs,
+                                        const CompileCache* cache)
+{
+    std::vector<CaseResult> results;
+    const auto cases = suite::expand_cases(suite);
+    for (const auto& arch : archs) {
+        const ArchLimits& limits = arch_limits(arch);
+        const SuiteModules compiled = compile_suite(suite, arch, cache);
+        std::map<std::string, CubinInfo> infos;
+        std::map<std::string, std::string> read_errors;
+        for (const auto& [name, module] : compiled.modules) {
+            try {
+                CubinInfo info = read_cubin_info(module.cubin);
+                merge_ptxas_log(info, parse_ptxas_log(module.log));
+                infos.emplace(name, std::move(info));
+            } catch (const std::exception& e) {
+                read_errors.emplace(name, e.what());
+            }
+        }
+        for (const auto& c : cases) {
+            const auto& variant = suite.variants[c.variant];
+            CaseResult r;
+            r.suite = suite.name;
+            r.variant = variant.name;
+            r.arch = arch;
+            r.params = {c.params.begin(), c.params.end()};
+            r.params_text = c.params_text;
+            if (auto e = compiled.errors.find(variant.name); e != compiled.errors.end()) {
+                r.status = CaseStatus::compile_error;
+                r.message = e->second;
+                results.push_back(std::move(r));
+                continue;
+            }
+            if (auto e = read_errors.find(variant.name); e != read_errors.end()) {
+                r.status = CaseStatus::compile_error;
+                r.message = "cannot read the cubin: " + e->second;
+                results.push_back(std::move(r));
+                continue;
+            }
+            const CubinInfo& info = infos.at(variant.name);
+            const CompiledModule& module = compiled.modules.at(variant.name);
+            try {
+                // A multi-launch variant reports its most demanding kernel, as the GPU tier does.
+                std::optional<LaunchFigures> worst;
+                int registers = 0, static_shared = 0, local = 0, barriers = 0, spill_stores = 0, spill_loads = 0;
+                int dynamic_shared = 0;
+                for (const auto& launch : variant.launches) {
+                    const KernelResources& k = info.kernel(module.lowered_names.at(launch.entry));
+                    const LaunchFigures f = launch_figures(limits, k, launch, c.params);
+                    registers = std::max(registers, k.registers);
+                    static_shared = std::max(static_shared, k.static_shared_bytes);
+                    local = std::max(local, k.local_bytes);
+                    barriers = std::max(barriers, k.barriers);
+                    spill_stores = std::max(spill_stores, k.spill_store_bytes.value_or(0));
+                    spill_loads = std::max(spill_loads, k.spill_load_bytes.value_or(0));
+                    dynamic_shared = std::max(dynamic_shared, f.dynamic_shared);
+                    if (!worst || f.occupancy.occupancy < worst->occupancy.occupancy) worst = f;
+                }
+                r.set_metric("registers", registers);
+                r.set_metric("spill_store_bytes", spill_stores);
+                r.set_metric("spill_load_bytes", spill_loads);
+                r.set_metric("static_shared_bytes", static_shared);
+                r.set_metric("dynamic_shared_bytes", dynamic_shared);
+                r.set_metric("local_bytes", local);
+                r.set_metric("barriers", barriers);
+                r.set_metric("blocks_per_sm", worst->occupancy.blocks_per_sm);
+                r.set_metric("theoretical_occupancy", worst->occupancy.occupancy);
+                r.occupancy_limiter = std::string(to_string(worst->occupancy.limiter));
+                r.status = CaseStatus::passed;
+                if (worst->occupancy.blocks_per_sm == 0) {
+                    r.status = CaseStatus::launch_error;
+                    r.message = "cannot launch: " + worst->occupancy.impossible_reason;
+                }
+            } catch (const std::exception& e) {
+                r.status = CaseStatus::launch_error;
+                r.message = e.what();
+            }
+            results.push_back(std::move(r));
+        }
+    }
+    return results;
+}
+
+} // namespace harness::compile

@@ -1,0 +1,19 @@
+#pragma once
+// The static tier: what the compiler decides, measured without a GPU. Every variant is compiled
+// for each architecture and its cubin read for registers, spills, stack, shared memory and
+// barriers; theoretical occupancy follows from the architecture's rules at each sweep point.
+
+#include "harness/compile/nvrtc_compiler.hxx"
+#include "harness/core/case_result.hxx"
+#include "harness/suite/suite.hxx"
+
+#include <string>
+#include <vector>
+
+namespace harness::compile {
+
+/// One result per variant, sweep point and architecture (arch set in each result).
+std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::vector<std::string>& archs,
+                                        const CompileCache* cache);
+
+} // namespace harness::compile
