@@ -25,6 +25,7 @@ SuiteModules compile_suite(const suite::Suite& suite, const std::string& arch, c
 {
     SuiteModules out;
     for (const auto& variant : suite.variants) {
+        if (variant.is_builtin()) continue;  // a library call: nothing to compile
         try {
             out.modules.emplace(variant.name, compile(request_for(suite, variant, arch), cache));
         } catch (const std::exception& e) {

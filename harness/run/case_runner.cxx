@@ -2,6 +2,7 @@
 
 #include "harness/compile/cubin_info.hxx"
 #include "harness/compile/occupancy.hxx"
+#include "harness/run/builtins.hxx"
 #include "harness/run/timing_stats.hxx"
 
 #include <chrono>
@@ -78,6 +79,8 @@ struct CaseRunner::Prepared {
         unsigned shared_bytes = 0;
         std::vector<std::array<std::byte, 8>> scalar_storage;
         std::vector<void*> params;
+        const BuiltinInfo* builtin = nullptr;  // a library call instead of a kernel
+        std::vector<BuiltinArg> builtin_args;
     };
     std::vector<std::unique_ptr<Buffer>> buffers;
     std::vector<Launch> launches;
@@ -116,8 +119,6 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
 {
     const Driver& d = driver();
     auto p = std::make_unique<Prepared>();
-    const auto& compiled = modules_.at(variant.name);
-    CUmodule module = module_for(variant);
 
     // Allocate only the buffers this variant's launches use.
     std::size_t total_bytes = 0;
@@ -151,6 +152,23 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
         }
     }
 
+    if (variant.is_builtin()) {
+        Prepared::Launch l;
+        l.builtin = find_builtin(variant.builtin);
+        for (std::size_t ai = 0; ai < variant.launches[0].args.size(); ++ai) {
+            const auto& a = variant.launches[0].args[ai];
+            BuiltinArg value;
+            value.is_pointer = a.is_buffer();
+            if (a.is_buffer()) value.pointer = p->find(a.buffer)->device.ptr;
+            else value.scalar = a.literal ? *a.literal : static_cast<double>(eval(a.scalar, params, fmt::format("args[{}]", ai)));
+            l.builtin_args.push_back(value);
+        }
+        p->launches.push_back(std::move(l));
+        return p;
+    }
+
+    const auto& compiled = modules_.at(variant.name);
+    CUmodule module = module_for(variant);
     for (std::size_t li = 0; li < variant.launches.size(); ++li) {
         const auto& spec = variant.launches[li];
         const std::string where = variant.launches.size() > 1 ? fmt::format("launches[{}].", li) : "";
@@ -204,7 +222,8 @@ void CaseRunner::launch_all(Prepared& p)
 {
     const Driver& d = driver();
     for (auto& l : p.launches)
-        CU_CHECK(d.cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
+        if (l.builtin) l.builtin->call(l.builtin_args, session_.stream());
+        else CU_CHECK(d.cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
                                   l.shared_bytes, session_.stream(), l.params.data(), nullptr));
 }
 
@@ -283,6 +302,16 @@ CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
         r.set_metric("verify_max_rel_error", max_rel);
     }
 
+    if (!variant.is_builtin()) read_resources(variant, *p, r);
+    if (options_.verify_only) return r;
+    time_case(variant, c, *p, r);
+    return r;
+}
+
+void CaseRunner::read_resources(const suite::VariantSpec& variant, Prepared& prepared, CaseResult& r)
+{
+    const Driver& d = driver();
+    auto* p = &prepared;
     // Static resources of the kernels as loaded; a multi-launch variant reports its most
     // demanding kernel (most registers, least occupancy).
     const compile::ArchLimits* limits = compile::find_arch_limits(session_.info().arch);
@@ -328,9 +357,12 @@ CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
     r.set_metric("local_bytes", local);
     r.set_metric("blocks_per_sm", blocks);
     r.set_metric("theoretical_occupancy", occupancy);
+}
 
-    if (options_.verify_only) return r;
-
+void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case& c, Prepared& prepared, CaseResult& r)
+{
+    const Driver& d = driver();
+    auto* p = &prepared;
     // Timing: its own pass, with the L2 flushed and inout buffers restored before every sample.
     auto restore_and_flush = [&] {
         for (auto& b : p->buffers)
@@ -369,7 +401,6 @@ CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
         const double bytes = static_cast<double>(eval(*variant.bytes, c.params, "bytes"));
         r.set_metric("bandwidth", bytes / (t.median_us * 1e3));
     }
-    return r;
 }
 
 } // namespace harness::run

@@ -45,6 +45,8 @@ private:
     std::unique_ptr<Prepared> prepare(const suite::VariantSpec& variant, const suite::Bindings& params);
     void launch_all(Prepared& p);
     std::map<std::string, Bytes> download_outputs(Prepared& p);
+    void read_resources(const suite::VariantSpec& variant, Prepared& p, CaseResult& r);
+    void time_case(const suite::VariantSpec& variant, const suite::Case& c, Prepared& p, CaseResult& r);
 
     GpuSession& session_;
     const suite::Suite& suite_;

@@ -1,5 +1,6 @@
 #include "harness/core/error.hxx"
 #include "harness/core/text.hxx"
+#include "harness/run/builtins.hxx"
 #include "harness/suite/suite.hxx"
 
 #include <algorithm>
@@ -391,12 +392,14 @@ public:
                         const std::vector<BufferSpec>& suite_buffers) const
     {
         static const std::vector<std::string> launch_keys = {"entry", "block", "grid", "shared_bytes", "args"};
-        std::vector<std::string> allowed = {"source", "defines", "options", "launches", "buffers", "flops", "bytes"};
+        std::vector<std::string> allowed = {"source", "defines", "options", "launches", "buffers", "flops", "bytes",
+                                            "builtin"};
         allowed.insert(allowed.end(), launch_keys.begin(), launch_keys.end());
-        check_keys(node, field, allowed, {"source"});
         VariantSpec v;
         v.name = name;
         v.where = where(node);
+        if (node.IsMap() && node["builtin"]) return builtin_variant(v, node, field, params, suite_buffers);
+        check_keys(node, field, allowed, {"source"});
         const std::string source = scalar(node["source"], field + ".source");
         v.source = fs::weakly_canonical(dir_ / source);
         if (!fs::is_regular_file(v.source))
@@ -428,6 +431,40 @@ public:
                 if (!node[key]) fail(node, prefixed(field, key), "missing required key (or give 'launches')");
             v.launches.push_back(launch(node, field, params, known));
         }
+        if (node["flops"]) v.flops = expression(node["flops"], field + ".flops", params);
+        if (node["bytes"]) v.bytes = expression(node["bytes"], field + ".bytes", params);
+        return v;
+    }
+
+    /// A variant that calls a library routine (run::builtin_table) instead of a kernel.
+    VariantSpec builtin_variant(VariantSpec v, const YAML::Node& node, const std::string& field,
+                                const std::set<std::string, std::less<>>& params,
+                                const std::vector<BufferSpec>& suite_buffers) const
+    {
+        check_keys(node, field, {"builtin", "args", "buffers", "flops", "bytes"}, {"builtin", "args"});
+        v.builtin = scalar(node["builtin"], field + ".builtin");
+        const run::BuiltinInfo* info = run::find_builtin(v.builtin);
+        if (!info) {
+            std::vector<std::string> names;
+            for (const auto& b : run::builtin_table()) names.push_back(b.name);
+            fail(node["builtin"], field + ".builtin",
+                 fmt::format("unknown built-in '{}'{}; one of {}", v.builtin, did_you_mean(v.builtin, names), join(names)));
+        }
+        if (node["buffers"]) v.buffers = buffers(node["buffers"], field + ".buffers", params);
+        std::vector<BufferSpec> known = suite_buffers;
+        known.insert(known.end(), v.buffers.begin(), v.buffers.end());
+        LaunchSpec l;
+        l.entry = v.builtin;
+        l.where = where(node);
+        const YAML::Node args = node["args"];
+        if (!args.IsSequence() || args.size() != info->buffer_args + info->scalar_args)
+            fail(args, field + ".args", fmt::format("{} takes {}", v.builtin, info->signature));
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            l.args.push_back(arg(args[i], fmt::format("{}.args[{}]", field, i), params, known));
+            if (l.args.back().is_buffer() != (i < info->buffer_args))
+                fail(args[i], fmt::format("{}.args[{}]", field, i), fmt::format("{} takes {}", v.builtin, info->signature));
+        }
+        v.launches.push_back(std::move(l));
         if (node["flops"]) v.flops = expression(node["flops"], field + ".flops", params);
         if (node["bytes"]) v.bytes = expression(node["bytes"], field + ".bytes", params);
         return v;

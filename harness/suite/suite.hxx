@@ -77,7 +77,8 @@ struct LaunchSpec {
 /// A kernel variant: one source file, compiled once, launched as one or more kernels.
 struct VariantSpec {
     std::string name;
-    std::filesystem::path source;  ///< absolute path
+    std::string builtin;           ///< a library routine (run::builtin_table) instead of a kernel
+    std::filesystem::path source;  ///< absolute path; empty for a built-in
     std::map<std::string, std::string> defines;
     std::vector<std::string> options;
     std::vector<LaunchSpec> launches;
@@ -85,6 +86,7 @@ struct VariantSpec {
     std::optional<Expression> flops;
     std::optional<Expression> bytes;
     SourceLocation where;
+    bool is_builtin() const { return !builtin.empty(); }
 };
 
 /// One swept parameter with its values in order.

@@ -193,3 +193,28 @@ TEST(SuiteLoad, EveryCommittedSuiteLoads)
             }
     EXPECT_GE(loaded, 2);
 }
+
+TEST(SuiteLoad, BuiltinVariantsAreCheckedAgainstTheTable)
+{
+    const std::string cublas = "  cublas:\n    builtin: cublas_sgemm\n    args: [A, A, C, {i32: N}, {i32: N}, {i32: N}]\n";
+    const Suite s = parse_suite(valid + cublas, suite_path);
+    ASSERT_NE(s.find_variant("cublas"), nullptr);
+    EXPECT_TRUE(s.find_variant("cublas")->is_builtin());
+    EXPECT_EQ(s.find_variant("cublas")->launches[0].args.size(), 6u);
+
+    auto error = [&](const std::string& text) {
+        try {
+            parse_suite(valid + text, suite_path);
+        } catch (const harness::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_NE(error("  cublas:\n    builtin: cublas_sgem\n    args: [A]\n").find("unknown built-in 'cublas_sgem' (did you mean 'cublas_sgemm'?)"),
+              std::string::npos);
+    EXPECT_NE(error("  cublas:\n    builtin: cublas_sgemm\n    args: [A, A, C]\n").find("cublas_sgemm takes [A, B, C"),
+              std::string::npos);
+    EXPECT_NE(error("  cublas:\n    builtin: cublas_sgemm\n    args: [A, A, {i32: N}, C, {i32: N}, {i32: N}]\n")
+                  .find("variants.cublas.args[2]"),
+              std::string::npos);
+}
