@@ -1,0 +1,26 @@
+// Demonstrates: tree reduction with sequential addressing: thread tid adds partial[tid + stride] for a
+// halving stride, so active threads are contiguous (no divergence) and a warp reads 32 consecutive banks.
+
+/// Sums in[0, n) into one partial per block: block_sums[blockIdx.x] (grid-stride load, as in
+/// reduce_interleaved_divergent). BLOCK: threads per block, a power of two; launch with block (BLOCK).
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+reduce_sequential(const float* __restrict__ in, float* __restrict__ block_sums, int n)
+{
+    static_assert((BLOCK & (BLOCK - 1)) == 0 && BLOCK <= 1024, "BLOCK must be a power of two, at most 1024");
+    static_assert(BLOCK * sizeof(float) <= 48 * 1024, "static shared memory is limited to 48 KiB");
+
+    __shared__ float partial[BLOCK];
+    const int tid = threadIdx.x;
+
+    float v = 0.0f;
+    for (int i = blockIdx.x * BLOCK + tid; i < n; i += gridDim.x * BLOCK) v += in[i];
+    partial[tid] = v;
+    __syncthreads();
+
+    for (int stride = BLOCK / 2; stride > 0; stride /= 2) {
+        if (tid < stride) partial[tid] += partial[tid + stride];
+        __syncthreads();
+    }
+    if (tid == 0) block_sums[blockIdx.x] = partial[0];
+}
