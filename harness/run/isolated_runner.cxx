@@ -147,7 +147,8 @@ std::vector<CaseResult> run_isolated(const suite::Suite& suite, const std::vecto
         }
         ::close(fds[1]);
 
-        std::optional<std::size_t> current;
+        constexpr std::size_t none = static_cast<std::size_t>(-1);
+        std::size_t current = none;  // the case the worker is running
         auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(config.startup_timeout_s));
         std::string buffer;
@@ -179,12 +180,12 @@ std::vector<CaseResult> run_isolated(const suite::Suite& suite, const std::vecto
                     current = message.at("index").get<std::size_t>();
                     deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                   std::chrono::duration<double>(config.case_timeout_s));
-                    if (observer.on_begin) observer.on_begin(*current);
+                    if (observer.on_begin) observer.on_begin(current);
                 } else if (event == "result") {
                     const auto index = message.at("index").get<std::size_t>();
                     finish(index, message.at("result").get<CaseResult>());
                     ++progress;
-                    current.reset();
+                    current = none;
                     deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                   std::chrono::duration<double>(config.case_timeout_s));
                 }
@@ -197,8 +198,8 @@ std::vector<CaseResult> run_isolated(const suite::Suite& suite, const std::vecto
         }
 
         if (!fatal.empty()) throw Error(ErrorKind::environment, fatal);
-        if (current) {
-            CaseResult r = base_result(suite, cases[*current]);
+        if (current != none) {
+            CaseResult r = base_result(suite, cases[current]);
             if (timed_out) {
                 r.status = CaseStatus::timeout;
                 r.message = fmt::format("did not finish within {:g} s; its worker was killed", config.case_timeout_s);
@@ -206,7 +207,7 @@ std::vector<CaseResult> run_isolated(const suite::Suite& suite, const std::vecto
                 r.status = CaseStatus::fault;
                 r.message = fmt::format("the worker process died while running this case: {}", describe_exit(status));
             }
-            finish(*current, std::move(r));
+            finish(current, std::move(r));
         } else if (progress == 0) {
             // A worker that died or hung before starting any case would be restarted forever.
             throw Error(ErrorKind::environment,
