@@ -67,9 +67,10 @@ TEST(NvrtcCompile, EveryKernelFileIsUsedBySomeSuite)
             for (const auto& f : compile::source_closure(compile::request_for(s, v, "sm_90"))) used.insert(f);
         }
     }
-    for (const auto& e : fs::recursive_directory_iterator(root / "kernels"))
-        if (e.path().extension() == ".cu" || e.path().extension() == ".cuh")
-            EXPECT_TRUE(used.contains(fs::weakly_canonical(e.path()))) << e.path() << " is in no suite";
+    for (const auto& e : fs::recursive_directory_iterator(root / "kernels")) {
+        if (e.path().extension() != ".cu" && e.path().extension() != ".cuh") continue;
+        EXPECT_TRUE(used.contains(fs::weakly_canonical(e.path()))) << e.path() << " is in no suite";
+    }
 }
 
 TEST(NvrtcCompile, TemplateEntryGetsItsLoweredName)
