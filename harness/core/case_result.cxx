@@ -42,6 +42,53 @@ bool case_status_fails(CaseStatus status)
     return true;
 }
 
+const char* verdict_name(Verdict verdict)
+{
+    switch (verdict) {
+    case Verdict::passed: return "passed";
+    case Verdict::regressed: return "regressed";
+    case Verdict::improved: return "improved";
+    case Verdict::waived: return "waived";
+    case Verdict::expect_failed: return "expect_failed";
+    case Verdict::no_baseline: return "no_baseline";
+    case Verdict::skipped: return "skipped";
+    }
+    return "?";
+}
+
+Verdict verdict_from_name(const std::string& name)
+{
+    for (auto v : {Verdict::passed, Verdict::regressed, Verdict::improved, Verdict::waived, Verdict::expect_failed,
+                   Verdict::no_baseline, Verdict::skipped})
+        if (name == verdict_name(v)) return v;
+    throw Error(ErrorKind::bad_input, "unknown verdict '" + name + "'");
+}
+
+bool verdict_fails(Verdict verdict, bool fail_on_improvement)
+{
+    switch (verdict) {
+    case Verdict::regressed:
+    case Verdict::expect_failed: return true;
+    case Verdict::improved: return fail_on_improvement;
+    case Verdict::passed:
+    case Verdict::waived:
+    case Verdict::no_baseline:
+    case Verdict::skipped: return false;
+    }
+    return true;
+}
+
+std::optional<Verdict> worst_verdict(const CaseResult& r)
+{
+    // Most serious first.
+    constexpr Verdict order[] = {Verdict::expect_failed, Verdict::regressed, Verdict::waived, Verdict::improved,
+                                 Verdict::no_baseline,   Verdict::passed,    Verdict::skipped};
+    for (const Verdict v : order)
+        for (const auto& mv : r.verdicts)
+            if (mv.verdict == v) return v;
+    return std::nullopt;
+}
+
 std::optional<double> CaseResult::metric(const std::string& name) const
 {
     for (const auto& m : metrics)
@@ -59,6 +106,50 @@ void CaseResult::set_metric(const std::string& name, double value)
     metrics.push_back({name, value});
 }
 
+void to_json(nlohmann::json& j, const MetricVerdict& v)
+{
+    j = {{"metric", v.metric}, {"verdict", verdict_name(v.verdict)}, {"rule", v.rule}, {"message", v.message},
+         {"location", v.location}};
+    j["baseline"] = v.baseline ? nlohmann::json(*v.baseline) : nlohmann::json(nullptr);
+    j["value"] = v.value ? nlohmann::json(*v.value) : nlohmann::json(nullptr);
+}
+
+void from_json(const nlohmann::json& j, MetricVerdict& v)
+{
+    v.metric = j.at("metric").get<std::string>();
+    v.verdict = verdict_from_name(j.at("verdict").get<std::string>());
+    v.rule = j.value("rule", "");
+    v.message = j.value("message", "");
+    v.location = j.value("location", "");
+    const auto number = [&](const char* key) -> std::optional<double> {
+        if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+        return j.at(key).get<double>();
+    };
+    v.baseline = number("baseline");
+    v.value = number("value");
+}
+
+void to_json(nlohmann::json& j, const Hotspot& h)
+{
+    j = {{"metric", h.metric}, {"access", h.access}, {"kernel", h.kernel},   {"file", h.file},
+         {"line", h.line},     {"actual", h.actual}, {"ideal", h.ideal},     {"excess", h.excess},
+         {"snippet", h.snippet}, {"snippet_first_line", h.snippet_first_line}};
+}
+
+void from_json(const nlohmann::json& j, Hotspot& h)
+{
+    h.metric = j.at("metric").get<std::string>();
+    h.access = j.value("access", "");
+    h.kernel = j.value("kernel", "");
+    h.file = j.value("file", "");
+    h.line = j.value("line", 0);
+    h.actual = j.value("actual", 0.0);
+    h.ideal = j.value("ideal", 0.0);
+    h.excess = j.value("excess", 0.0);
+    h.snippet = j.value("snippet", std::vector<std::string>{});
+    h.snippet_first_line = j.value("snippet_first_line", 0);
+}
+
 void to_json(nlohmann::json& j, const CaseResult& r)
 {
     nlohmann::json metrics = nlohmann::json::object();
@@ -72,7 +163,9 @@ void to_json(nlohmann::json& j, const CaseResult& r)
          {"message", r.message},
          {"occupancy_limiter", r.occupancy_limiter},
          {"metrics", metrics},
-         {"time_samples_us", r.time_samples_us}};
+         {"time_samples_us", r.time_samples_us},
+         {"hotspots", r.hotspots},
+         {"verdicts", r.verdicts}};
 }
 
 void from_json(const nlohmann::json& j, CaseResult& r)
@@ -88,6 +181,8 @@ void from_json(const nlohmann::json& j, CaseResult& r)
     r.metrics.clear();
     for (const auto& [name, value] : j.at("metrics").items()) r.metrics.push_back({name, value.get<double>()});
     r.time_samples_us = j.value("time_samples_us", std::vector<double>{});
+    r.hotspots = j.value("hotspots", std::vector<Hotspot>{});
+    r.verdicts = j.value("verdicts", std::vector<MetricVerdict>{});
 }
 
 } // namespace harness

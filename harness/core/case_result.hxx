@@ -26,6 +26,47 @@ CaseStatus case_status_from_name(const std::string& name);
 /// True for the statuses that fail a run.
 bool case_status_fails(CaseStatus status);
 
+/// The outcome of comparing one metric of a case with its baseline or an `expect:` rule.
+enum class Verdict {
+    passed,         ///< within the rule's tolerance
+    regressed,      ///< worse than the baseline beyond tolerance: fails the run
+    improved,       ///< better beyond tolerance: passes (the baseline is stale) unless asked to fail
+    waived,         ///< regressed, but a current waiver names it: passes, printed with the reason
+    expect_failed,  ///< an `expect:` rule of the suite does not hold: fails the run
+    no_baseline,    ///< nothing to compare with (new case or metric): passes with a note
+    skipped,        ///< not compared (rule "ignore", or a noisy figure from another GPU model)
+};
+
+const char* verdict_name(Verdict verdict);
+Verdict verdict_from_name(const std::string& name);
+/// True for the verdicts that fail a run (`fail_on_improvement` adds `improved`).
+bool verdict_fails(Verdict verdict, bool fail_on_improvement = false);
+
+/// One metric of one case judged against its baseline or an `expect:` rule.
+struct MetricVerdict {
+    std::string metric;
+    Verdict verdict = Verdict::passed;
+    std::optional<double> baseline;  ///< absent for expect rules and new metrics
+    std::optional<double> value;     ///< absent when the run did not produce the metric
+    std::string rule;                ///< e.g. "exact", "rel 5%", "samples 5% (p=0.0002)", "expect <= 64"
+    std::string message;             ///< what changed, by how much, and why it matters (cliffs are named)
+    std::string location;            ///< kernels/transpose/transpose.cu:31 where SASS metrics attribute it
+};
+
+/// A source line that causes excess traffic, from the SASS metrics (exact, per instruction).
+struct Hotspot {
+    std::string metric;    ///< excess_global_sectors / excess_shared_wavefronts / local_sectors / divergent_branch_targets
+    std::string access;    ///< "global load", "global store", "shared load", "shared store", "local", "branch"
+    std::string kernel;    ///< the kernel (entry) the instruction belongs to
+    std::string file;      ///< as recorded in the cubin's line table, made relative to the repository if possible
+    int line = 0;
+    double actual = 0.0;   ///< sectors / wavefronts at this line
+    double ideal = 0.0;    ///< what an ideal access pattern would need
+    double excess = 0.0;   ///< actual - ideal (for local and branch metrics: the count itself)
+    std::vector<std::string> snippet;  ///< a few source lines around `line`, for reports
+    int snippet_first_line = 0;        ///< line number of snippet[0]
+};
+
 /// A named figure of a case; unit and meaning come from the metric table.
 struct MetricValue {
     std::string name;
@@ -44,11 +85,20 @@ struct CaseResult {
     std::string occupancy_limiter;  ///< registers / shared_memory / blocks / warps
     std::vector<MetricValue> metrics;
     std::vector<double> time_samples_us;
+    std::vector<Hotspot> hotspots;       ///< source lines by excess, largest first
+    std::vector<MetricVerdict> verdicts; ///< filled by the comparison stage
 
     std::optional<double> metric(const std::string& name) const;
     void set_metric(const std::string& name, double value);
 };
 
+/// The worst verdict of a case's metrics, for one-word summaries; nullopt when nothing was compared.
+std::optional<Verdict> worst_verdict(const CaseResult& r);
+
+void to_json(nlohmann::json& j, const MetricVerdict& v);
+void from_json(const nlohmann::json& j, MetricVerdict& v);
+void to_json(nlohmann::json& j, const Hotspot& h);
+void from_json(const nlohmann::json& j, Hotspot& h);
 void to_json(nlohmann::json& j, const CaseResult& r);
 void from_json(const nlohmann::json& j, CaseResult& r);
 

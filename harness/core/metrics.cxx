@@ -4,41 +4,121 @@ namespace harness {
 
 namespace {
 
+using enum Direction;
+using enum Stability;
+using enum Collector;
+
 constexpr MetricInfo table[] = {
-    {"time_median", "CUDA events, unprofiled pass", "us", Direction::lower_is_better, Stability::noisy, 0.05,
+    // Timing pass.
+    {"time_median", "CUDA events, unprofiled pass", "us", lower_is_better, noisy, timing, "samples 5%", true,
      "median kernel time over the timed samples"},
-    {"time_min", "CUDA events, unprofiled pass", "us", Direction::lower_is_better, Stability::noisy, 0.05,
+    {"time_min", "CUDA events, unprofiled pass", "us", lower_is_better, noisy, timing, "ignore", true,
      "fastest timed sample"},
-    {"time_noise", "CUDA events, unprofiled pass", "%", Direction::lower_is_better, Stability::noisy, 1.0,
+    {"time_noise", "CUDA events, unprofiled pass", "%", lower_is_better, noisy, timing, "ignore", true,
      "relative standard deviation of the samples"},
-    {"time_samples", "CUDA events, unprofiled pass", "count", Direction::neither, Stability::noisy, 1.0,
+    {"time_samples", "CUDA events, unprofiled pass", "count", neither, noisy, timing, "ignore", true,
      "number of timed samples"},
-    {"gflops", "suite flops expression / median time", "GFLOP/s", Direction::higher_is_better, Stability::noisy,
-     0.05, "achieved floating-point throughput"},
-    {"bandwidth", "suite bytes expression / median time", "GB/s", Direction::higher_is_better, Stability::noisy,
-     0.05, "achieved compulsory-traffic bandwidth"},
-    {"registers", "cuFuncGetAttribute(NUM_REGS)", "regs/thread", Direction::lower_is_better, Stability::exact, 0.0,
+    {"gflops", "suite flops expression / time_median", "GFLOP/s", higher_is_better, noisy, timing, "ignore", true,
+     "useful floating-point throughput (the suite's operation count over the median time)"},
+    {"bandwidth", "suite bytes expression / time_median", "GB/s", higher_is_better, noisy, timing, "ignore", true,
+     "compulsory-traffic bandwidth (the suite's byte count over the median time)"},
+
+    // Static resources: from the loaded kernel, or from the cubin in the static tier.
+    {"registers", "cuFuncGetAttribute(NUM_REGS)", "regs/thread", lower_is_better, exact, resources, "exact", true,
      "registers per thread of the kernel as loaded"},
-    {"static_shared_bytes", "cuFuncGetAttribute(SHARED_SIZE_BYTES)", "B", Direction::lower_is_better,
-     Stability::exact, 0.0, "statically declared shared memory per block"},
-    {"dynamic_shared_bytes", "suite shared_bytes expression", "B", Direction::lower_is_better, Stability::exact, 0.0,
+    {"static_shared_bytes", "cuFuncGetAttribute(SHARED_SIZE_BYTES)", "B", lower_is_better, exact, resources, "exact",
+     true, "statically declared shared memory per block"},
+    {"dynamic_shared_bytes", "suite shared_bytes expression", "B", lower_is_better, exact, resources, "exact", true,
      "dynamic shared memory per block requested at launch"},
-    {"spill_store_bytes", "ptxas report (-Xptxas=-v)", "B", Direction::lower_is_better, Stability::exact, 0.0,
+    {"spill_store_bytes", "ptxas report (-Xptxas=-v)", "B", lower_is_better, exact, resources, "exact", true,
      "bytes per thread stored to local memory because registers ran out"},
-    {"spill_load_bytes", "ptxas report (-Xptxas=-v)", "B", Direction::lower_is_better, Stability::exact, 0.0,
+    {"spill_load_bytes", "ptxas report (-Xptxas=-v)", "B", lower_is_better, exact, resources, "exact", true,
      "bytes per thread loaded back from local memory after spilling"},
-    {"barriers", "cubin .nv.info EIATTR_NUM_BARRIERS", "count", Direction::lower_is_better, Stability::exact, 0.0,
+    {"barriers", "cubin .nv.info EIATTR_NUM_BARRIERS", "count", lower_is_better, exact, resources, "exact", true,
      "named barriers the kernel uses"},
-    {"local_bytes", "cuFuncGetAttribute(LOCAL_SIZE_BYTES)", "B", Direction::lower_is_better, Stability::exact, 0.0,
+    {"local_bytes", "cuFuncGetAttribute(LOCAL_SIZE_BYTES)", "B", lower_is_better, exact, resources, "exact", true,
      "local memory (stack and spills) per thread"},
-    {"blocks_per_sm", "cuOccupancyMaxActiveBlocksPerMultiprocessor", "blocks", Direction::higher_is_better,
-     Stability::exact, 0.0, "resident blocks per SM the occupancy calculator allows"},
-    {"theoretical_occupancy", "occupancy calculator", "fraction", Direction::higher_is_better, Stability::exact, 0.0,
+    {"blocks_per_sm", "cuOccupancyMaxActiveBlocksPerMultiprocessor", "blocks", higher_is_better, exact, resources,
+     "exact", true, "resident blocks per SM the occupancy calculator allows"},
+    {"theoretical_occupancy", "occupancy calculator", "fraction", higher_is_better, exact, resources, "exact", true,
      "resident warps / maximum warps per SM"},
-    {"verify_max_abs_error", "comparison with the reference variant", "abs", Direction::lower_is_better,
-     Stability::exact, 0.0, "largest absolute difference from the reference output"},
-    {"verify_max_rel_error", "comparison with the reference variant", "rel", Direction::lower_is_better,
-     Stability::exact, 0.0, "largest relative difference from the reference output"},
+
+    // Verification: gated through the case status, reported for reference.
+    {"verify_max_abs_error", "comparison with the reference variant", "abs", lower_is_better, exact, verification,
+     "ignore", true, "largest absolute difference from the reference output"},
+    {"verify_max_rel_error", "comparison with the reference variant", "rel", lower_is_better, exact, verification,
+     "ignore", true, "largest relative difference from the reference output"},
+
+    // CUPTI Range Profiler, one range per kernel launch, summed over a variant's launches.
+    {"global_ld_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "requests", lower_is_better, exact,
+     range_profiler, "exact", true, "global load requests (one per warp-level load instruction)"},
+    {"global_ld_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "sectors", lower_is_better, exact,
+     range_profiler, "exact", true, "32-byte sectors the global loads touched"},
+    {"global_st_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "requests", lower_is_better, exact,
+     range_profiler, "exact", true, "global store requests"},
+    {"global_st_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "sectors", lower_is_better, exact,
+     range_profiler, "exact", true, "32-byte sectors the global stores touched"},
+    {"shared_ld_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "wavefronts", lower_is_better,
+     exact, range_profiler, "exact", true, "shared-memory load wavefronts (a bank conflict adds wavefronts)"},
+    {"shared_st_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "wavefronts", lower_is_better,
+     exact, range_profiler, "exact", true, "shared-memory store wavefronts"},
+    {"shared_ld_instructions", "smsp__sass_inst_executed_op_shared_ld.sum", "warp insts", neither, exact,
+     range_profiler, "exact", true, "warp-level shared-memory load instructions"},
+    {"shared_st_instructions", "smsp__sass_inst_executed_op_shared_st.sum", "warp insts", neither, exact,
+     range_profiler, "exact", true, "warp-level shared-memory store instructions"},
+    {"shared_bank_conflicts_raw", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", "conflicts",
+     lower_is_better, noisy, range_profiler, "ignore", false,
+     "the hardware's bank-conflict counter; it counts arbitration too, so it is shown, never gated"},
+    {"instructions", "smsp__inst_executed.sum", "warp insts", lower_is_better, exact, range_profiler, "exact", true,
+     "warp-level instructions executed"},
+    {"fp32_add_thread_instructions", "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", "thread insts", neither,
+     exact, range_profiler, "ignore", true, "FP32 adds executed by threads (predicate on)"},
+    {"fp32_mul_thread_instructions", "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", "thread insts", neither,
+     exact, range_profiler, "ignore", true, "FP32 multiplies executed by threads (predicate on)"},
+    {"fp32_fma_thread_instructions", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "thread insts", neither,
+     exact, range_profiler, "ignore", true, "FP32 fused multiply-adds executed by threads (predicate on)"},
+    {"achieved_occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", "fraction", higher_is_better, noisy,
+     range_profiler, "abs 0.05", true, "average active warps / maximum warps per SM, measured"},
+    {"dram_read_bytes", "dram__bytes_read.sum", "B", lower_is_better, noisy, range_profiler, "rel 5%", true,
+     "bytes read from device memory (depends on the cache state)"},
+    {"dram_write_bytes", "dram__bytes_write.sum", "B", lower_is_better, noisy, range_profiler, "rel 5%", true,
+     "bytes written to device memory (depends on the cache state)"},
+
+    // CUPTI SASS Metrics: instrumented, exact, per instruction and so per source line.
+    {"global_sectors", "smsp__sass_sectors_mem_global", "sectors", lower_is_better, exact, sass_metrics, "ignore",
+     true, "global sectors accessed, loads and stores (SASS-instrumented)"},
+    {"global_sectors_ideal", "smsp__sass_sectors_mem_global_ideal", "sectors", neither, exact, sass_metrics,
+     "ignore", true, "global sectors a perfectly coalesced access pattern would touch"},
+    {"shared_wavefronts", "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared", "wavefronts", lower_is_better, exact,
+     sass_metrics, "ignore", true, "shared-memory wavefronts (SASS-instrumented)"},
+    {"shared_wavefronts_ideal", "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal", "wavefronts", neither, exact,
+     sass_metrics, "ignore", true, "shared-memory wavefronts without bank conflicts"},
+    {"local_sectors", "smsp__sass_sectors_mem_local", "sectors", lower_is_better, exact, sass_metrics, "exact", true,
+     "local-memory sectors accessed (spills and stack arrays)"},
+    {"divergent_branch_targets", "smsp__sass_branch_targets_threads_divergent", "branches", lower_is_better, exact,
+     sass_metrics, "exact", true, "branches whose active threads went more than one way"},
+
+    // Derived.
+    {"global_ld_sectors_per_request", "global_ld_sectors / global_ld_requests", "sectors/request", lower_is_better,
+     exact, derived, "exact", true, "4 for coalesced 32-bit loads, 32 when every thread touches its own sector"},
+    {"global_st_sectors_per_request", "global_st_sectors / global_st_requests", "sectors/request", lower_is_better,
+     exact, derived, "exact", true, "4 for coalesced 32-bit stores, 32 when every thread touches its own sector"},
+    {"excess_global_sectors", "global_sectors - global_sectors_ideal", "sectors", lower_is_better, exact, derived,
+     "exact", true, "sectors beyond what coalesced accesses would need: uncoalesced traffic"},
+    {"excess_global_sectors_pct", "100 * excess_global_sectors / global_sectors_ideal", "%", lower_is_better, exact,
+     derived, "ignore", true, "excess global sectors as a share of the ideal"},
+    {"excess_shared_wavefronts", "shared_wavefronts - shared_wavefronts_ideal", "wavefronts", lower_is_better, exact,
+     derived, "exact", true, "wavefronts beyond the conflict-free ideal: bank conflicts"},
+    {"shared_conflict_ways", "shared_wavefronts / shared_wavefronts_ideal", "x", lower_is_better, exact, derived,
+     "ignore", true, "average replay factor of shared accesses (1 = conflict-free, 32 = fully serialised)"},
+    {"flops", "fp32 adds + muls + 2 x fmas (thread instructions)", "FLOP", neither, exact, derived, "exact", true,
+     "FP32 floating-point operations executed"},
+    {"dram_bytes", "dram_read_bytes + dram_write_bytes", "B", lower_is_better, noisy, derived, "rel 5%", true,
+     "device-memory traffic"},
+    {"arithmetic_intensity", "flops / dram_bytes", "FLOP/B", neither, noisy, derived, "ignore", true,
+     "operations per byte of device-memory traffic (roofline x axis)"},
+    {"achieved_gflops", "flops / time_median", "GFLOP/s", higher_is_better, noisy, derived, "ignore", true,
+     "executed FP32 throughput (roofline y axis)"},
 };
 
 } // namespace
@@ -53,6 +133,38 @@ std::optional<MetricInfo> find_metric(std::string_view name)
     for (const auto& m : table)
         if (m.name == name) return m;
     return std::nullopt;
+}
+
+const char* to_string(Direction direction)
+{
+    switch (direction) {
+    case Direction::lower_is_better: return "lower is better";
+    case Direction::higher_is_better: return "higher is better";
+    case Direction::neither: return "neither";
+    }
+    return "?";
+}
+
+const char* to_string(Stability stability)
+{
+    switch (stability) {
+    case Stability::exact: return "exact";
+    case Stability::noisy: return "noisy";
+    }
+    return "?";
+}
+
+const char* to_string(Collector collector)
+{
+    switch (collector) {
+    case Collector::timing: return "timing";
+    case Collector::resources: return "resources";
+    case Collector::verification: return "verification";
+    case Collector::range_profiler: return "range_profiler";
+    case Collector::sass_metrics: return "sass_metrics";
+    case Collector::derived: return "derived";
+    }
+    return "?";
 }
 
 } // namespace harness

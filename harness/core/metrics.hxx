@@ -1,6 +1,6 @@
 #pragma once
 // The metric table: every figure the harness measures or derives is declared here once.
-// Reports, comparison rules and docs read this table; a new metric touches this file only.
+// Reports, comparison rules, collectors and docs read this table; a new metric touches this file.
 
 #include <optional>
 #include <span>
@@ -11,17 +11,32 @@ namespace harness {
 /// Which way is better for a metric.
 enum class Direction { lower_is_better, higher_is_better, neither };
 
-/// Whether a figure repeats exactly for a fixed kernel and size (gate it tightly) or is noisy.
+/// Whether a figure repeats exactly for a fixed kernel and size (gate it tightly, key its baseline
+/// by architecture) or is noisy (gate it statistically, key its baseline by GPU model).
 enum class Stability { exact, noisy };
+
+/// Which stage of a run produces a metric.
+enum class Collector {
+    timing,          ///< CUDA events in the unprofiled timing pass
+    resources,       ///< cuFuncGetAttribute / occupancy calculator / ptxas report (also the static tier)
+    verification,    ///< comparison with the reference variant
+    range_profiler,  ///< CUPTI Range Profiler, kernel replay; `source` is the CUPTI metric
+    sass_metrics,    ///< CUPTI SASS Metrics API, per instruction; `source` is the CUPTI metric
+    derived,         ///< computed from other metrics; `source` is the formula
+};
 
 /// One row of the metric table.
 struct MetricInfo {
-    std::string_view name;     ///< short name used in suites, CSV and baselines
-    std::string_view source;   ///< where the figure comes from
+    std::string_view name;    ///< short name used in suites, CSV and baselines
+    std::string_view source;  ///< where the figure comes from (CUPTI metric name, API call or formula)
     std::string_view unit;
     Direction direction;
     Stability stability;
-    double default_rel_tolerance;  ///< relative tolerance used for gating when the suite says nothing
+    Collector collector;
+    /// Gating rule when the suite says nothing, in the suite's rule syntax: "exact", "rel 5%",
+    /// "abs 0.02", "samples 3%" (Mann-Whitney on the time samples plus a minimum effect), "ignore".
+    std::string_view default_rule;
+    bool in_default_set;  ///< collected when a suite does not list its metrics
     std::string_view description;
 };
 
@@ -30,5 +45,9 @@ std::span<const MetricInfo> metric_table();
 
 /// The row for `name`, or nullopt.
 std::optional<MetricInfo> find_metric(std::string_view name);
+
+const char* to_string(Direction direction);
+const char* to_string(Stability stability);
+const char* to_string(Collector collector);
 
 } // namespace harness

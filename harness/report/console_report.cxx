@@ -5,16 +5,31 @@
 
 namespace harness::report {
 
-Totals totals(const RunReport& report)
+Totals totals(const RunReport& report, bool fail_on_improvement)
 {
     Totals t;
     for (const auto& r : report.results) {
-        if (r.status == CaseStatus::skipped)
+        if (r.status == CaseStatus::skipped) {
             ++t.skipped;
-        else if (case_status_fails(r.status))
+            continue;
+        }
+        if (case_status_fails(r.status)) {
             ++t.failed;
-        else
+            continue;
+        }
+        bool regressed = false, improved = false, waived = false;
+        for (const auto& v : r.verdicts) {
+            regressed = regressed || verdict_fails(v.verdict, fail_on_improvement);
+            improved = improved || v.verdict == Verdict::improved;
+            waived = waived || v.verdict == Verdict::waived;
+        }
+        if (regressed) {
+            ++t.regressed;
+        } else {
             ++t.passed;
+            if (improved) ++t.improved;
+            if (waived) ++t.waived;
+        }
     }
     return t;
 }

@@ -16,6 +16,11 @@ const ReporterInfo reporters[] = {
          write_file_atomically(dir / "results.csv", results_csv(r));
          fmt::print(console, "wrote {}\n", (dir / "results.csv").string());
      }},
+    {"json", "results.json: the whole run, versioned; `harness report` and `harness merge` read it",
+     [](const RunReport& r, const std::filesystem::path& dir, std::ostream& console) {
+         write_file_atomically(dir / "results.json", results_json(r));
+         fmt::print(console, "wrote {}\n", (dir / "results.json").string());
+     }},
 };
 
 } // namespace

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <ostream>
 #include <span>
@@ -21,16 +22,38 @@ struct RunReport {
     std::string device_name;   ///< empty without a GPU
     std::string arch;          ///< e.g. sm_90
     std::string driver_version;
+    std::string cuda_version;  ///< of NVRTC, which compiled the kernels
     std::string harness_version;
+    std::string git_revision;  ///< of the repository the suite lives in; empty outside git
     std::string timestamp;     ///< ISO 8601, UTC
+    int sm_count = 0;
+    double memory_bandwidth_gbs = 0.0;  ///< theoretical peak, for the roofline
+    double fp32_peak_gflops = 0.0;      ///< theoretical peak, for the roofline
+    bool profiled = false;              ///< hardware counters were collected
+    std::vector<std::string> baseline_files;  ///< what the results were compared with
+    std::vector<std::string> notes;           ///< run-level remarks (skipped comparisons, expired waivers...)
     std::vector<CaseResult> results;
 };
 
-/// Counts by outcome, for summaries.
+/// Counts by outcome, for summaries. Every case lands in exactly one of passed / failed /
+/// regressed / skipped; improved and waived count cases that also passed.
 struct Totals {
-    std::size_t passed = 0, failed = 0, skipped = 0;
+    std::size_t passed = 0;     ///< ran and nothing regressed
+    std::size_t failed = 0;     ///< did not run cleanly (verification, compile, launch, fault, timeout)
+    std::size_t regressed = 0;  ///< ran, but a metric regressed or an expect rule failed
+    std::size_t skipped = 0;
+    std::size_t improved = 0;   ///< passed with at least one improved metric
+    std::size_t waived = 0;     ///< passed with at least one waived regression
 };
-Totals totals(const RunReport& report);
+Totals totals(const RunReport& report, bool fail_on_improvement = false);
+
+/// The versioned JSON results file (results.json) that `harness report` and `harness merge` read.
+inline constexpr int results_schema_version = 1;
+std::string results_json(const RunReport& report);
+/// Reads results.json; throws Error(bad_input) naming the file for a wrong schema or version.
+RunReport read_results_json(const std::filesystem::path& file);
+void to_json(nlohmann::json& j, const RunReport& r);
+void from_json(const nlohmann::json& j, RunReport& r);
 
 /// A reporter writes a report into a folder (or to the console).
 struct ReporterInfo {
