@@ -1,0 +1,161 @@
+#include "harness/profile/case_profiler.hxx"
+
+#include "harness/core/error.hxx"
+#include "harness/core/metrics.hxx"
+#include "harness/core/text.hxx"
+#include "harness/profile/cupti_error.hxx"
+#include "harness/profile/derived_metrics.hxx"
+#include "harness/profile/hotspots.hxx"
+#include "harness/profile/source_lines.hxx"
+
+#include <algorithm>
+#include <cupti_profiler_target.h>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <set>
+
+namespace harness::profile {
+
+namespace {
+
+constexpr const char* duration_metric = "gpu__time_duration.sum";
+constexpr std::size_t hotspots_per_metric = 5;
+constexpr int snippet_context = 2;
+
+bool ends_with(std::string_view s, std::string_view suffix)
+{
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::vector<std::string> all_metric_names()
+{
+    std::vector<std::string> names;
+    for (const auto& m : metric_table()) names.emplace_back(m.name);
+    return names;
+}
+
+} // namespace
+
+ProfilePlan plan_profile(const std::vector<std::string>& requested)
+{
+    std::set<std::string> wanted;
+    if (requested.empty()) {
+        for (const auto& m : metric_table())
+            if (m.in_default_set) wanted.insert(std::string(m.name));
+    } else {
+        for (const auto& name : requested) {
+            if (!find_metric(name))
+                throw Error(ErrorKind::bad_input, fmt::format("unknown metric '{}'{}", name,
+                                                              did_you_mean(name, all_metric_names())));
+            wanted.insert(name);
+        }
+    }
+    for (const auto& name : std::set<std::string>(wanted))
+        for (const auto& input : inputs_of(name)) wanted.insert(input);
+
+    ProfilePlan plan;
+    for (const auto& m : metric_table()) {
+        if (!wanted.contains(std::string(m.name))) continue;
+        if (m.collector == Collector::range_profiler) plan.range_metrics.emplace_back(m.name);
+        if (m.collector == Collector::sass_metrics) plan.sass = true;
+    }
+    return plan;
+}
+
+CaseProfiler::CaseProfiler(CUcontext context, int device_ordinal, ProfilePlan plan) : plan_(std::move(plan))
+{
+    if (!plan_.range_metrics.empty()) {
+        std::vector<std::string> cupti_names;
+        for (const auto& name : plan_.range_metrics) cupti_names.emplace_back(find_metric(name)->source);
+        cupti_names.emplace_back(duration_metric);  // weights per-launch averages of multi-kernel cases
+        range_ = std::make_unique<RangeProfiler>(context, device_ordinal, cupti_names);
+    }
+    if (plan_.sass) sass_ = std::make_unique<SassProfiler>(context, device_ordinal, hotspot_sass_metrics());
+}
+
+CaseProfiler::~CaseProfiler() = default;
+
+std::size_t CaseProfiler::range_passes() const
+{
+    return range_ ? range_->passes() : 0;
+}
+
+void CaseProfiler::profile(const std::function<void()>& launch, std::size_t launches, const CaseSource& source,
+                           CaseResult& r)
+{
+    if (range_) {
+        // Library routines (built-ins) may launch more kernels than they are called: leave room.
+        const auto ranges = range_->measure(launch, 4 * launches + 4);
+        if (ranges.empty()) throw Error(ErrorKind::internal, "the range profiler saw no kernel launch");
+        const std::size_t duration_column = range_->metrics().size() - 1;
+        double total_duration = 0;
+        for (const auto& row : ranges) total_duration += row[duration_column];
+        for (std::size_t m = 0; m < plan_.range_metrics.size(); ++m) {
+            const auto info = *find_metric(plan_.range_metrics[m]);
+            double value = 0;
+            if (ends_with(info.source, ".sum")) {
+                for (const auto& row : ranges) value += row[m];
+            } else {
+                // A ratio (e.g. achieved occupancy): weight each launch by its duration.
+                for (const auto& row : ranges)
+                    value += row[m] * (total_duration > 0 ? row[duration_column] / total_duration : 1.0 / ranges.size());
+            }
+            if (ends_with(info.source, ".pct_of_peak_sustained_active") && info.unit == "fraction") value /= 100.0;
+            r.set_metric(plan_.range_metrics[m], value);
+        }
+    }
+
+    if (sass_) {
+        const auto records = sass_->measure(launch);
+        const auto& names = sass_->metrics();
+        std::optional<SourceMap> lines;
+        if (source.cubin) lines.emplace(*source.cubin);
+        std::vector<AttributedInstruction> instructions;
+        std::map<std::string, double> totals;
+        for (const auto& rec : records) {
+            AttributedInstruction i;
+            i.kernel = rec.function;
+            for (std::size_t m = 0; m < names.size(); ++m) {
+                i.values[names[m]] = static_cast<double>(rec.values[m]);
+                totals[names[m]] += static_cast<double>(rec.values[m]);
+            }
+            if (lines)
+                if (const auto pos = lines->find(rec.function, rec.pc_offset)) {
+                    i.file = pos->file;
+                    i.line = pos->line;
+                }
+            instructions.push_back(std::move(i));
+        }
+        for (const auto& m : metric_table())
+            if (m.collector == Collector::sass_metrics) r.set_metric(std::string(m.name), totals[std::string(m.source)]);
+
+        r.hotspots = rank_hotspots(instructions, hotspots_per_metric);
+        for (auto& h : r.hotspots) {
+            if (h.file.empty() || !source.resolve) continue;
+            const auto path = source.resolve(h.file);
+            attach_snippet(h, path, snippet_context);
+            if (source.display) h.file = source.display(path);
+        }
+    }
+    add_derived_metrics(r);
+}
+
+std::optional<std::string> profiling_problem(CUcontext context, int device_ordinal)
+{
+    if (const char* injection = std::getenv("CUDA_INJECTION64_PATH"); injection && *injection)
+        return fmt::format("an external profiler is attached (CUDA_INJECTION64_PATH={}): use --external-profiler "
+                           "to run each case once for it, or --no-profile",
+                           injection);
+    try {
+        initialize_profiler();
+        auto a = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+        a.ctx = context;
+        CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&a));
+        (void)chip_name(device_ordinal);
+    } catch (const CuptiError& e) {
+        return std::string(e.what());
+    }
+    return std::nullopt;
+}
+
+} // namespace harness::profile

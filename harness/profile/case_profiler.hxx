@@ -1,0 +1,60 @@
+#pragma once
+// The profiling pass of a case: CUPTI Range Profiler counters, then SASS metrics with source
+// lines. Runs after timing, so the counters' replays never touch the timed samples.
+
+#include "harness/core/case_result.hxx"
+#include "harness/profile/range_profiler.hxx"
+#include "harness/profile/sass_profiler.hxx"
+
+#include <cuda.h>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace harness::profile {
+
+/// Which metric-table rows a run collects through CUPTI.
+struct ProfilePlan {
+    std::vector<std::string> range_metrics;  ///< table names of range_profiler rows
+    bool sass = false;                       ///< collect SASS metrics (totals and hotspots)
+};
+
+/// The plan for `requested` table names (empty: the table's default set). Derived metrics pull in
+/// their inputs; names that need no CUPTI are ignored here. Throws Error(bad_input) for an unknown name.
+ProfilePlan plan_profile(const std::vector<std::string>& requested);
+
+/// What the profiler needs to attribute instructions to source lines: the variant's cubin and a
+/// way to turn a file name from its line table into a path to read (empty for a built-in).
+struct CaseSource {
+    const std::string* cubin = nullptr;
+    std::function<std::filesystem::path(const std::string& file)> resolve;
+    std::function<std::string(const std::filesystem::path& path)> display;  ///< path as reports show it
+};
+
+/// Profiles cases in one context; create once per worker process.
+class CaseProfiler {
+public:
+    CaseProfiler(CUcontext context, int device_ordinal, ProfilePlan plan);
+    ~CaseProfiler();
+
+    /// Replay passes of the range profiler per kernel launch.
+    std::size_t range_passes() const;
+
+    /// Runs `launch` (all of a case's kernels, then a synchronise) once under each profiler and
+    /// adds the counters, SASS totals and hotspots to `r`. `launches` bounds the kernels launched.
+    void profile(const std::function<void()>& launch, std::size_t launches, const CaseSource& source, CaseResult& r);
+
+private:
+    ProfilePlan plan_;
+    std::unique_ptr<RangeProfiler> range_;
+    std::unique_ptr<SassProfiler> sass_;
+};
+
+/// Why hardware counters cannot be collected in this process, or nullopt when they can. Checks for
+/// an attached external profiler, MIG and counter permission. Call in a worker with a current context.
+std::optional<std::string> profiling_problem(CUcontext context, int device_ordinal);
+
+} // namespace harness::profile

@@ -1,0 +1,201 @@
+#include "harness/profile/range_profiler.hxx"
+
+#include "harness/profile/cupti_error.hxx"
+
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+#include <fmt/format.h>
+#include <mutex>
+
+namespace harness::profile {
+
+std::string chip_name(int device_ordinal)
+{
+    auto p = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+    p.deviceIndex = static_cast<std::size_t>(device_ordinal);
+    CUPTI_CHECK(cuptiDeviceGetChipName(&p));
+    return p.pChipName;
+}
+
+void initialize_profiler()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        auto p = cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+        CUPTI_CHECK(cuptiProfilerInitialize(&p));
+    });
+}
+
+/// The host-side metric evaluator for one chip; freed with the profiler.
+struct RangeProfiler::HostObject {
+    CUpti_Profiler_Host_Object* object = nullptr;
+    std::vector<std::uint8_t> availability;
+    ~HostObject()
+    {
+        if (!object) return;
+        auto p = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+        p.pHostObject = object;
+        cuptiProfilerHostDeinitialize(&p);
+    }
+};
+
+namespace {
+
+/// An enabled range profiler on a context, disabled on every path out.
+class EnabledRangeProfiler {
+public:
+    explicit EnabledRangeProfiler(CUcontext context)
+    {
+        auto p = cupti_params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+        p.ctx = context;
+        CUPTI_CHECK(cuptiRangeProfilerEnable(&p));
+        object_ = p.pRangeProfilerObject;
+    }
+    ~EnabledRangeProfiler()
+    {
+        auto p = cupti_params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+        p.pRangeProfilerObject = object_;
+        cuptiRangeProfilerDisable(&p);
+    }
+    EnabledRangeProfiler(const EnabledRangeProfiler&) = delete;
+    EnabledRangeProfiler& operator=(const EnabledRangeProfiler&) = delete;
+    CUpti_RangeProfiler_Object* get() const { return object_; }
+
+private:
+    CUpti_RangeProfiler_Object* object_ = nullptr;
+};
+
+} // namespace
+
+RangeProfiler::RangeProfiler(CUcontext context, int device_ordinal, std::vector<std::string> metrics)
+    : context_(context), metrics_(std::move(metrics)), host_(std::make_unique<HostObject>())
+{
+    initialize_profiler();
+    for (const auto& m : metrics_) metric_names_.push_back(m.c_str());
+    const std::string chip = chip_name(device_ordinal);
+
+    // Which counters this context can read right now (another profiler or a permission problem
+    // shows up here, before any case runs).
+    auto a = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+    a.ctx = context_;
+    CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&a));
+    host_->availability.resize(a.counterAvailabilityImageSize);
+    a.pCounterAvailabilityImage = host_->availability.data();
+    CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&a));
+
+    auto init = cupti_params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+    init.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    init.pChipName = chip.c_str();
+    init.pCounterAvailabilityImage = host_->availability.data();
+    CUPTI_CHECK(cuptiProfilerHostInitialize(&init));
+    host_->object = init.pHostObject;
+
+    auto add = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    add.pHostObject = host_->object;
+    add.ppMetricNames = metric_names_.data();
+    add.numMetrics = metric_names_.size();
+    CUPTI_CHECK(cuptiProfilerHostConfigAddMetrics(&add));
+
+    auto size = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+    size.pHostObject = host_->object;
+    CUPTI_CHECK(cuptiProfilerHostGetConfigImageSize(&size));
+    config_image_.resize(size.configImageSize);
+    auto image = cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+    image.pHostObject = host_->object;
+    image.configImageSize = config_image_.size();
+    image.pConfigImage = config_image_.data();
+    CUPTI_CHECK(cuptiProfilerHostGetConfigImage(&image));
+
+    auto passes = cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+    passes.configImageSize = config_image_.size();
+    passes.pConfigImage = config_image_.data();
+    CUPTI_CHECK(cuptiProfilerHostGetNumOfPasses(&passes));
+    passes_ = passes.numOfPasses;
+}
+
+RangeProfiler::~RangeProfiler() = default;
+
+std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void()>& launch, std::size_t max_launches)
+{
+    EnabledRangeProfiler profiler(context_);
+
+    auto size = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+    size.pRangeProfilerObject = profiler.get();
+    size.pMetricNames = metric_names_.data();
+    size.numMetrics = metric_names_.size();
+    size.maxNumOfRanges = max_launches;
+    size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(max_launches);
+    CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
+    std::vector<std::uint8_t> counter_data(size.counterDataSize);
+
+    auto init = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    init.pRangeProfilerObject = profiler.get();
+    init.counterDataSize = counter_data.size();
+    init.pCounterData = counter_data.data();
+    CUPTI_CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
+
+    auto config = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+    config.pRangeProfilerObject = profiler.get();
+    config.configSize = config_image_.size();
+    config.pConfig = config_image_.data();
+    config.counterDataImageSize = counter_data.size();
+    config.pCounterDataImage = counter_data.data();
+    config.range = CUPTI_AutoRange;
+    config.replayMode = CUPTI_KernelReplay;
+    config.maxRangesPerPass = max_launches;
+    config.numNestingLevels = 1;
+    config.minNestingLevel = 1;
+    config.passIndex = 0;
+    config.targetNestingLevel = 1;
+    CUPTI_CHECK(cuptiRangeProfilerSetConfig(&config));
+
+    auto start = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+    start.pRangeProfilerObject = profiler.get();
+    CUPTI_CHECK(cuptiRangeProfilerStart(&start));
+    try {
+        launch();
+    } catch (...) {
+        auto stop = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+        stop.pRangeProfilerObject = profiler.get();
+        cuptiRangeProfilerStop(&stop);
+        throw;
+    }
+    auto stop = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+    stop.pRangeProfilerObject = profiler.get();
+    CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
+    if (!stop.isAllPassSubmitted)
+        throw Error(ErrorKind::internal, "CUPTI kernel replay did not submit every pass in one start/stop");
+
+    auto decode = cupti_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+    decode.pRangeProfilerObject = profiler.get();
+    CUPTI_CHECK(cuptiRangeProfilerDecodeData(&decode));
+    if (decode.numOfRangeDropped > 0)
+        throw Error(ErrorKind::internal,
+                    fmt::format("CUPTI dropped {} profiling ranges (more than {} kernel launches?)",
+                                decode.numOfRangeDropped, max_launches));
+
+    auto info = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+    info.pCounterDataImage = counter_data.data();
+    info.counterDataImageSize = counter_data.size();
+    CUPTI_CHECK(cuptiRangeProfilerGetCounterDataInfo(&info));
+
+    std::vector<std::vector<double>> ranges;
+    for (std::size_t i = 0; i < info.numTotalRanges; ++i) {
+        std::vector<double> values(metric_names_.size());
+        auto eval = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+        eval.pHostObject = host_->object;
+        eval.pCounterDataImage = counter_data.data();
+        eval.counterDataImageSize = counter_data.size();
+        eval.rangeIndex = i;
+        eval.ppMetricNames = metric_names_.data();
+        eval.numMetrics = metric_names_.size();
+        eval.pMetricValues = values.data();
+        CUPTI_CHECK(cuptiProfilerHostEvaluateToGpuValues(&eval));
+        ranges.push_back(std::move(values));
+    }
+    return ranges;
+}
+
+} // namespace harness::profile

@@ -1,0 +1,191 @@
+// The host side of profiling: which metrics a plan collects, derived metrics, hotspot ranking and
+// instruction-to-line mapping on a real NVRTC cubin (no GPU needed for any of it).
+
+#include "harness/compile/compile_suite.hxx"
+#include "harness/core/error.hxx"
+#include "harness/core/metrics.hxx"
+#include "harness/profile/case_profiler.hxx"
+#include "harness/profile/derived_metrics.hxx"
+#include "harness/profile/hotspots.hxx"
+#include "harness/profile/source_lines.hxx"
+#include "harness/suite/suite.hxx"
+#include "test_paths.hxx"
+
+#include <algorithm>
+#include <gtest/gtest.h>
+#include <set>
+
+using namespace harness;
+
+namespace {
+
+bool contains(const std::vector<std::string>& v, const std::string& x)
+{
+    return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+} // namespace
+
+TEST(MetricTable, NamesAreUniqueAndCuptiSourcesCarryARollup)
+{
+    std::set<std::string_view> names;
+    for (const auto& m : metric_table()) {
+        EXPECT_TRUE(names.insert(m.name).second) << "duplicate metric " << m.name;
+        EXPECT_FALSE(m.unit.empty()) << m.name;
+        EXPECT_FALSE(m.description.empty()) << m.name;
+        if (m.collector == Collector::range_profiler) {
+            // The range profiler rejects a metric without a rollup (.sum, .avg...).
+            EXPECT_NE(m.source.find("__"), std::string_view::npos) << m.name;
+            EXPECT_NE(m.source.find('.'), std::string_view::npos) << m.name << ": " << m.source;
+        }
+        if (m.collector == Collector::sass_metrics) {
+            EXPECT_TRUE(m.source.starts_with("smsp__sass_")) << m.name;
+            EXPECT_TRUE(contains(profile::hotspot_sass_metrics(), std::string(m.source))) << m.name;
+        }
+    }
+}
+
+TEST(ProfilePlan, DefaultSetCoversTheDesignCard)
+{
+    const auto plan = profile::plan_profile({});
+    for (const char* m : {"global_ld_requests", "global_ld_sectors", "global_st_sectors", "shared_ld_wavefronts",
+                          "achieved_occupancy", "dram_read_bytes", "dram_write_bytes", "fp32_fma_thread_instructions"})
+        EXPECT_TRUE(contains(plan.range_metrics, m)) << m;
+    EXPECT_FALSE(contains(plan.range_metrics, "shared_bank_conflicts_raw")) << "the raw counter is opt-in";
+    EXPECT_TRUE(plan.sass);
+}
+
+TEST(ProfilePlan, DerivedMetricsPullInTheirInputsOnly)
+{
+    const auto plan = profile::plan_profile({"global_ld_sectors_per_request"});
+    EXPECT_EQ(plan.range_metrics, (std::vector<std::string>{"global_ld_requests", "global_ld_sectors"}));
+    EXPECT_FALSE(plan.sass);
+
+    const auto sass = profile::plan_profile({"excess_shared_wavefronts"});
+    EXPECT_TRUE(sass.range_metrics.empty());
+    EXPECT_TRUE(sass.sass);
+
+    const auto none = profile::plan_profile({"registers", "time_median"});
+    EXPECT_TRUE(none.range_metrics.empty());
+    EXPECT_FALSE(none.sass);
+}
+
+TEST(ProfilePlan, UnknownMetricIsABadInputWithASuggestion)
+{
+    try {
+        profile::plan_profile({"global_ld_sector"});
+        FAIL() << "expected an error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::bad_input);
+        EXPECT_NE(std::string(e.what()).find("global_ld_sectors"), std::string::npos) << e.what();
+    }
+}
+
+TEST(DerivedMetrics, ComputedFromInputsAndSkippedOnZeroDenominators)
+{
+    CaseResult r;
+    r.set_metric("global_ld_requests", 1000);
+    r.set_metric("global_ld_sectors", 32000);
+    r.set_metric("global_st_requests", 0);
+    r.set_metric("global_st_sectors", 0);
+    r.set_metric("shared_wavefronts", 17301504);
+    r.set_metric("shared_wavefronts_ideal", 1048576);
+    r.set_metric("global_sectors", 1500);
+    r.set_metric("global_sectors_ideal", 1000);
+    r.set_metric("fp32_add_thread_instructions", 10);
+    r.set_metric("fp32_mul_thread_instructions", 20);
+    r.set_metric("fp32_fma_thread_instructions", 100);
+    r.set_metric("dram_read_bytes", 100);
+    r.set_metric("dram_write_bytes", 15);
+    r.set_metric("time_median", 2.0);  // us
+    profile::add_derived_metrics(r);
+
+    EXPECT_DOUBLE_EQ(*r.metric("global_ld_sectors_per_request"), 32.0);
+    EXPECT_FALSE(r.metric("global_st_sectors_per_request")) << "no stores: no ratio";
+    EXPECT_DOUBLE_EQ(*r.metric("excess_shared_wavefronts"), 17301504.0 - 1048576.0);
+    EXPECT_DOUBLE_EQ(*r.metric("shared_conflict_ways"), 16.5);
+    EXPECT_DOUBLE_EQ(*r.metric("excess_global_sectors"), 500.0);
+    EXPECT_DOUBLE_EQ(*r.metric("excess_global_sectors_pct"), 50.0);
+    EXPECT_DOUBLE_EQ(*r.metric("flops"), 230.0);
+    EXPECT_DOUBLE_EQ(*r.metric("dram_bytes"), 115.0);
+    EXPECT_DOUBLE_EQ(*r.metric("arithmetic_intensity"), 2.0);
+    EXPECT_DOUBLE_EQ(*r.metric("achieved_gflops"), 230.0 / 2.0 / 1e3);
+}
+
+TEST(Hotspots, RankedByExcessPerLineWithLoadsAndStoresApart)
+{
+    auto instruction = [](int line, std::map<std::string, double> v) {
+        profile::AttributedInstruction i;
+        i.kernel = "transpose_naive";
+        i.file = "kernels/transpose/transpose.cu";
+        i.line = line;
+        i.values = std::move(v);
+        return i;
+    };
+    const std::vector<profile::AttributedInstruction> instructions = {
+        // a coalesced load: no excess
+        instruction(20, {{"smsp__sass_sectors_mem_global", 4096}, {"smsp__sass_sectors_mem_global_ideal", 4096},
+                         {"smsp__sass_inst_executed_op_global_ld", 1024}}),
+        // a strided store, split over two instructions of the same line
+        instruction(21, {{"smsp__sass_sectors_mem_global", 16384}, {"smsp__sass_sectors_mem_global_ideal", 2048},
+                         {"smsp__sass_inst_executed_op_global_st", 512}}),
+        instruction(21, {{"smsp__sass_sectors_mem_global", 16384}, {"smsp__sass_sectors_mem_global_ideal", 2048},
+                         {"smsp__sass_inst_executed_op_global_st", 512}}),
+        // a conflicted shared load
+        instruction(30, {{"smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared", 33000},
+                         {"smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal", 1000},
+                         {"smsp__sass_inst_executed_op_shared_ld", 1000}}),
+    };
+    const auto hotspots = profile::rank_hotspots(instructions, 5);
+    ASSERT_EQ(hotspots.size(), 2u);
+    EXPECT_EQ(hotspots[0].metric, "excess_shared_wavefronts");
+    EXPECT_EQ(hotspots[0].access, "shared load");
+    EXPECT_EQ(hotspots[0].line, 30);
+    EXPECT_DOUBLE_EQ(hotspots[0].excess, 32000);
+    EXPECT_EQ(hotspots[1].metric, "excess_global_sectors");
+    EXPECT_EQ(hotspots[1].access, "global store");
+    EXPECT_EQ(hotspots[1].line, 21);
+    EXPECT_DOUBLE_EQ(hotspots[1].actual, 32768);
+    EXPECT_DOUBLE_EQ(hotspots[1].excess, 28672);
+
+    EXPECT_EQ(profile::rank_hotspots(instructions, 0).size(), 0u);
+}
+
+TEST(Hotspots, SnippetIsTheLinesAroundTheHotspot)
+{
+    Hotspot h;
+    h.line = 2;
+    const auto file = repo_root() / "kernels" / "transpose" / "transpose_naive.cu";
+    profile::attach_snippet(h, file, 2);
+    ASSERT_FALSE(h.snippet.empty());
+    EXPECT_EQ(h.snippet_first_line, 1);
+    EXPECT_EQ(h.snippet.size(), 4u);  // lines 1..4
+
+    Hotspot missing;
+    missing.line = 3;
+    profile::attach_snippet(missing, "/no/such/file.cu", 2);
+    EXPECT_TRUE(missing.snippet.empty());
+}
+
+// -lineinfo puts a line table in the cubin; CUPTI maps instructions to it without a GPU.
+TEST(SourceMap, InstructionsOfAnNvrtcCubinMapToKernelLines)
+{
+    const auto s = suite::load_suite(repo_root() / "suites" / "transpose.yaml");
+    const auto compiled = compile::compile_suite(s, "sm_90", nullptr);
+    ASSERT_TRUE(compiled.errors.empty());
+    const auto& module = compiled.modules.begin()->second;
+    const std::string function = module.lowered_names.begin()->second;
+    profile::SourceMap lines(module.cubin);
+    int mapped = 0;
+    std::set<int> seen_lines;
+    for (std::uint32_t pc = 0; pc < 4096; pc += 16) {
+        if (const auto pos = lines.find(function, pc)) {
+            EXPECT_EQ(pos->file, s.variants.front().source.filename().string());
+            seen_lines.insert(pos->line);
+            ++mapped;
+        }
+    }
+    EXPECT_GT(mapped, 4);
+    EXPECT_GT(seen_lines.size(), 2u);
+    EXPECT_FALSE(lines.find("no_such_function", 0));
+}
