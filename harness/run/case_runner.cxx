@@ -2,6 +2,7 @@
 
 #include "harness/compile/cubin_info.hxx"
 #include "harness/compile/occupancy.hxx"
+#include "harness/profile/case_profiler.hxx"
 #include "harness/run/builtins.hxx"
 #include "harness/run/timing_stats.hxx"
 
@@ -97,6 +98,9 @@ CaseRunner::CaseRunner(GpuSession& session, const suite::Suite& suite,
                        const std::map<std::string, compile::CompiledModule>& modules, RunOptions options)
     : session_(session), suite_(suite), modules_(modules), options_(options)
 {
+    if (options_.profile && !options_.external_profiler)
+        profiler_ = std::make_unique<profile::CaseProfiler>(session_.context(), session_.info().ordinal,
+                                                            profile::plan_profile(options_.metrics));
 }
 
 CaseRunner::~CaseRunner()
@@ -261,7 +265,6 @@ CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
     r.params = {c.params.begin(), c.params.end()};
     r.params_text = c.params_text;
 
-    nvtx3::scoped_range_in<harness_domain> range{variant.name + " " + c.params_text};
     std::unique_ptr<Prepared> p;
     try {
         if (!is_reference && reference.point != c.point) compute_reference(c, reference);
@@ -272,9 +275,14 @@ CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
         return r;
     }
 
-    // The verification run: its output is checked, and it doubles as the first warm-up.
-    launch_all(*p);
-    CU_CHECK(d.cuStreamSynchronize(session_.stream()));
+    // The verification run: its output is checked, and it doubles as the first warm-up. Its NVTX
+    // range holds this case's kernels and nothing else (not the reference's), so an external
+    // profiler can select exactly one run of each case.
+    {
+        nvtx3::scoped_range_in<harness_domain> range{variant.name + " " + c.params_text};
+        launch_all(*p);
+        CU_CHECK(d.cuStreamSynchronize(session_.stream()));
+    }
     auto outputs = download_outputs(*p);
     r.status = CaseStatus::passed;
     if (is_reference) {
@@ -303,9 +311,52 @@ CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
     }
 
     if (!variant.is_builtin()) read_resources(variant, *p, r);
-    if (options_.verify_only) return r;
+    last_cost_ = {};
+    if (options_.verify_only || options_.external_profiler) return r;
     time_case(variant, c, *p, r);
+    if (profiler_) profile_case(variant, *p, r);
     return r;
+}
+
+void CaseRunner::restore_and_flush(Prepared& p)
+{
+    const Driver& d = driver();
+    for (auto& b : p.buffers)
+        if (b->pristine.ptr) CU_CHECK(d.cuMemcpyDtoD(b->device.ptr, b->pristine.ptr, b->device.bytes));
+    if (!options_.hot_cache) session_.flush_l2();
+}
+
+void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, CaseResult& r)
+{
+    const auto begin = std::chrono::steady_clock::now();
+    const Driver& d = driver();
+    profile::CaseSource source;
+    if (!variant.is_builtin()) {
+        source.cubin = &modules_.at(variant.name).cubin;
+        // The line table names the kernel file as NVRTC was given it, includes by their include path.
+        source.resolve = [&](const std::string& file) -> std::filesystem::path {
+            if (file == variant.source.filename().string()) return variant.source;
+            for (const auto& dir : suite_.include_dirs)
+                if (std::filesystem::exists(dir / file)) return dir / file;
+            return variant.source.parent_path() / file;
+        };
+        source.display = [](const std::filesystem::path& path) {
+            std::error_code ec;
+            const auto relative = std::filesystem::relative(path, std::filesystem::current_path(), ec);
+            if (ec || relative.empty() || relative.native().starts_with("..")) return path.string();
+            return relative.string();
+        };
+    }
+    // Each profiled run starts like a timed sample: restored inputs and (unless --hot) a cold L2.
+    const auto launch = [&] {
+        restore_and_flush(p);
+        CU_CHECK(d.cuStreamSynchronize(session_.stream()));
+        launch_all(p);
+        CU_CHECK(d.cuStreamSynchronize(session_.stream()));
+    };
+    profiler_->profile(launch, p.launches.size(), source, r);
+    last_cost_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    last_cost_.range_passes = profiler_->range_passes();
 }
 
 void CaseRunner::read_resources(const suite::VariantSpec& variant, Prepared& prepared, CaseResult& r)
@@ -364,19 +415,14 @@ void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case&
     const Driver& d = driver();
     auto* p = &prepared;
     // Timing: its own pass, with the L2 flushed and inout buffers restored before every sample.
-    auto restore_and_flush = [&] {
-        for (auto& b : p->buffers)
-            if (b->pristine.ptr) CU_CHECK(d.cuMemcpyDtoD(b->device.ptr, b->pristine.ptr, b->device.bytes));
-        if (!options_.hot_cache) session_.flush_l2();
-    };
-    restore_and_flush();
+    restore_and_flush(*p);
     launch_all(*p);  // second warm-up, after the verification run
     CU_CHECK(d.cuStreamSynchronize(session_.stream()));
 
     std::vector<double> samples;
     const auto begin = std::chrono::steady_clock::now();
     for (;;) {
-        restore_and_flush();
+        restore_and_flush(*p);
         CU_CHECK(d.cuEventRecord(session_.start_event(), session_.stream()));
         launch_all(*p);
         CU_CHECK(d.cuEventRecord(session_.stop_event(), session_.stream()));

@@ -10,6 +10,12 @@
 
 #include <map>
 #include <memory>
+#include <string>
+#include <vector>
+
+namespace harness::profile {
+class CaseProfiler;
+}
 
 namespace harness::run {
 
@@ -17,6 +23,16 @@ namespace harness::run {
 struct RunOptions {
     bool hot_cache = false;  ///< skip the L2 flush between timed samples
     bool verify_only = false;  ///< no timing pass
+    bool profile = true;       ///< collect hardware counters (CUPTI) in a pass of their own
+    /// Run each case exactly once inside its NVTX range and nothing else, for an external profiler.
+    bool external_profiler = false;
+    std::vector<std::string> metrics;  ///< metric-table names to collect; empty: the default set
+};
+
+/// What the profiling pass cost in one case.
+struct ProfileCost {
+    double seconds = 0.0;
+    std::size_t range_passes = 0;  ///< replays of each kernel launch for the counters
 };
 
 /// Outputs of the reference variant at one parameter point, by buffer name.
@@ -39,6 +55,9 @@ public:
     /// Runs the reference variant at `c`'s point untimed and stores its outputs.
     void compute_reference(const suite::Case& c, ReferenceOutputs& reference);
 
+    /// What the profiling pass of the last case cost (zero when it was not profiled).
+    const ProfileCost& last_profile_cost() const { return last_cost_; }
+
 private:
     struct Prepared;
     CUmodule module_for(const suite::VariantSpec& variant);
@@ -47,12 +66,16 @@ private:
     std::map<std::string, Bytes> download_outputs(Prepared& p);
     void read_resources(const suite::VariantSpec& variant, Prepared& p, CaseResult& r);
     void time_case(const suite::VariantSpec& variant, const suite::Case& c, Prepared& p, CaseResult& r);
+    void restore_and_flush(Prepared& p);
+    void profile_case(const suite::VariantSpec& variant, Prepared& p, CaseResult& r);
 
     GpuSession& session_;
     const suite::Suite& suite_;
     const std::map<std::string, compile::CompiledModule>& modules_;
     RunOptions options_;
     std::map<std::string, CUmodule> loaded_;
+    std::unique_ptr<profile::CaseProfiler> profiler_;
+    ProfileCost last_cost_;
 };
 
 } // namespace harness::run

@@ -7,6 +7,17 @@
 
 namespace harness::run {
 
+namespace {
+
+/// FP32 units per SM (CUDA programming guide, arithmetic instruction throughput).
+int fp32_lanes_per_sm(const std::string& arch)
+{
+    if (arch == "sm_70" || arch == "sm_72" || arch == "sm_75" || arch == "sm_80") return 64;
+    return 128;  // sm_86, sm_87, sm_89, sm_90, sm_100, sm_120
+}
+
+} // namespace
+
 DeviceInfo query_device(int ordinal)
 {
     const Driver& d = driver();
@@ -34,6 +45,8 @@ DeviceInfo query_device(int ordinal)
     // kHz * bits / 8 * 2 (double data rate) -> GB/s
     info.memory_bandwidth_gbs = 2.0 * attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) * 1e3 *
                                 (attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH) / 8.0) / 1e9;
+    info.clock_khz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+    info.fp32_peak_gflops = info.sm_count * fp32_lanes_per_sm(info.arch) * 2.0 * info.clock_khz * 1e3 / 1e9;
     CU_CHECK(d.cuDriverGetVersion(&info.driver_version));
     return info;
 }
@@ -73,7 +86,8 @@ void to_json(nlohmann::json& j, const DeviceInfo& d)
     j = {{"ordinal", d.ordinal},     {"name", d.name},
          {"arch", d.arch},           {"sm_count", d.sm_count},
          {"max_warps_per_sm", d.max_warps_per_sm}, {"l2_bytes", d.l2_bytes},
-         {"driver_version", d.driver_version},     {"memory_bandwidth_gbs", d.memory_bandwidth_gbs}};
+         {"driver_version", d.driver_version},     {"memory_bandwidth_gbs", d.memory_bandwidth_gbs},
+         {"clock_khz", d.clock_khz},               {"fp32_peak_gflops", d.fp32_peak_gflops}};
 }
 
 void from_json(const nlohmann::json& j, DeviceInfo& d)
@@ -86,6 +100,8 @@ void from_json(const nlohmann::json& j, DeviceInfo& d)
     d.l2_bytes = j.at("l2_bytes");
     d.driver_version = j.at("driver_version");
     d.memory_bandwidth_gbs = j.at("memory_bandwidth_gbs");
+    d.clock_khz = j.value("clock_khz", 0);
+    d.fp32_peak_gflops = j.value("fp32_peak_gflops", 0.0);
 }
 
 std::optional<DeviceInfo> probe_device(int ordinal, std::string* why)

@@ -19,6 +19,8 @@ struct DeviceInfo {
     int l2_bytes = 0;
     int driver_version = 0;  ///< e.g. 13000
     double memory_bandwidth_gbs = 0.0;  ///< theoretical, from clock and bus width
+    int clock_khz = 0;                  ///< SM boost clock
+    double fp32_peak_gflops = 0.0;      ///< theoretical: SMs x FP32 lanes x 2 (FMA) x clock
 };
 
 /// Owns the context and the per-process resources; create only in a worker process.
@@ -31,6 +33,7 @@ public:
 
     const DeviceInfo& info() const { return info_; }
     CUdevice device() const { return device_; }
+    CUcontext context() const { return context_; }
     CUstream stream() const { return stream_; }
     CUevent start_event() const { return start_; }
     CUevent stop_event() const { return stop_; }

@@ -1,5 +1,7 @@
 #include "harness/run/isolated_runner.hxx"
 
+#include "harness/profile/case_profiler.hxx"
+
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -45,13 +47,18 @@ int worker_main(const suite::Suite& suite, const std::vector<suite::Case>& cases
                 const IsolatedRunConfig& config, int fd)
 {
     std::unique_ptr<GpuSession> session;
+    std::unique_ptr<CaseRunner> runner_owner;
     try {
         session = std::make_unique<GpuSession>(config.device);
+        if (config.options.profile && !config.options.external_profiler)
+            if (const auto problem = profile::profiling_problem(session->context(), config.device))
+                throw Error(ErrorKind::environment, "cannot read hardware counters: " + *problem);
+        runner_owner = std::make_unique<CaseRunner>(*session, suite, modules, config.options);
     } catch (const std::exception& e) {
         write_line(fd, {{"event", "fatal"}, {"message", e.what()}});
         return 3;
     }
-    CaseRunner runner(*session, suite, modules, config.options);
+    CaseRunner& runner = *runner_owner;
     ReferenceOutputs reference;
     std::set<std::size_t> failed_reference_points;
     for (const std::size_t index : indices) {
@@ -79,6 +86,11 @@ int worker_main(const suite::Suite& suite, const std::vector<suite::Case>& cases
             result.message = e.what();
         }
         if (is_reference && case_status_fails(result.status)) failed_reference_points.insert(c.point);
+        if (runner.last_profile_cost().seconds > 0)
+            write_line(fd, {{"event", "profile"},
+                            {"index", index},
+                            {"seconds", runner.last_profile_cost().seconds},
+                            {"range_passes", runner.last_profile_cost().range_passes}});
         write_line(fd, {{"event", "result"}, {"index", index}, {"result", result}});
         if (poisoned) return 0;  // the context is unusable: the parent starts a fresh worker
     }
@@ -174,7 +186,11 @@ std::vector<CaseResult> run_isolated(const suite::Suite& suite, const std::vecto
                 const auto message = nlohmann::json::parse(buffer.substr(0, nl));
                 buffer.erase(0, nl + 1);
                 const std::string event = message.at("event");
-                if (event == "fatal") {
+                if (event == "profile") {
+                    if (observer.on_profile)
+                        observer.on_profile(message.at("index").get<std::size_t>(), message.at("seconds").get<double>(),
+                                            message.at("range_passes").get<std::size_t>());
+                } else if (event == "fatal") {
                     fatal = message.at("message");
                 } else if (event == "begin") {
                     current = message.at("index").get<std::size_t>();

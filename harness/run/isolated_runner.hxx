@@ -18,6 +18,8 @@ namespace harness::run {
 struct RunObserver {
     std::function<void(std::size_t index)> on_begin;
     std::function<void(std::size_t index, const CaseResult& result)> on_result;
+    /// A case's profiling pass took `seconds` with `range_passes` replays per kernel launch.
+    std::function<void(std::size_t index, double seconds, std::size_t range_passes)> on_profile;
 };
 
 /// What the isolated runner needs besides the cases.
