@@ -14,6 +14,9 @@ const Command commands[] = {
     {"run", "compile, verify, time and measure every case of one or more suites", run_command},
     {"check", "validate suites and compile every variant (no GPU needed)", check_command},
     {"list", "list the cases a suite expands to", list_command},
+    {"baseline", "record baselines: `baseline update [--static] SUITE...`", baseline_command},
+    {"merge", "combine results.json files of one suite (e.g. shards): `merge A.json B.json -o OUT.json`",
+     merge_command},
     {"help", "show this help", help_command},
 };
 
@@ -29,12 +32,12 @@ int help_command(const std::vector<std::string>&)
     fmt::print("harness {} - kernel regression harness\n\n"
                "usage: harness <command> [options] (harness <command> --help for its options)\n\ncommands:\n",
                HARNESS_VERSION);
-    for (const auto& c : commands) fmt::print("  {:<8} {}\n", c.name, c.description);
+    for (const auto& c : commands) fmt::print("  {:<9} {}\n", c.name, c.description);
     fmt::print("\nexit codes:\n"
-               "  0  every case passed\n"
-               "  1  a case failed: wrong output, fault, hang, compile error (later: a regression)\n"
-               "  2  bad input: the suite file or the command line is wrong\n"
-               "  3  environment: no GPU or driver, or results cannot be written\n");
+               "  0  every case passed and nothing regressed\n"
+               "  1  a regression, a failed expect rule, wrong output, fault, hang or compile error\n"
+               "  2  bad input: the suite, baseline or waiver file, or the command line is wrong\n"
+               "  3  environment: no GPU when one is required, no counter permission, files that cannot be written\n");
     return exit_pass;
 }
 

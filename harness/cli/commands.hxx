@@ -22,6 +22,8 @@ int dispatch(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);
 int check_command(const std::vector<std::string>& args);
 int list_command(const std::vector<std::string>& args);
+int baseline_command(const std::vector<std::string>& args);
+int merge_command(const std::vector<std::string>& args);
 int help_command(const std::vector<std::string>& args);
 
 } // namespace harness::cli

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
+#include <map>
 
 namespace harness::report {
 
@@ -36,6 +38,16 @@ Totals totals(const RunReport& report, bool fail_on_improvement)
 
 namespace {
 
+/// One word for the table: the case status, or the worst verdict of a case that ran.
+std::string status_word(const CaseResult& r)
+{
+    if (r.status != CaseStatus::passed) return case_status_name(r.status);
+    const auto worst = worst_verdict(r);
+    if (worst && (*worst == Verdict::regressed || *worst == Verdict::expect_failed)) return "REGRESS";
+    if (worst && *worst == Verdict::waived) return "waived";
+    return "ok";
+}
+
 std::string metric_text(const CaseResult& r, const char* name, const char* format)
 {
     const auto v = r.metric(name);
@@ -63,7 +75,7 @@ void write_static_table(const RunReport& report, std::ostream& out, std::size_t 
                     "blocks", "occ", "limiter");
     fmt::print(out, "{}\n{}\n", header, std::string(header.size(), '-'));
     for (const auto& r : report.results) {
-        const std::string status = r.status == CaseStatus::passed ? "ok" : case_status_name(r.status);
+        const std::string status = status_word(r);
         const auto occupancy = r.metric("theoretical_occupancy");
         const double spill =
             r.metric("spill_store_bytes").value_or(0) + r.metric("spill_load_bytes").value_or(0);
@@ -98,7 +110,7 @@ void write_console_table(const RunReport& report, std::ostream& out)
                         "GFLOP/s", "GB/s", "regs", "smem", "occ", "limiter");
         fmt::print(out, "{}\n{}\n", header, std::string(header.size(), '-'));
         for (const auto& r : report.results) {
-            const std::string status = r.status == CaseStatus::passed ? "ok" : case_status_name(r.status);
+            const std::string status = status_word(r);
             const auto occupancy = r.metric("theoretical_occupancy");
             const auto smem = r.metric("static_shared_bytes");
             const auto dyn = r.metric("dynamic_shared_bytes");
@@ -119,9 +131,55 @@ void write_console_table(const RunReport& report, std::ostream& out)
         fmt::print(out, "  {} {} [{}]: {}\n", r.variant, r.params_text, case_status_name(r.status),
                    r.message);
     }
-    const Totals t = totals(report);
-    fmt::print(out, "\n{}: {} passed, {} failed, {} skipped ({} on {})\n", report.suite, t.passed, t.failed,
-               t.skipped, report.mode, report.device_name.empty() ? report.arch : report.device_name);
+    write_console_verdicts(report, out);
+}
+
+void write_console_verdicts(const RunReport& report, std::ostream& out)
+{
+    // Most serious first; each verdict kind is one section.
+    struct Section {
+        Verdict verdict;
+        const char* title;
+    };
+    const Section sections[] = {
+        {Verdict::regressed, "regressions"},
+        {Verdict::expect_failed, "expect rules that do not hold"},
+        {Verdict::improved, report.fail_on_improvement
+                                ? "improvements (failing: --fail-on-improvement; run `harness baseline update`)"
+                                : "improvements (the baseline is stale: run `harness baseline update`)"},
+        {Verdict::waived, "waived regressions"},
+    };
+    for (const auto& section : sections) {
+        bool any = false;
+        for (const auto& r : report.results)
+            for (const auto& v : r.verdicts) {
+                if (v.verdict != section.verdict) continue;
+                if (!any) fmt::print(out, "\n{}:\n", section.title);
+                any = true;
+                fmt::print(out, "  {} {} [{}] {}: {} (rule {})\n", r.variant, r.params_text, r.arch, v.metric,
+                           v.message, v.rule);
+            }
+    }
+    // Comparisons that were not made are summarised, not listed: one line per distinct reason.
+    std::map<std::string, std::size_t> unjudged;
+    std::size_t no_baseline = 0;
+    for (const auto& r : report.results)
+        for (const auto& v : r.verdicts) {
+            if (v.verdict == Verdict::skipped) ++unjudged[v.message.substr(v.message.find(':') + 1)];
+            if (v.verdict == Verdict::no_baseline) ++no_baseline;
+        }
+    if (!unjudged.empty() || no_baseline > 0 || !report.notes.empty()) fmt::print(out, "\nnotes:\n");
+    for (const auto& note : report.notes) fmt::print(out, "  {}\n", note);
+    if (no_baseline > 0) fmt::print(out, "  {} figures have no baseline yet (they pass)\n", no_baseline);
+    for (const auto& [why, count] : unjudged) fmt::print(out, "  not compared ({}x):{}\n", count, why);
+    if (!report.baseline_files.empty())
+        fmt::print(out, "compared with: {}\n", fmt::join(report.baseline_files, ", "));
+
+    const Totals t = totals(report, report.fail_on_improvement);
+    fmt::print(out, "\n{}: {} passed, {} failed, {} regressed, {} skipped; {} improved, {} waived ({} on {})\n",
+               report.suite, t.passed, t.failed, t.regressed, t.skipped, t.improved, t.waived,
+               report.mode == "static" ? "static tier" : report.mode,
+               report.device_name.empty() ? report.arch : report.device_name);
 }
 
 } // namespace harness::report

@@ -30,6 +30,7 @@ void to_json(nlohmann::json& j, const RunReport& r)
          {"memory_bandwidth_gbs", r.memory_bandwidth_gbs},
          {"fp32_peak_gflops", r.fp32_peak_gflops},
          {"profiled", r.profiled},
+         {"fail_on_improvement", r.fail_on_improvement},
          {"baseline_files", r.baseline_files},
          {"notes", r.notes},
          {"results", r.results}};
@@ -51,6 +52,7 @@ void from_json(const nlohmann::json& j, RunReport& r)
     r.memory_bandwidth_gbs = j.value("memory_bandwidth_gbs", 0.0);
     r.fp32_peak_gflops = j.value("fp32_peak_gflops", 0.0);
     r.profiled = j.value("profiled", false);
+    r.fail_on_improvement = j.value("fail_on_improvement", false);
     r.baseline_files = j.value("baseline_files", std::vector<std::string>{});
     r.notes = j.value("notes", std::vector<std::string>{});
     r.results = j.at("results").get<std::vector<CaseResult>>();

@@ -21,6 +21,18 @@ const ReporterInfo reporters[] = {
          write_file_atomically(dir / "results.json", results_json(r));
          fmt::print(console, "wrote {}\n", (dir / "results.json").string());
      }},
+    {"junit", "junit.xml: one testcase per case, regressions as failures (GitLab, Jenkins, GitHub)",
+     [](const RunReport& r, const std::filesystem::path& dir, std::ostream& console) {
+         write_file_atomically(dir / "junit.xml", junit_xml(r));
+         fmt::print(console, "wrote {}\n", (dir / "junit.xml").string());
+     }},
+    {"markdown", "summary.md: totals and regressions; appended to $GITHUB_STEP_SUMMARY when set",
+     [](const RunReport& r, const std::filesystem::path& dir, std::ostream& console) {
+         const std::string summary = markdown_summary(r);
+         write_file_atomically(dir / "summary.md", summary);
+         fmt::print(console, "wrote {}{}\n", (dir / "summary.md").string(),
+                    append_to_step_summary(summary) ? " (and the GitHub step summary)" : "");
+     }},
 };
 
 } // namespace

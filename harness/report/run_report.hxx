@@ -30,6 +30,7 @@ struct RunReport {
     double memory_bandwidth_gbs = 0.0;  ///< theoretical peak, for the roofline
     double fp32_peak_gflops = 0.0;      ///< theoretical peak, for the roofline
     bool profiled = false;              ///< hardware counters were collected
+    bool fail_on_improvement = false;   ///< improved metrics fail this run (`--fail-on-improvement`)
     std::vector<std::string> baseline_files;  ///< what the results were compared with
     std::vector<std::string> notes;           ///< run-level remarks (skipped comparisons, expired waivers...)
     std::vector<CaseResult> results;
@@ -68,7 +69,20 @@ std::span<const ReporterInfo> reporter_table();
 /// The console table printed at the end of a run.
 void write_console_table(const RunReport& report, std::ostream& out);
 
-/// results.csv in long form: suite, variant, params, metric, value, unit (plus status rows).
+/// The verdicts section of the console output: regressions first, with their messages, then totals.
+void write_console_verdicts(const RunReport& report, std::ostream& out);
+
+/// junit.xml: one <testcase> per case (classname = suite, name = "variant params").
+std::string junit_xml(const RunReport& report);
+
+/// summary.md: totals and the regressions, in GitHub-flavoured Markdown, at most `max_bytes`.
+std::string markdown_summary(const RunReport& report, std::size_t max_bytes = 1024 * 1024);
+
+/// Appends `text` to the file named by $GITHUB_STEP_SUMMARY when that is set; true if it did.
+bool append_to_step_summary(const std::string& text);
+
+/// results.csv in long form: suite, variant, params, arch, metric, value, unit, status, baseline,
+/// delta, verdict (plus status rows).
 std::string results_csv(const RunReport& report);
 
 /// A CSV field, quoted as RFC 4180 requires.

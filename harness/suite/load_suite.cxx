@@ -1,4 +1,5 @@
 #include "harness/core/error.hxx"
+#include "harness/core/metrics.hxx"
 #include "harness/core/text.hxx"
 #include "harness/run/builtins.hxx"
 #include "harness/suite/suite.hxx"
@@ -71,6 +72,24 @@ std::vector<BufferSpec> Suite::buffers_of(const VariantSpec& variant) const
         if (same != all.end()) *same = b;
         else all.push_back(b);
     }
+    return all;
+}
+
+compare::Rule Suite::rule_for(const VariantSpec& variant, const std::string& metric) const
+{
+    for (const auto* specs : {&variant.compare, &compare})
+        for (const auto& c : *specs)
+            if (c.metric == metric) return c.rule;
+    const auto info = find_metric(metric);
+    return compare::parse_rule(info ? info->default_rule : "ignore");
+}
+
+std::vector<ExpectSpec> Suite::expectations_for(const VariantSpec& variant) const
+{
+    std::vector<ExpectSpec> all = variant.expect;
+    for (const auto& e : expect)
+        if (std::none_of(all.begin(), all.end(), [&](const ExpectSpec& x) { return x.metric == e.metric; }))
+            all.push_back(e);
     return all;
 }
 
@@ -201,6 +220,56 @@ public:
         }
         if (out.empty() || out.size() > 3)
             fail(node, field, "expected 1 to 3 expressions, e.g. [ceil_div(N, 256)] or [16, 16]");
+        return out;
+    }
+
+    /// A metric name from the metric table, or an error with a suggestion.
+    std::string metric_name(const YAML::Node& key, const std::string& field) const
+    {
+        const std::string name = scalar(key, field);
+        if (find_metric(name)) return name;
+        std::vector<std::string> known;
+        for (const auto& m : metric_table()) known.emplace_back(m.name);
+        fail(key, field, fmt::format("unknown metric '{}'{} (metrics are listed in docs/baselines.md)", name,
+                                     did_you_mean(name, known)));
+    }
+
+    /// `compare: {metric: "rel 5%", ...}`
+    std::vector<CompareSpec> compare_rules(const YAML::Node& node, const std::string& field) const
+    {
+        expect_map(node, field);
+        std::vector<CompareSpec> out;
+        for (const auto& kv : node) {
+            const std::string metric = metric_name(kv.first, prefixed(field, kv.first.Scalar()));
+            const std::string f = prefixed(field, metric);
+            compare::Rule rule;
+            try {
+                rule = compare::parse_rule(scalar(kv.second, f));
+            } catch (const std::invalid_argument& e) {
+                fail(kv.second, f, e.what());
+            }
+            // Only the median time keeps its samples (CaseResult::time_samples_us).
+            if (rule.kind == compare::RuleKind::samples && metric != "time_median")
+                fail(kv.second, f, "'samples' needs the time samples, which only time_median has; use 'rel' or 'abs'");
+            out.push_back({metric, rule, where(kv.second)});
+        }
+        return out;
+    }
+
+    /// `expect: {metric: "<= 64", ...}`
+    std::vector<ExpectSpec> expectations(const YAML::Node& node, const std::string& field) const
+    {
+        expect_map(node, field);
+        std::vector<ExpectSpec> out;
+        for (const auto& kv : node) {
+            const std::string metric = metric_name(kv.first, prefixed(field, kv.first.Scalar()));
+            const std::string f = prefixed(field, metric);
+            try {
+                out.push_back({metric, compare::parse_expect(scalar(kv.second, f)), where(kv.second)});
+            } catch (const std::invalid_argument& e) {
+                fail(kv.second, f, e.what());
+            }
+        }
         return out;
     }
 
@@ -393,7 +462,7 @@ public:
     {
         static const std::vector<std::string> launch_keys = {"entry", "block", "grid", "shared_bytes", "args"};
         std::vector<std::string> allowed = {"source", "defines", "options", "launches", "buffers", "flops", "bytes",
-                                            "builtin"};
+                                            "builtin", "compare", "expect"};
         allowed.insert(allowed.end(), launch_keys.begin(), launch_keys.end());
         VariantSpec v;
         v.name = name;
@@ -433,7 +502,15 @@ public:
         }
         if (node["flops"]) v.flops = expression(node["flops"], field + ".flops", params);
         if (node["bytes"]) v.bytes = expression(node["bytes"], field + ".bytes", params);
+        gating(v, node, field);
         return v;
+    }
+
+    /// A variant's `compare:` and `expect:`.
+    void gating(VariantSpec& v, const YAML::Node& node, const std::string& field) const
+    {
+        if (node["compare"]) v.compare = compare_rules(node["compare"], field + ".compare");
+        if (node["expect"]) v.expect = expectations(node["expect"], field + ".expect");
     }
 
     /// A variant that calls a library routine (run::builtin_table) instead of a kernel.
@@ -441,7 +518,8 @@ public:
                                 const std::set<std::string, std::less<>>& params,
                                 const std::vector<BufferSpec>& suite_buffers) const
     {
-        check_keys(node, field, {"builtin", "args", "buffers", "flops", "bytes"}, {"builtin", "args"});
+        check_keys(node, field, {"builtin", "args", "buffers", "flops", "bytes", "compare", "expect"},
+                   {"builtin", "args"});
         v.builtin = scalar(node["builtin"], field + ".builtin");
         const run::BuiltinInfo* info = run::find_builtin(v.builtin);
         if (!info) {
@@ -467,6 +545,7 @@ public:
         v.launches.push_back(std::move(l));
         if (node["flops"]) v.flops = expression(node["flops"], field + ".flops", params);
         if (node["bytes"]) v.bytes = expression(node["bytes"], field + ".bytes", params);
+        gating(v, node, field);
         return v;
     }
 
@@ -475,7 +554,7 @@ public:
         if (!root.IsMap()) fail(root, "", "a suite file is a YAML map (see docs/suite-format.md)");
         check_keys(root, "",
                    {"suite", "description", "include", "archs", "params", "reference", "tolerance", "timing",
-                    "buffers", "flops", "bytes", "variants"},
+                    "buffers", "flops", "bytes", "variants", "compare", "expect", "metrics"},
                    {"suite", "params", "reference", "variants"});
         Suite s;
         s.file = file_;
@@ -499,6 +578,13 @@ public:
         static const std::regex arch("sm_[0-9]{2,3}[a-z]?");
         for (const auto& a : s.archs)
             if (!std::regex_match(a, arch)) fail(root["archs"], "archs", fmt::format("'{}' is not like sm_90", a));
+
+        // Metrics to collect through the profiler; without the key, the metric table's default set.
+        if (const YAML::Node metrics = root["metrics"]) {
+            if (!metrics.IsSequence()) fail(metrics, "metrics", "expected a list of metric names");
+            for (std::size_t i = 0; i < metrics.size(); ++i)
+                s.metrics.push_back(metric_name(metrics[i], fmt::format("metrics[{}]", i)));
+        }
 
         const YAML::Node params = root["params"];
         expect_map(params, "params");
@@ -527,6 +613,8 @@ public:
             }
         }
         if (root["buffers"]) s.buffers = buffers(root["buffers"], "buffers", names);
+        if (root["compare"]) s.compare = compare_rules(root["compare"], "compare");
+        if (root["expect"]) s.expect = expectations(root["expect"], "expect");
 
         std::optional<Expression> flops, bytes;
         if (root["flops"]) flops = expression(root["flops"], "flops", names);

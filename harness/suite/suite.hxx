@@ -1,6 +1,7 @@
 #pragma once
 // The in-memory form of a suite file (docs/suite-format.md), validated and ready to expand.
 
+#include "harness/compare/rules.hxx"
 #include "harness/suite/expression.hxx"
 
 #include <cstdint>
@@ -37,6 +38,20 @@ struct Tolerance {
 struct SourceLocation {
     int line = 0;
     int column = 0;
+};
+
+/// A `compare:` entry: the baseline rule for one metric, overriding the metric table's default.
+struct CompareSpec {
+    std::string metric;
+    compare::Rule rule;
+    SourceLocation where;
+};
+
+/// An `expect:` entry: a condition on one metric that must hold with or without a baseline.
+struct ExpectSpec {
+    std::string metric;
+    compare::ExpectRule rule;
+    SourceLocation where;
 };
 
 /// A device buffer the kernels read or write.
@@ -85,6 +100,8 @@ struct VariantSpec {
     std::vector<BufferSpec> buffers;  ///< variant-level buffers (added to the suite's)
     std::optional<Expression> flops;
     std::optional<Expression> bytes;
+    std::vector<CompareSpec> compare;  ///< per-variant rules, over the suite's
+    std::vector<ExpectSpec> expect;    ///< per-variant expectations, over the suite's for the same metric
     SourceLocation where;
     bool is_builtin() const { return !builtin.empty(); }
 };
@@ -110,16 +127,23 @@ struct Suite {
     std::string description;
     std::vector<std::filesystem::path> include_dirs;  ///< absolute
     std::vector<std::string> archs;
+    std::vector<std::string> metrics;  ///< metric-table names to collect; empty: the table's default set
     std::vector<ParamSpec> params;
     std::string reference;
     Tolerance tolerance;
     TimingSpec timing;
     std::vector<BufferSpec> buffers;
     std::vector<VariantSpec> variants;
+    std::vector<CompareSpec> compare;  ///< suite-wide rules, over the metric table's defaults
+    std::vector<ExpectSpec> expect;    ///< suite-wide expectations
 
     const VariantSpec* find_variant(const std::string& name) const;
     /// The suite's buffers plus the variant's own.
     std::vector<BufferSpec> buffers_of(const VariantSpec& variant) const;
+    /// The rule for `metric` in `variant`: the variant's, else the suite's, else the metric table's.
+    compare::Rule rule_for(const VariantSpec& variant, const std::string& metric) const;
+    /// The expectations that apply to `variant`: the suite's, replaced metric by metric by the variant's.
+    std::vector<ExpectSpec> expectations_for(const VariantSpec& variant) const;
 };
 
 /// Loads and validates a suite file; throws InputError naming file, line, column and field.

@@ -1,0 +1,90 @@
+// `harness baseline update`: record the figures of a run as the suite's baselines.
+
+#include "harness/cli/commands.hxx"
+#include "harness/cli/exit_codes.hxx"
+#include "harness/cli/options.hxx"
+#include "harness/cli/suite_runner.hxx"
+#include "harness/compare/baseline_update.hxx"
+#include "harness/core/error.hxx"
+
+#include <fmt/format.h>
+
+namespace harness::cli {
+
+namespace {
+
+int baseline_update(const std::vector<std::string>& args)
+{
+    CLI::App app{"Run suites (or read a results.json) and record their figures in <baseline-dir>/<suite>/: exact "
+                 "figures by architecture (sm_90.csv), noisy ones by GPU model (NVIDIA-H200.csv). Files are merged: "
+                 "rows of the cases and metrics measured now are replaced, others kept. Failed cases are never "
+                 "recorded.",
+                 "baseline update"};
+    CommonOptions common;
+    add_common(app, common);
+    SuiteRunOptions options;
+    std::string baseline_dir = "baselines";
+    std::string from;
+    app.add_flag("--static", options.static_only,
+                 "record the static figures for each of the suite's architectures (no GPU)");
+    app.add_option("--arch", options.archs, "architectures for the static tier (default: the suite's archs)");
+    app.add_option("--baseline-dir", baseline_dir, "baseline folder")->capture_default_str();
+    app.add_option("--from", from, "record the results of this results.json instead of running (one suite)")
+        ->check(CLI::ExistingFile);
+    app.add_option("--device", options.device, "CUDA device ordinal")->capture_default_str();
+    app.add_option("--budget", options.budget_s, "seconds of timing per case (default: the suite's timing.budget_s)");
+    if (auto code = parse(app, args)) return *code;
+    if (!from.empty() && common.suites.size() != 1)
+        throw Error(ErrorKind::bad_input, "--from records one results file: give exactly one suite");
+
+    const auto cache = make_cache(common);
+    const auto device = from.empty() ? choose_device(options) : std::nullopt;
+    int exit_code = exit_pass;
+    for (const auto& file : common.suites) {
+        const suite::Suite s = suite::load_suite(file);
+        report::RunReport rep;
+        if (!from.empty()) {
+            rep = report::read_results_json(from);
+            if (rep.suite != s.name)
+                throw Error(ErrorKind::bad_input,
+                            fmt::format("{} holds suite '{}', not '{}' ({})", from, rep.suite, s.name, file));
+        } else {
+            rep = device ? run_suite_gpu(s, *device, options, cache ? &*cache : nullptr)
+                         : run_suite_static(s, options, cache ? &*cache : nullptr);
+        }
+        const auto update = compare::update_baselines(s, rep, baseline_dir);
+        for (const auto& note : update.notes) fmt::print("{}\n", note);
+        for (const auto& written : update.written) fmt::print("wrote {}\n", written);
+        if (update.written.empty()) fmt::print("{}: nothing recorded (no case passed)\n", s.name);
+        for (const auto& r : rep.results)
+            if (case_status_fails(r.status)) exit_code = exit_failure;
+    }
+    return exit_code;
+}
+
+struct BaselineAction {
+    const char* name;
+    const char* description;
+    int (*run)(const std::vector<std::string>& args);
+};
+
+const BaselineAction actions[] = {
+    {"update", "record the figures of a run (GPU, --static, or --from results.json) as baselines", baseline_update},
+};
+
+} // namespace
+
+int baseline_command(const std::vector<std::string>& args)
+{
+    if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+        fmt::print("usage: harness baseline <action> [options] SUITE...\n\nactions:\n");
+        for (const auto& a : actions) fmt::print("  {:<8} {}\n", a.name, a.description);
+        return args.empty() ? exit_bad_input : exit_pass;
+    }
+    for (const auto& a : actions)
+        if (args[0] == a.name) return a.run({args.begin() + 1, args.end()});
+    fmt::print(stderr, "harness baseline: unknown action '{}'; actions: update\n", args[0]);
+    return exit_bad_input;
+}
+
+} // namespace harness::cli

@@ -1,0 +1,39 @@
+#include "harness/cli/options.hxx"
+
+#include "harness/cli/exit_codes.hxx"
+
+#include <fmt/format.h>
+
+namespace harness::cli {
+
+std::optional<int> parse(CLI::App& app, const std::vector<std::string>& args)
+{
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    try {
+        app.parse(reversed);
+    } catch (const CLI::CallForHelp&) {
+        fmt::print("{}", app.help());
+        return exit_pass;
+    } catch (const CLI::ParseError& e) {
+        fmt::print(stderr, "harness {}: {}\n", app.get_name(), e.what());
+        return exit_bad_input;
+    }
+    return std::nullopt;
+}
+
+void add_common(CLI::App& app, CommonOptions& o)
+{
+    app.add_option("suites", o.suites, "suite files (YAML)")->required()->check(CLI::ExistingFile);
+    app.add_option("--cache-dir", o.cache_dir,
+                   "compiled-kernel cache (default $HARNESS_CACHE_DIR or ~/.cache/harness)");
+    app.add_flag("--no-cache", o.no_cache, "compile every kernel afresh");
+}
+
+std::optional<compile::CompileCache> make_cache(const CommonOptions& o)
+{
+    if (o.no_cache) return std::nullopt;
+    return compile::CompileCache(o.cache_dir.empty() ? compile::CompileCache::default_dir()
+                                                     : std::filesystem::path(o.cache_dir));
+}
+
+} // namespace harness::cli

@@ -1,0 +1,26 @@
+#pragma once
+// Command-line pieces the subcommands share.
+
+#include "harness/compile/nvrtc_compiler.hxx"
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace harness::cli {
+
+/// Parses a subcommand's options; returns an exit code when it should stop (help or an error).
+std::optional<int> parse(CLI::App& app, const std::vector<std::string>& args);
+
+/// Suite files and the compile cache.
+struct CommonOptions {
+    std::vector<std::string> suites;
+    std::string cache_dir;
+    bool no_cache = false;
+};
+
+void add_common(CLI::App& app, CommonOptions& o);
+std::optional<compile::CompileCache> make_cache(const CommonOptions& o);
+
+} // namespace harness::cli

@@ -1,0 +1,204 @@
+#include "harness/cli/suite_runner.hxx"
+
+#include "harness/compile/compile_suite.hxx"
+#include "harness/compile/static_tier.hxx"
+#include "harness/core/text.hxx"
+#include "harness/run/isolated_runner.hxx"
+#include "harness/suite/sweep.hxx"
+
+#include <cstdio>
+#include <ctime>
+#include <fmt/format.h>
+#include <unistd.h>
+
+namespace harness::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A one-line progress display: rewritten in place on a terminal, one line per case otherwise.
+class Progress {
+  public:
+    explicit Progress(std::size_t total) : total_(total), tty_(isatty(STDERR_FILENO)) {}
+    void begin(const CaseResult& c)
+    {
+        if (tty_)
+            fmt::print(stderr, "\r\033[K[{}/{}] {} {} ...", done_ + 1, total_, c.variant, c.params_text);
+    }
+    void end(const CaseResult& r)
+    {
+        ++done_;
+        const auto t = r.metric("time_median");
+        const std::string what = r.status == CaseStatus::passed
+                                     ? (t ? fmt::format("ok {:.2f} us", *t) : std::string("ok"))
+                                     : case_status_name(r.status);
+        if (tty_)
+            fmt::print(stderr, "\r\033[K[{}/{}] {} {} {}", done_, total_, r.variant, r.params_text, what);
+        else
+            fmt::print(stderr, "[{}/{}] {} {} {}\n", done_, total_, r.variant, r.params_text, what);
+        if (tty_ && done_ == total_) fmt::print(stderr, "\r\033[K");
+    }
+
+  private:
+    std::size_t total_;
+    std::size_t done_ = 0;
+    bool tty_;
+};
+
+report::RunReport report_for(const suite::Suite& s)
+{
+    report::RunReport rep;
+    rep.suite = s.name;
+    rep.suite_file = s.file.string();
+    rep.harness_version = HARNESS_VERSION;
+    rep.cuda_version = compile::nvrtc_version();
+    rep.git_revision = git_revision(s.file);
+    rep.timestamp = utc_timestamp();
+    return rep;
+}
+
+} // namespace
+
+std::string utc_timestamp()
+{
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return text;
+}
+
+std::string git_revision(const fs::path& file)
+{
+    std::error_code ec;
+    const fs::path dir = fs::absolute(file, ec).parent_path();
+    if (ec) return "";
+    const std::string command = fmt::format("git -C '{}' rev-parse --short=12 HEAD 2>/dev/null", dir.string());
+    if (dir.string().find('\'') != std::string::npos) return "";
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) return "";
+    char buffer[64] = {};
+    std::string out;
+    while (std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
+    if (pclose(pipe) != 0) return "";
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+    return out;
+}
+
+std::optional<run::DeviceInfo> choose_device(const SuiteRunOptions& options)
+{
+    std::string why = "--static given";
+    auto device = options.static_only ? std::nullopt : run::probe_device(options.device, &why);
+    if (!device)
+        fmt::print(stderr,
+                   "harness: no usable GPU ({}): running the static tier only. Every variant is compiled for each "
+                   "architecture and its registers, spills, shared memory and theoretical occupancy are read and "
+                   "compared with the baselines; nothing is verified or timed.\n",
+                   why);
+    return device;
+}
+
+report::RunReport run_suite_static(const suite::Suite& s, const SuiteRunOptions& options,
+                                   const compile::CompileCache* cache)
+{
+    const auto& archs = options.archs.empty() ? s.archs : options.archs;
+    report::RunReport rep = report_for(s);
+    rep.mode = "static";
+    rep.arch = join(archs, ",");
+    rep.results = compile::run_static_tier(s, archs, cache);
+    if (!options.only_variants.empty())
+        std::erase_if(rep.results, [&](const CaseResult& r) {
+            return std::find(options.only_variants.begin(), options.only_variants.end(), r.variant) ==
+                   options.only_variants.end();
+        });
+    return rep;
+}
+
+report::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, const SuiteRunOptions& options,
+                                const compile::CompileCache* cache)
+{
+    if (options.budget_s > 0) s.timing.budget_s = options.budget_s;
+    fmt::print(stderr, "harness: suite {} on {} ({}), compiling...\n", s.name, device.name, device.arch);
+    const auto compiled = compile::compile_suite_in_child(s, device.arch, cache);
+
+    std::vector<suite::Case> cases;
+    for (const auto& c : suite::expand_cases(s)) {
+        const auto& name = s.variants[c.variant].name;
+        const auto& only = options.only_variants;
+        if (only.empty() || name == s.reference || std::find(only.begin(), only.end(), name) != only.end())
+            cases.push_back(c);
+    }
+
+    // Cases that cannot run: their variant (or the reference) did not compile.
+    std::vector<CaseResult> results(cases.size());
+    std::vector<suite::Case> runnable;
+    std::vector<std::size_t> runnable_index;
+    const bool reference_broken = compiled.errors.contains(s.reference);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const auto& name = s.variants[cases[i].variant].name;
+        if (auto err = compiled.errors.find(name); err != compiled.errors.end()) {
+            results[i] = run::unverifiable_case(s, cases[i], "");
+            results[i].status = CaseStatus::compile_error;
+            results[i].message = err->second;
+        } else if (reference_broken) {
+            results[i] = run::unverifiable_case(s, cases[i], "the reference variant did not compile");
+        } else {
+            runnable.push_back(cases[i]);
+            runnable_index.push_back(i);
+        }
+    }
+
+    Progress progress(runnable.size());
+    run::RunObserver observer;
+    observer.on_begin = [&](std::size_t i) {
+        CaseResult r;
+        r.variant = s.variants[runnable[i].variant].name;
+        r.params_text = runnable[i].params_text;
+        progress.begin(r);
+    };
+    observer.on_result = [&](std::size_t, const CaseResult& r) { progress.end(r); };
+    double profile_seconds = 0;
+    std::size_t profiled_cases = 0, range_passes = 0;
+    observer.on_profile = [&](std::size_t, double seconds, std::size_t passes) {
+        profile_seconds += seconds;
+        ++profiled_cases;
+        range_passes = passes;
+    };
+    run::IsolatedRunConfig config;
+    config.options.profile = options.profile && !options.verify_only;
+    config.options.external_profiler = options.external_profiler;
+    config.options.metrics = s.metrics;
+    config.device = options.device;
+    config.options.hot_cache = options.hot;
+    config.options.verify_only = options.verify_only;
+    config.case_timeout_s = options.timeout_s > 0 ? options.timeout_s : s.timing.timeout_s;
+    if (!runnable.empty()) {
+        auto ran = run::run_isolated(s, runnable, compiled.modules, config, observer);
+        for (std::size_t k = 0; k < ran.size(); ++k) results[runnable_index[k]] = std::move(ran[k]);
+    }
+
+    report::RunReport rep = report_for(s);
+    rep.mode = "gpu";
+    rep.device_name = device.name;
+    rep.arch = device.arch;
+    rep.sm_count = device.sm_count;
+    rep.memory_bandwidth_gbs = device.memory_bandwidth_gbs;
+    rep.fp32_peak_gflops = device.fp32_peak_gflops;
+    rep.profiled = profiled_cases > 0;
+    if (profiled_cases > 0)
+        rep.notes.push_back(fmt::format("profiling: {:.2f} s for {} cases; the range profiler replays each kernel "
+                                        "launch {} times, SASS metrics add one instrumented run",
+                                        profile_seconds, profiled_cases, range_passes));
+    else if (options.external_profiler)
+        rep.notes.push_back("external-profiler mode: each case ran once inside its NVTX range; no timing, no counters");
+    else if (!options.profile)
+        rep.notes.push_back("hardware counters not collected (--no-profile)");
+    rep.driver_version = fmt::format("{}.{}", device.driver_version / 1000, device.driver_version % 1000 / 10);
+    rep.results = std::move(results);
+    for (auto& r : rep.results) r.arch = device.arch;
+    return rep;
+}
+
+} // namespace harness::cli

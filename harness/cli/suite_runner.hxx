@@ -1,0 +1,47 @@
+#pragma once
+// Running one suite, on the GPU or in the static tier, into a RunReport: shared by `harness run`
+// and `harness baseline update`.
+
+#include "harness/compile/nvrtc_compiler.hxx"
+#include "harness/report/run_report.hxx"
+#include "harness/run/gpu_session.hxx"
+#include "harness/suite/suite.hxx"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace harness::cli {
+
+/// How to run a suite (the command-line options of `harness run`).
+struct SuiteRunOptions {
+    int device = 0;
+    bool hot = false;                        ///< no L2 flush between timed samples
+    bool verify_only = false;                ///< no timing
+    double timeout_s = 0.0;                  ///< 0: the suite's timing.timeout_s
+    double budget_s = 0.0;                   ///< 0: the suite's timing.budget_s
+    std::vector<std::string> only_variants;  ///< empty: all (the reference always runs)
+    bool static_only = false;                ///< the static tier even with a GPU
+    std::vector<std::string> archs;          ///< static tier; empty: the suite's archs
+    bool profile = true;                     ///< collect hardware counters (CUPTI)
+    bool external_profiler = false;          ///< run each case once in its NVTX range, nothing else
+};
+
+/// The GPU to run on, or nullopt after saying on stderr why the static tier runs instead.
+std::optional<run::DeviceInfo> choose_device(const SuiteRunOptions& options);
+
+/// The static tier of one suite: every variant compiled for each architecture, resources read.
+report::RunReport run_suite_static(const suite::Suite& suite, const SuiteRunOptions& options,
+                                   const compile::CompileCache* cache);
+
+/// One suite on the GPU: compile, verify, time, measure.
+report::RunReport run_suite_gpu(suite::Suite suite, const run::DeviceInfo& device, const SuiteRunOptions& options,
+                                const compile::CompileCache* cache);
+
+/// The short git revision of the repository holding `file`, "" outside git; "+dirty" when it has changes.
+std::string git_revision(const std::filesystem::path& file);
+
+/// The current time, ISO 8601 UTC.
+std::string utc_timestamp();
+
+} // namespace harness::cli

@@ -1,0 +1,207 @@
+#include "harness/compare/baseline_file.hxx"
+
+#include "harness/core/atomic_file.hxx"
+#include "harness/core/error.hxx"
+
+#include <cmath>
+#include <csv.h>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+namespace harness::compare {
+
+namespace {
+
+constexpr const char* marker = "# harness baseline";
+const std::vector<std::string> columns = {"variant", "params", "metric", "value", "samples", "source"};
+
+std::string field(std::string_view text)
+{
+    std::string out(csv_write(nullptr, 0, text.data(), text.size()), '\0');
+    csv_write(out.data(), out.size(), text.data(), text.size());
+    return out;
+}
+
+std::string row_text(const std::vector<std::string>& fields)
+{
+    std::string row;
+    for (const auto& f : fields) {
+        if (!row.empty()) row += ',';
+        row += field(f);
+    }
+    return row + "\n";
+}
+
+/// Shortest text that reads back as the same double.
+std::string number_text(double v)
+{
+    return fmt::format("{}", v);
+}
+
+/// The CSV part of a file parsed with libcsv: records of fields, each with its line number.
+struct Records {
+    std::vector<std::vector<std::string>> rows;
+    std::vector<int> lines;
+    int line = 1;
+    bool row_open = false;
+};
+
+double parse_double(const std::string& text, const std::string& name, int line, const std::string& what)
+{
+    try {
+        std::size_t used = 0;
+        const double v = std::stod(text, &used);
+        if (used == text.size() && std::isfinite(v)) return v;
+    } catch (const std::exception&) {
+    }
+    throw InputError(name, line, 0, what, fmt::format("'{}' is not a number", text));
+}
+
+} // namespace
+
+std::string BaselineFile::meta(const std::string& name) const
+{
+    for (const auto& [k, v] : metadata)
+        if (k == name) return v;
+    return "";
+}
+
+void BaselineFile::set_meta(const std::string& name, const std::string& value)
+{
+    for (auto& [k, v] : metadata)
+        if (k == name) {
+            v = value;
+            return;
+        }
+    metadata.emplace_back(name, value);
+}
+
+const BaselineRow* BaselineFile::find(const std::string& variant, const std::string& params,
+                                      const std::string& metric) const
+{
+    for (const auto& r : rows)
+        if (r.variant == variant && r.params == params && r.metric == metric) return &r;
+    return nullptr;
+}
+
+std::string exact_baseline_key(const std::string& arch)
+{
+    return arch;
+}
+
+std::string noisy_baseline_key(const std::string& gpu_name)
+{
+    std::string key;
+    for (char c : gpu_name) {
+        const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+        if (keep) key += c;
+        else if (!key.empty() && key.back() != '-') key += '-';
+    }
+    while (!key.empty() && key.back() == '-') key.pop_back();
+    return key.empty() ? "unknown-gpu" : key;
+}
+
+std::filesystem::path baseline_path(const std::filesystem::path& dir, const std::string& suite, const std::string& key)
+{
+    return dir / suite / (key + ".csv");
+}
+
+std::string baseline_text(const BaselineFile& file)
+{
+    std::string out = std::string(marker) + "\n";
+    for (const auto& [k, v] : file.metadata) out += fmt::format("# {}: {}\n", k, v);
+    out += row_text(columns);
+    for (const auto& r : file.rows) {
+        std::string samples;
+        for (double s : r.samples) samples += (samples.empty() ? "" : " ") + number_text(s);
+        out += row_text({r.variant, r.params, r.metric, number_text(r.value), samples, r.source});
+    }
+    return out;
+}
+
+BaselineFile parse_baseline(const std::string& text, const std::string& name)
+{
+    BaselineFile file;
+    std::size_t pos = 0;
+    int line = 0;
+    // Metadata: the comment lines before the table.
+    while (pos < text.size() && text[pos] == '#') {
+        ++line;
+        const std::size_t end = std::min(text.find('\n', pos), text.size());
+        std::string comment = text.substr(pos, end - pos);
+        if (!comment.empty() && comment.back() == '\r') comment.pop_back();
+        pos = end + 1;
+        if (line == 1) {
+            if (comment != marker) throw InputError(name, 1, 1, "", fmt::format("not a baseline file (first line is not '{}')", marker));
+            continue;
+        }
+        const std::size_t colon = comment.find(':');
+        if (colon == std::string::npos || comment.size() < 2 || comment[1] != ' ')
+            throw InputError(name, line, 1, "", "a metadata line is '# name: value'");
+        std::string value = comment.substr(colon + 1);
+        if (!value.empty() && value.front() == ' ') value.erase(0, 1);
+        file.metadata.emplace_back(comment.substr(2, colon - 2), value);
+    }
+    if (line == 0) throw InputError(name, 1, 1, "", fmt::format("not a baseline file (first line is not '{}')", marker));
+    const std::string version = file.meta("schema_version");
+    if (version != std::to_string(baseline_schema_version))
+        throw InputError(name, 0, 0, "schema_version",
+                         fmt::format("baseline schema version '{}' (this harness reads version {}); record it again "
+                                     "with `harness baseline update`",
+                                     version, baseline_schema_version));
+
+    Records records;
+    records.line = line + 1;
+    csv_parser parser;
+    csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL);
+    const auto on_field = [](void* s, size_t n, void* data) {
+        auto* r = static_cast<Records*>(data);
+        if (!r->row_open) {
+            r->rows.emplace_back();
+            r->lines.push_back(r->line);
+            r->row_open = true;
+        }
+        r->rows.back().emplace_back(static_cast<char*>(s), n);
+    };
+    const auto on_row = [](int, void* data) {
+        auto* r = static_cast<Records*>(data);
+        r->row_open = false;
+        ++r->line;
+    };
+    const std::string table = text.substr(std::min(pos, text.size()));
+    const bool parsed = csv_parse(&parser, table.data(), table.size(), on_field, on_row, &records) == table.size() &&
+                        csv_fini(&parser, on_field, on_row, &records) == 0;
+    const std::string csv_problem = parsed ? "" : csv_strerror(csv_error(&parser));
+    csv_free(&parser);
+    if (!parsed) throw InputError(name, records.line, 0, "", "malformed CSV: " + csv_problem);
+    if (records.rows.empty() || records.rows.front() != columns)
+        throw InputError(name, line + 1, 1, "", fmt::format("expected the header '{}'", fmt::join(columns, ",")));
+    for (std::size_t i = 1; i < records.rows.size(); ++i) {
+        const auto& f = records.rows[i];
+        const int at = records.lines[i];
+        if (f.size() != columns.size())
+            throw InputError(name, at, 0, "", fmt::format("expected {} fields, found {}", columns.size(), f.size()));
+        BaselineRow r{f[0], f[1], f[2], parse_double(f[3], name, at, "value"), {}, f[5]};
+        std::istringstream samples(f[4]);
+        for (std::string s; samples >> s;) r.samples.push_back(parse_double(s, name, at, "samples"));
+        file.rows.push_back(std::move(r));
+    }
+    return file;
+}
+
+BaselineFile read_baseline(const std::filesystem::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path.string(), 0, 0, "", "cannot open the baseline file");
+    std::stringstream text;
+    text << in.rdbuf();
+    return parse_baseline(text.str(), path.string());
+}
+
+void write_baseline(const std::filesystem::path& path, const BaselineFile& file)
+{
+    write_file_atomically(path, baseline_text(file));
+}
+
+} // namespace harness::compare

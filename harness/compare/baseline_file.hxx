@@ -1,0 +1,63 @@
+#pragma once
+// Baseline files: the figures a run is compared with, one CSV file per suite and key, in git.
+//
+//   baselines/<suite>/<key>.csv    key = architecture (sm_90) for exact figures,
+//                                  GPU model (NVIDIA-H200) for noisy ones
+//
+// The file starts with `# name: value` metadata lines (schema version, GPU, architecture, driver,
+// CUDA, harness version, git revision, date), then a CSV table with one row per case and metric:
+//
+//   variant,params,metric,value,samples,source
+//
+// `samples` holds the time samples (space separated) of a noisy figure judged by the "samples"
+// rule; `source` says which tier recorded the row ("static" or "gpu").
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace harness::compare {
+
+/// Version of the baseline file layout; a file with another version is refused.
+inline constexpr int baseline_schema_version = 1;
+
+/// One figure of one case.
+struct BaselineRow {
+    std::string variant;
+    std::string params;  ///< params_text of the case, "N=256 K=64"
+    std::string metric;
+    double value = 0.0;
+    std::vector<double> samples;  ///< time samples in us, for the "samples" rule
+    std::string source;           ///< "static" or "gpu"
+};
+
+/// The contents of one baseline file.
+struct BaselineFile {
+    std::vector<std::pair<std::string, std::string>> metadata;  ///< in file order
+    std::vector<BaselineRow> rows;
+
+    /// The metadata value for `name`, or "".
+    std::string meta(const std::string& name) const;
+    void set_meta(const std::string& name, const std::string& value);
+    /// The row for this case and metric, or nullptr.
+    const BaselineRow* find(const std::string& variant, const std::string& params, const std::string& metric) const;
+};
+
+/// Key of the file that holds exact figures: the architecture, "sm_90".
+std::string exact_baseline_key(const std::string& arch);
+/// Key of the file that holds noisy figures: the GPU model made file-safe, "NVIDIA-H200".
+std::string noisy_baseline_key(const std::string& gpu_name);
+/// <dir>/<suite>/<key>.csv
+std::filesystem::path baseline_path(const std::filesystem::path& dir, const std::string& suite, const std::string& key);
+
+/// The file's text: metadata comments, then the CSV table (libcsv quoting).
+std::string baseline_text(const BaselineFile& file);
+/// Parses a baseline file's text; throws InputError naming `name`, the line and the field.
+BaselineFile parse_baseline(const std::string& text, const std::string& name);
+/// Reads a baseline file; throws InputError (bad input) when it is malformed or unreadable.
+BaselineFile read_baseline(const std::filesystem::path& path);
+/// Writes atomically: a reader, or an interrupted update, leaves the old file whole.
+void write_baseline(const std::filesystem::path& path, const BaselineFile& file);
+
+} // namespace harness::compare

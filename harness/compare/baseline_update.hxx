@@ -1,0 +1,29 @@
+#pragma once
+// `harness baseline update`: records a run's figures into the suite's baseline files, merging
+// with what they already hold.
+
+#include "harness/report/run_report.hxx"
+#include "harness/suite/suite.hxx"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace harness::compare {
+
+/// What an update did, for the console.
+struct BaselineUpdate {
+    std::vector<std::string> written;  ///< files written
+    std::vector<std::string> notes;    ///< cases left out (failed, skipped), rows dropped
+};
+
+/// Writes the figures of every case that passed into <dir>/<suite>/<arch>.csv (exact figures)
+/// and, for a GPU run, <dir>/<suite>/<GPU-model>.csv (noisy figures, with the time samples).
+/// Each file is merged: rows for the cases and metrics this run measured are replaced, rows for
+/// other metrics are kept (a static update keeps GPU counters and vice versa), rows for
+/// variants or points no longer in the suite are dropped. Failed cases are never recorded; their
+/// earlier rows stay. Every file is written atomically.
+BaselineUpdate update_baselines(const suite::Suite& suite, const report::RunReport& report,
+                                const std::filesystem::path& dir);
+
+} // namespace harness::compare

@@ -1,0 +1,259 @@
+#include "harness/compare/compare_run.hxx"
+
+#include "harness/compare/rules.hxx"
+#include "harness/compare/waivers.hxx"
+#include "harness/core/metrics.hxx"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <regex>
+#include <set>
+
+namespace harness::compare {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Metrics whose change moves the theoretical occupancy: a change is described as a cliff.
+bool is_occupancy_metric(std::string_view m)
+{
+    return m == "registers" || m == "static_shared_bytes" || m == "dynamic_shared_bytes" || m == "barriers" ||
+           m == "blocks_per_sm" || m == "theoretical_occupancy";
+}
+
+/// The hotspot metric that explains a regression of `metric`, and the access kind it prefers.
+std::optional<std::pair<std::string, std::string>> hotspot_kind(std::string_view m)
+{
+    const auto in = [&](std::string_view s) { return m.find(s) != std::string_view::npos; };
+    if (m == "excess_global_sectors" || (m.starts_with("global_") && in("sectors")))
+        return std::pair<std::string, std::string>{"excess_global_sectors",
+                                                   in("_ld_") ? "global load" : in("_st_") ? "global store" : ""};
+    if (m == "excess_shared_wavefronts" || (m.starts_with("shared_") && m.ends_with("wavefronts")))
+        return std::pair<std::string, std::string>{"excess_shared_wavefronts",
+                                                   in("_ld_") ? "shared load" : in("_st_") ? "shared store" : ""};
+    return std::nullopt;
+}
+
+/// The top source line for a regression of `metric`: hotspots are largest first.
+const Hotspot* top_hotspot(const CaseResult& r, std::string_view metric)
+{
+    const auto kind = hotspot_kind(metric);
+    if (!kind) return nullptr;
+    const Hotspot* any = nullptr;
+    for (const auto& h : r.hotspots) {
+        if (h.metric != kind->first) continue;
+        if (kind->second.empty() || h.access == kind->second) return &h;
+        if (!any) any = &h;
+    }
+    return any;
+}
+
+OccupancyFigures figures_of(const CaseResult& r)
+{
+    return {r.metric("registers"),     r.metric("static_shared_bytes"), r.metric("dynamic_shared_bytes"),
+            r.metric("barriers"),      r.metric("blocks_per_sm"),       r.metric("theoretical_occupancy")};
+}
+
+OccupancyFigures figures_of(const BaselineFile& b, const CaseResult& r)
+{
+    const auto get = [&](const char* m) -> std::optional<double> {
+        const BaselineRow* row = b.find(r.variant, r.params_text, m);
+        return row ? std::optional<double>(row->value) : std::nullopt;
+    };
+    return {get("registers"),     get("static_shared_bytes"), get("dynamic_shared_bytes"),
+            get("barriers"),      get("blocks_per_sm"),       get("theoretical_occupancy")};
+}
+
+std::optional<compile::Occupancy> recompute(const compile::ArchLimits& limits, const OccupancyFigures& f)
+{
+    if (!f.registers || !f.blocks_per_sm || !f.theoretical_occupancy || *f.blocks_per_sm < 1) return std::nullopt;
+    const double warps = *f.theoretical_occupancy * limits.max_warps_per_sm / *f.blocks_per_sm;
+    const int threads = static_cast<int>(std::lround(warps)) * limits.warp_size;
+    if (threads < 1 || threads > limits.max_threads_per_block) return std::nullopt;
+    const int shared = static_cast<int>(f.static_shared_bytes.value_or(0) + f.dynamic_shared_bytes.value_or(0));
+    compile::OccupancyOptions options;
+    options.barriers_per_block = static_cast<int>(f.barriers.value_or(0));
+    options.shared_opt_in = shared > 48 * 1024;
+    try {
+        compile::Occupancy o =
+            compile::theoretical_occupancy(limits, threads, static_cast<int>(*f.registers), shared, options);
+        // What was measured wins over the model (e.g. a carveout preference the model did not see).
+        o.blocks_per_sm = static_cast<int>(*f.blocks_per_sm);
+        o.occupancy = *f.theoretical_occupancy;
+        return o;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+/// GPU models other than `own` with a noisy baseline for this suite: the file names that are not architectures.
+std::string other_gpu_models(const fs::path& suite_dir, const std::string& own)
+{
+    static const std::regex arch_key("sm_[0-9]+[a-z]?");
+    std::vector<std::string> models;
+    std::error_code ec;
+    if (!fs::is_directory(suite_dir, ec)) return "";
+    for (const auto& entry : fs::directory_iterator(suite_dir, ec)) {
+        if (entry.path().extension() != ".csv") continue;
+        const std::string key = entry.path().stem().string();
+        if (!std::regex_match(key, arch_key) && key != own) models.push_back(key);
+    }
+    std::sort(models.begin(), models.end());
+    return fmt::format("{}", fmt::join(models, ", "));
+}
+
+} // namespace
+
+std::optional<std::string> occupancy_cliff(const std::string& arch, const OccupancyFigures& before,
+                                           const OccupancyFigures& after)
+{
+    const compile::ArchLimits* limits = compile::find_arch_limits(arch);
+    if (!limits) return std::nullopt;
+    const auto b = recompute(*limits, before);
+    const auto a = recompute(*limits, after);
+    if (!b || !a || std::abs(b->occupancy - a->occupancy) < 1e-9) return std::nullopt;
+    return compile::describe_occupancy_cliff(*b, *a);
+}
+
+void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* exact, const BaselineFile* noisy,
+                  const std::string& noisy_elsewhere)
+{
+    r.verdicts.clear();
+    if (r.status != CaseStatus::passed) return;
+    const suite::VariantSpec* variant = suite.find_variant(r.variant);
+    const suite::VariantSpec none;
+    const suite::VariantSpec& spec = variant ? *variant : none;
+    std::optional<std::string> cliff;
+    bool cliff_known = false;
+
+    for (const auto& info : metric_table()) {
+        const std::string name(info.name);
+        const auto value = r.metric(name);
+        if (!value) continue;
+        const Rule rule = suite.rule_for(spec, name);
+        if (rule.kind == RuleKind::ignore) continue;
+        const bool is_exact = info.stability == Stability::exact;
+        const BaselineFile* file = is_exact ? exact : noisy;
+        MetricVerdict v;
+        v.metric = name;
+        v.value = value;
+        v.rule = rule.text;
+        if (!file) {
+            if (!is_exact && !noisy_elsewhere.empty()) {
+                v.verdict = Verdict::skipped;
+                v.message = fmt::format("{} is noisy and gated only on the GPU model it was recorded on ({})", name,
+                                        noisy_elsewhere);
+            } else {
+                v.verdict = Verdict::no_baseline;
+                v.message = fmt::format("{}: no baseline file", name);
+            }
+            r.verdicts.push_back(std::move(v));
+            continue;
+        }
+        const BaselineRow* row = file->find(r.variant, r.params_text, name);
+        if (!row) {
+            v.verdict = Verdict::no_baseline;
+            v.message = fmt::format("{}: not in the baseline", name);
+            r.verdicts.push_back(std::move(v));
+            continue;
+        }
+        v = rule.kind == RuleKind::samples ? judge_samples(info, rule, row->samples, r.time_samples_us)
+                                           : judge_value(info, rule, row->value, *value);
+        if ((v.verdict == Verdict::regressed || v.verdict == Verdict::improved) && is_occupancy_metric(name)) {
+            if (!cliff_known) {
+                cliff = occupancy_cliff(r.arch, figures_of(*exact, r), figures_of(r));
+                cliff_known = true;
+            }
+            if (cliff)
+                v.message = name == "theoretical_occupancy" || name == "blocks_per_sm"
+                                ? "occupancy cliff: " + *cliff
+                                : v.message + "; occupancy cliff: " + *cliff;
+        }
+        if (v.verdict == Verdict::regressed)
+            if (const Hotspot* h = top_hotspot(r, name)) {
+                v.location = fmt::format("{}:{}", h->file, h->line);
+                v.message += fmt::format("; top source line {} ({} in {}: {:.0f} excess of {:.0f})", v.location,
+                                         h->access, h->kernel, h->excess, h->actual);
+            }
+        if (v.verdict == Verdict::improved) v.message += "; the baseline is stale: run `harness baseline update`";
+        r.verdicts.push_back(std::move(v));
+    }
+
+    for (const auto& e : suite.expectations_for(spec)) {
+        MetricVerdict v;
+        v.metric = e.metric;
+        v.rule = "expect " + e.rule.text;
+        const auto value = r.metric(e.metric);
+        const auto info = find_metric(e.metric);
+        if (!value) {
+            v.verdict = Verdict::skipped;
+            v.message = fmt::format("expect {} {}: not measured in this run", e.metric, e.rule.text);
+        } else {
+            v.value = value;
+            if (expect_holds(e.rule, *value)) {
+                v.verdict = Verdict::passed;
+            } else {
+                v.verdict = Verdict::expect_failed;
+                v.message = fmt::format("{} is {}, expected {} (suite line {})", e.metric,
+                                        info ? format_value(*info, *value) : fmt::format("{}", *value), e.rule.text,
+                                        e.where.line);
+                if (const Hotspot* h = top_hotspot(r, e.metric)) {
+                    v.location = fmt::format("{}:{}", h->file, h->line);
+                    v.message += fmt::format("; top source line {}", v.location);
+                }
+            }
+        }
+        r.verdicts.push_back(std::move(v));
+    }
+}
+
+void compare_run(report::RunReport& report, const suite::Suite& suite, const CompareOptions& options)
+{
+    const fs::path waiver_file =
+        options.waiver_file.empty() ? options.baseline_dir / "waivers.yaml" : options.waiver_file;
+    const std::vector<Waiver> waivers = read_waivers(waiver_file);
+    const std::string today = options.today.empty() ? today_utc() : options.today;
+
+    std::map<std::string, std::optional<BaselineFile>> files;  // by path
+    const auto load = [&](const fs::path& path) -> const BaselineFile* {
+        const std::string key = path.string();
+        auto it = files.find(key);
+        if (it == files.end()) {
+            std::optional<BaselineFile> file;
+            if (fs::exists(path)) {
+                file = read_baseline(path);
+                report.baseline_files.push_back(key);
+            } else {
+                report.notes.push_back(fmt::format("no baseline {}: record one with `harness baseline update{} {}`",
+                                                   key, report.mode == "static" ? " --static" : "", report.suite_file));
+            }
+            it = files.emplace(key, std::move(file)).first;
+        }
+        return it->second ? &*it->second : nullptr;
+    };
+
+    const bool gpu = report.mode != "static";
+    const std::string noisy_key = gpu ? noisy_baseline_key(report.device_name) : "";
+    const fs::path suite_dir = options.baseline_dir / suite.name;
+    const BaselineFile* noisy = gpu ? load(baseline_path(options.baseline_dir, suite.name, noisy_key)) : nullptr;
+    const std::string elsewhere = gpu && !noisy ? other_gpu_models(suite_dir, noisy_key) : "";
+    if (!elsewhere.empty())
+        report.notes.push_back(fmt::format("noisy figures (time, achieved occupancy, DRAM bytes) have baselines for "
+                                           "{} only: skipped on {}",
+                                           elsewhere, report.device_name));
+
+    for (auto& r : report.results) {
+        if (r.status != CaseStatus::passed) continue;
+        const BaselineFile* exact = load(baseline_path(options.baseline_dir, suite.name, exact_baseline_key(r.arch)));
+        compare_case(r, suite, exact, noisy, elsewhere);
+        apply_waivers(r, waivers, today);
+    }
+    for (const auto& w : waivers)
+        if (w.expires < today && (w.suite == "*" || w.suite == suite.name))
+            report.notes.push_back(fmt::format("waiver at {} expired on {} ({})", w.where, w.expires, w.reason));
+}
+
+} // namespace harness::compare

@@ -1,0 +1,217 @@
+#include "harness/compare/rules.hxx"
+
+#include "harness/compare/mann_whitney.hxx"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <stdexcept>
+
+namespace harness::compare {
+
+namespace {
+
+std::string_view trim(std::string_view s)
+{
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return s;
+}
+
+/// A finite number filling all of `text`, or nullopt.
+std::optional<double> parse_number(std::string_view text)
+{
+    const std::string s(trim(text));
+    if (s.empty()) return std::nullopt;
+    try {
+        std::size_t used = 0;
+        const double v = std::stod(s, &used);
+        if (used == s.size() && std::isfinite(v)) return v;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+}
+
+/// "5%" -> 0.05; the percent sign is required so that "rel 5" cannot mean 500 %.
+double parse_percent(std::string_view text, std::string_view rule)
+{
+    text = trim(text);
+    if (text.empty() || text.back() != '%')
+        throw std::invalid_argument(fmt::format("'{}': give the tolerance as a percentage, e.g. '{} 5%'", rule,
+                                                rule.substr(0, rule.find(' '))));
+    const auto v = parse_number(text.substr(0, text.size() - 1));
+    if (!v || *v < 0) throw std::invalid_argument(fmt::format("'{}': '{}' is not a percentage", rule, text));
+    return *v / 100.0;
+}
+
+constexpr const char* rule_help = "rules are 'exact', 'rel 5%', 'abs 0.05', 'samples 5%' or 'ignore'";
+
+/// True when `value` is worse than `baseline` for this metric (any change, for direction neither).
+bool is_worse(Direction direction, double baseline, double value)
+{
+    switch (direction) {
+    case Direction::lower_is_better: return value > baseline;
+    case Direction::higher_is_better: return value < baseline;
+    case Direction::neither: return value != baseline;
+    }
+    return true;
+}
+
+std::string change_text(const MetricInfo& metric, double baseline, double value)
+{
+    std::string text = fmt::format("{} {} -> {}", metric.name, format_value(metric, baseline), format_value(metric, value));
+    if (baseline != 0.0) text += fmt::format(" ({:+.1f} %)", 100.0 * (value - baseline) / std::abs(baseline));
+    return text;
+}
+
+} // namespace
+
+Rule parse_rule(std::string_view text)
+{
+    const std::string_view t = trim(text);
+    Rule r;
+    r.text = std::string(t);
+    const std::size_t space = t.find(' ');
+    const std::string_view word = t.substr(0, space);
+    const std::string_view rest = space == std::string_view::npos ? std::string_view{} : trim(t.substr(space));
+    if (word == "exact" || word == "ignore") {
+        if (!rest.empty()) throw std::invalid_argument(fmt::format("'{}': '{}' takes no tolerance", t, word));
+        r.kind = word == "exact" ? RuleKind::exact : RuleKind::ignore;
+        return r;
+    }
+    if (word == "rel" || word == "samples") {
+        r.kind = word == "rel" ? RuleKind::relative : RuleKind::samples;
+        r.tolerance = parse_percent(rest, t);
+        return r;
+    }
+    if (word == "abs") {
+        r.kind = RuleKind::absolute;
+        const auto v = parse_number(rest);
+        if (!v || *v < 0) throw std::invalid_argument(fmt::format("'{}': give a non-negative number, e.g. 'abs 0.05'", t));
+        r.tolerance = *v;
+        return r;
+    }
+    throw std::invalid_argument(fmt::format("unknown rule '{}'; {}", t, rule_help));
+}
+
+ExpectRule parse_expect(std::string_view text)
+{
+    const std::string_view t = trim(text);
+    static constexpr std::pair<std::string_view, ExpectOp> ops[] = {
+        {"==", ExpectOp::eq}, {"!=", ExpectOp::ne}, {"<=", ExpectOp::le},
+        {">=", ExpectOp::ge}, {"<", ExpectOp::lt},  {">", ExpectOp::gt}};
+    for (const auto& [symbol, op] : ops) {
+        if (!t.starts_with(symbol)) continue;
+        const auto bound = parse_number(t.substr(symbol.size()));
+        if (!bound)
+            throw std::invalid_argument(fmt::format("'{}': expected a number after '{}', e.g. '{} 64'", t, symbol, symbol));
+        return {op, *bound, fmt::format("{} {}", symbol, trim(t.substr(symbol.size())))};
+    }
+    throw std::invalid_argument(
+        fmt::format("'{}': an expectation is an operator (==, !=, <, <=, >, >=) and a number, e.g. '<= 64'", t));
+}
+
+bool expect_holds(const ExpectRule& rule, double value)
+{
+    switch (rule.op) {
+    case ExpectOp::eq: return value == rule.bound;
+    case ExpectOp::ne: return value != rule.bound;
+    case ExpectOp::lt: return value < rule.bound;
+    case ExpectOp::le: return value <= rule.bound;
+    case ExpectOp::gt: return value > rule.bound;
+    case ExpectOp::ge: return value >= rule.bound;
+    }
+    return false;
+}
+
+std::string format_value(const MetricInfo& metric, double value)
+{
+    if (metric.unit == "fraction") {
+        const double pct = value * 100.0;
+        return std::abs(pct - std::round(pct)) < 1e-9 ? fmt::format("{:.0f} %", pct) : fmt::format("{:.1f} %", pct);
+    }
+    const std::string number = std::abs(value - std::round(value)) < 1e-9 && std::abs(value) < 1e15
+                                   ? fmt::format("{:.0f}", value)
+                                   : fmt::format("{:.4g}", value);
+    if (metric.unit.empty() || metric.unit == "count") return number;
+    return fmt::format("{} {}", number, metric.unit);
+}
+
+MetricVerdict judge_value(const MetricInfo& metric, const Rule& rule, double baseline, double value)
+{
+    MetricVerdict v;
+    v.metric = std::string(metric.name);
+    v.baseline = baseline;
+    v.value = value;
+    v.rule = rule.text;
+    const double difference = std::abs(value - baseline);
+    bool beyond = false;
+    switch (rule.kind) {
+    case RuleKind::exact:
+        // Baselines store 17 significant digits; allow only the rounding of derived ratios.
+        beyond = difference > 1e-9 * std::max(1.0, std::abs(baseline));
+        break;
+    case RuleKind::relative:
+        beyond = baseline == 0.0 ? difference > 0.0 : difference / std::abs(baseline) > rule.tolerance;
+        break;
+    case RuleKind::absolute: beyond = difference > rule.tolerance; break;
+    case RuleKind::samples:
+    case RuleKind::ignore:
+        v.verdict = Verdict::skipped;
+        v.message = fmt::format("rule '{}' does not compare single values", rule.text);
+        return v;
+    }
+    if (!beyond) {
+        v.verdict = Verdict::passed;
+        return v;
+    }
+    const bool worse = is_worse(metric.direction, baseline, value);
+    v.verdict = worse ? Verdict::regressed : Verdict::improved;
+    v.message = change_text(metric, baseline, value);
+    if (metric.direction == Direction::neither) v.message += ": changed";
+    if (rule.kind != RuleKind::exact) v.message += fmt::format(", beyond '{}'", rule.text);
+    return v;
+}
+
+MetricVerdict judge_samples(const MetricInfo& metric, const Rule& rule, const std::vector<double>& baseline_samples,
+                            const std::vector<double>& samples)
+{
+    MetricVerdict v;
+    v.metric = std::string(metric.name);
+    v.rule = rule.text;
+    if (baseline_samples.size() < samples_minimum || samples.size() < samples_minimum) {
+        v.verdict = Verdict::no_baseline;
+        if (!baseline_samples.empty()) v.baseline = median(baseline_samples);
+        if (!samples.empty()) v.value = median(samples);
+        v.message = fmt::format("{}: too few samples to judge (baseline {}, this run {}; at least {} each)",
+                                metric.name, baseline_samples.size(), samples.size(), samples_minimum);
+        return v;
+    }
+    const double base_median = median(baseline_samples);
+    const double run_median = median(samples);
+    v.baseline = base_median;
+    v.value = run_median;
+    const MannWhitney test = mann_whitney(samples, baseline_samples);
+    const bool lower_better = metric.direction != Direction::higher_is_better;
+    // One-sided in each direction: the run's samples larger (worse for times) or smaller.
+    const double p_worse = lower_better ? test.p_a_greater : test.p_a_less;
+    const double p_better = lower_better ? test.p_a_less : test.p_a_greater;
+    const double moved = base_median != 0.0 ? (run_median - base_median) / std::abs(base_median) : 0.0;
+    const double moved_worse = lower_better ? moved : -moved;
+    v.rule = fmt::format("{} (p={:.2g})", rule.text, std::min(p_worse, p_better));
+    const std::string detail =
+        fmt::format("{} median {} -> {} ({:+.1f} %), Mann-Whitney p={:.2g} on {} vs {} samples", metric.name,
+                    format_value(metric, base_median), format_value(metric, run_median), 100.0 * moved,
+                    std::min(p_worse, p_better), samples.size(), baseline_samples.size());
+    if (p_worse < samples_alpha && moved_worse > rule.tolerance) {
+        v.verdict = Verdict::regressed;
+        v.message = detail;
+    } else if (p_better < samples_alpha && -moved_worse > rule.tolerance) {
+        v.verdict = Verdict::improved;
+        v.message = detail;
+    } else {
+        v.verdict = Verdict::passed;
+    }
+    return v;
+}
+
+} // namespace harness::compare

@@ -1,0 +1,70 @@
+#pragma once
+// Gating rules in the suite's syntax: how a metric is compared with its baseline ("exact",
+// "rel 5%", "abs 0.05", "samples 5%", "ignore") and `expect:` conditions that hold without one
+// ("<= 64", "== 0").
+
+#include "harness/core/case_result.hxx"
+#include "harness/core/metrics.hxx"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace harness::compare {
+
+/// What a baseline rule compares.
+enum class RuleKind {
+    exact,    ///< any change beyond rounding
+    relative, ///< |value - baseline| / |baseline| beyond `tolerance`
+    absolute, ///< |value - baseline| beyond `tolerance`
+    samples,  ///< Mann-Whitney U on the time samples (p < 0.01) plus a minimum effect on the medians
+    ignore,   ///< not compared
+};
+
+/// A parsed baseline rule.
+struct Rule {
+    RuleKind kind = RuleKind::exact;
+    double tolerance = 0.0;  ///< a fraction for relative / samples ("5%" -> 0.05), a value for absolute
+    std::string text;        ///< as written, for reports
+};
+
+/// Parses "exact", "rel 5%", "abs 0.05", "samples 5%", "ignore"; throws std::invalid_argument
+/// with a message that says what is wrong and what is allowed.
+Rule parse_rule(std::string_view text);
+
+/// The comparison operator of an `expect:` rule.
+enum class ExpectOp { eq, ne, lt, le, gt, ge };
+
+/// A parsed `expect:` condition on a metric, e.g. "<= 64".
+struct ExpectRule {
+    ExpectOp op = ExpectOp::eq;
+    double bound = 0.0;
+    std::string text;  ///< as written, normalised: "<= 64"
+};
+
+/// Parses "== 0", "<= 4", ">= 0.75" ...; throws std::invalid_argument.
+ExpectRule parse_expect(std::string_view text);
+
+/// Whether `value` satisfies the condition.
+bool expect_holds(const ExpectRule& rule, double value);
+
+/// Significance level of the "samples" rule.
+inline constexpr double samples_alpha = 0.01;
+/// Fewest samples on each side for the "samples" rule to judge at all.
+inline constexpr std::size_t samples_minimum = 5;
+
+/// The verdict of one figure against its baseline value under a scalar rule (not "samples").
+/// `verdict.message` says what changed and by how much; the caller adds cliffs and locations.
+MetricVerdict judge_value(const MetricInfo& metric, const Rule& rule, double baseline, double value);
+
+/// The verdict of a noisy figure from its samples (rule kind "samples"): regressed only if the
+/// Mann-Whitney test in the worse direction gives p < samples_alpha AND the median moved by more
+/// than the rule's tolerance that way; improved likewise the other way.
+MetricVerdict judge_samples(const MetricInfo& metric, const Rule& rule, const std::vector<double>& baseline_samples,
+                            const std::vector<double>& samples);
+
+/// "1.23 us", "4096 sectors", "75 %": a figure with its unit, for messages.
+std::string format_value(const MetricInfo& metric, double value);
+
+} // namespace harness::compare

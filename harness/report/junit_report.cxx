@@ -1,0 +1,129 @@
+// junit.xml: one <testcase> per case, readable by GitLab, Jenkins and the GitHub JUnit actions.
+
+#include "harness/report/run_report.hxx"
+
+#include <fmt/format.h>
+
+namespace harness::report {
+
+namespace {
+
+/// Text for XML content and attribute values: markup characters escaped, and characters XML 1.0
+/// forbids (control characters from compiler logs) replaced.
+std::string xml_escape(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        case '\'': out += "&apos;"; break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') out += "&#xFFFD;";
+            else out += c;
+        }
+    }
+    return out;
+}
+
+std::string case_name(const RunReport& report, const CaseResult& r)
+{
+    std::string name = r.variant + " " + r.params_text;
+    // The static tier has one result per architecture: keep the names unique.
+    if (report.mode == "static") name += " [" + r.arch + "]";
+    return name;
+}
+
+/// The failing verdicts of a case, one line each.
+std::string failing_verdicts(const CaseResult& r, bool fail_on_improvement, std::size_t* count)
+{
+    std::string text;
+    *count = 0;
+    for (const auto& v : r.verdicts)
+        if (verdict_fails(v.verdict, fail_on_improvement)) {
+            ++*count;
+            text += fmt::format("{} {}: {} (rule {}){}\n", v.metric, verdict_name(v.verdict), v.message, v.rule,
+                                v.location.empty() ? "" : " at " + v.location);
+        }
+    return text;
+}
+
+} // namespace
+
+std::string junit_xml(const RunReport& report)
+{
+    std::size_t failures = 0, errors = 0, skipped = 0;
+    std::string cases;
+    for (const auto& r : report.results) {
+        cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n", xml_escape(report.suite),
+                             xml_escape(case_name(report, r)),
+                             r.metric("time_median").value_or(0.0) * 1e-6);
+        switch (r.status) {
+        case CaseStatus::passed: {
+            std::size_t count = 0;
+            const std::string text = failing_verdicts(r, report.fail_on_improvement, &count);
+            if (count > 0) {
+                ++failures;
+                std::string metrics;
+                for (const auto& v : r.verdicts)
+                    if (verdict_fails(v.verdict, report.fail_on_improvement))
+                        metrics += (metrics.empty() ? "" : ", ") + v.metric;
+                cases += fmt::format("      <failure type=\"regression\" message=\"{}\">{}</failure>\n",
+                                     xml_escape(fmt::format("{} regressed: {}", count == 1 ? "a metric" : fmt::format("{} metrics", count), metrics)),
+                                     xml_escape(text));
+            }
+            break;
+        }
+        case CaseStatus::failed_verification:
+            ++failures;
+            cases += fmt::format("      <failure type=\"failed_verification\" message=\"{}\">{}</failure>\n",
+                                 xml_escape(r.message.substr(0, r.message.find('\n'))), xml_escape(r.message));
+            break;
+        case CaseStatus::compile_error:
+        case CaseStatus::launch_error:
+        case CaseStatus::fault:
+        case CaseStatus::timeout:
+            ++errors;
+            cases += fmt::format("      <error type=\"{}\" message=\"{}\">{}</error>\n", case_status_name(r.status),
+                                 xml_escape(r.message.substr(0, r.message.find('\n'))), xml_escape(r.message));
+            break;
+        case CaseStatus::skipped:
+            ++skipped;
+            cases += fmt::format("      <skipped message=\"{}\"/>\n", xml_escape(r.message));
+            break;
+        }
+        std::string out;
+        for (const auto& v : r.verdicts)
+            if (v.verdict == Verdict::improved || v.verdict == Verdict::waived)
+                out += fmt::format("{} {}: {}\n", v.metric, verdict_name(v.verdict), v.message);
+        if (!out.empty()) cases += fmt::format("      <system-out>{}</system-out>\n", xml_escape(out));
+        cases += "    </testcase>\n";
+    }
+    const std::size_t tests = report.results.size();
+    std::string properties;
+    const std::pair<const char*, const std::string*> props[] = {
+        {"mode", &report.mode},           {"gpu", &report.device_name},     {"arch", &report.arch},
+        {"driver", &report.driver_version}, {"cuda", &report.cuda_version}, {"harness", &report.harness_version},
+        {"git_revision", &report.git_revision}};
+    for (const auto& [name, value] : props)
+        if (!value->empty())
+            properties += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, xml_escape(*value));
+    for (const auto& file : report.baseline_files)
+        properties += fmt::format("      <property name=\"baseline\" value=\"{}\"/>\n", xml_escape(file));
+    const std::string counts = fmt::format("tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"", tests,
+                                           failures, errors, skipped);
+    return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                       "<testsuites name=\"harness\" {} time=\"0.000\">\n"
+                       "  <testsuite name=\"{}\" {} time=\"0.000\" timestamp=\"{}\">\n"
+                       "    <properties>\n{}    </properties>\n"
+                       "{}"
+                       "  </testsuite>\n"
+                       "</testsuites>\n",
+                       counts, xml_escape(report.suite), counts, xml_escape(report.timestamp),
+                       properties.empty() ? "" : properties, cases);
+}
+
+} // namespace harness::report

@@ -1,0 +1,103 @@
+// summary.md: a short Markdown summary for pull requests and the GitHub job summary.
+
+#include "harness/report/run_report.hxx"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+
+namespace harness::report {
+
+namespace {
+
+/// A table cell: pipes escaped, line breaks kept as <br>.
+std::string cell(std::string_view text)
+{
+    std::string out;
+    for (const char c : text) {
+        if (c == '|') out += "\\|";
+        else if (c == '\n') out += "<br>";
+        else if (c == '\r') continue;
+        else out += c;
+    }
+    return out;
+}
+
+std::string number(const std::optional<double>& v)
+{
+    return v ? fmt::format("{:.6g}", *v) : "-";
+}
+
+/// GitHub allows 1 MiB per step summary; several suites may append to the same one.
+constexpr std::size_t step_summary_limit = 1024 * 1024;
+
+} // namespace
+
+std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
+{
+    const Totals t = totals(report, report.fail_on_improvement);
+    const bool failing = t.failed > 0 || t.regressed > 0;
+    std::string head = fmt::format("## harness: {} — {}\n\n", report.suite,
+                                   failing ? fmt::format(":x: {} regressed, {} failed", t.regressed, t.failed)
+                                           : std::string(":white_check_mark: passed"));
+    head += fmt::format("{} on {}{}{}\n\n", report.mode == "static" ? "static tier" : "GPU run",
+                        report.device_name.empty() ? report.arch : report.device_name,
+                        report.git_revision.empty() ? "" : ", revision " + report.git_revision,
+                        report.baseline_files.empty() ? ", no baselines"
+                                                      : fmt::format(", compared with {} baseline files",
+                                                                    report.baseline_files.size()));
+    head += "| passed | failed | regressed | skipped | improved | waived |\n|---:|---:|---:|---:|---:|---:|\n";
+    head += fmt::format("| {} | {} | {} | {} | {} | {} |\n", t.passed, t.failed, t.regressed, t.skipped, t.improved,
+                        t.waived);
+
+    // The rows that need attention, most serious first.
+    std::vector<std::string> rows;
+    const Verdict order[] = {Verdict::regressed, Verdict::expect_failed, Verdict::improved, Verdict::waived};
+    for (const Verdict wanted : order)
+        for (const auto& r : report.results)
+            for (const auto& v : r.verdicts)
+                if (v.verdict == wanted)
+                    rows.push_back(fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", verdict_name(v.verdict),
+                                               cell(r.variant + " " + r.params_text), r.arch, v.metric,
+                                               number(v.baseline), number(v.value), cell(v.message),
+                                               cell(v.location)));
+    for (const auto& r : report.results)
+        if (case_status_fails(r.status))
+            rows.push_back(fmt::format("| {} | {} | {} | | | | {} | |\n", case_status_name(r.status),
+                                       cell(r.variant + " " + r.params_text), r.arch,
+                                       cell(r.message.substr(0, std::min<std::size_t>(r.message.size(), 500)))));
+
+    std::string out = head;
+    if (!rows.empty()) out += "\n| verdict | case | arch | metric | baseline | value | message | source |\n"
+                              "|---|---|---|---|---:|---:|---|---|\n";
+    const std::string truncated_note = "\n_… {} more rows left out to keep this summary under {} KiB; see results.json_\n";
+    const std::size_t reserve = truncated_note.size() + 32;
+    std::size_t shown = 0;
+    for (const auto& row : rows) {
+        if (out.size() + row.size() + reserve > max_bytes) break;
+        out += row;
+        ++shown;
+    }
+    if (shown < rows.size())
+        out += fmt::format(fmt::runtime(truncated_note), rows.size() - shown, max_bytes / 1024);
+    if (out.size() > max_bytes) out.resize(max_bytes);  // only for absurdly small limits
+    return out;
+}
+
+bool append_to_step_summary(const std::string& text)
+{
+    const char* path = std::getenv("GITHUB_STEP_SUMMARY");
+    if (!path || !*path) return false;
+    std::error_code ec;
+    const auto existing = std::filesystem::file_size(path, ec);
+    const std::size_t used = ec ? 0 : static_cast<std::size_t>(existing);
+    std::ofstream out(path, std::ios::app | std::ios::binary);
+    if (!out) return false;
+    if (used + text.size() <= step_summary_limit) out << text << "\n";
+    else if (used + 200 < step_summary_limit)
+        out << "\n_harness: the job summary is full; see summary.md in the reports_\n";
+    return static_cast<bool>(out);
+}
+
+} // namespace harness::report
