@@ -17,6 +17,7 @@ const Command commands[] = {
     {"baseline", "record baselines: `baseline update [--static] SUITE...`", baseline_command},
     {"merge", "combine results.json files of one suite (e.g. shards): `merge A.json B.json -o OUT.json`",
      merge_command},
+    {"report", "render saved results (results.json) as a self-contained HTML page (no GPU needed)", report_command},
     {"help", "show this help", help_command},
 };
 

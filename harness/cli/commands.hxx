@@ -24,6 +24,7 @@ int check_command(const std::vector<std::string>& args);
 int list_command(const std::vector<std::string>& args);
 int baseline_command(const std::vector<std::string>& args);
 int merge_command(const std::vector<std::string>& args);
+int report_command(const std::vector<std::string>& args);
 int help_command(const std::vector<std::string>& args);
 
 } // namespace harness::cli

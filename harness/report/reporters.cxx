@@ -21,6 +21,11 @@ const ReporterInfo reporters[] = {
          write_file_atomically(dir / "results.json", results_json(r));
          fmt::print(console, "wrote {}\n", (dir / "results.json").string());
      }},
+    {"html", "report.html: one self-contained page for reviewers, regressions first, then charts",
+     [](const RunReport& r, const std::filesystem::path& dir, std::ostream& console) {
+         write_file_atomically(dir / "report.html", html_report(r));
+         fmt::print(console, "wrote {}\n", (dir / "report.html").string());
+     }},
     {"junit", "junit.xml: one testcase per case, regressions as failures (GitLab, Jenkins, GitHub)",
      [](const RunReport& r, const std::filesystem::path& dir, std::ostream& console) {
          write_file_atomically(dir / "junit.xml", junit_xml(r));

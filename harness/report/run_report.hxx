@@ -88,4 +88,8 @@ std::string results_csv(const RunReport& report);
 /// A CSV field, quoted as RFC 4180 requires.
 std::string csv_field(std::string_view text);
 
+/// report.html: one self-contained page (inline style, SVG charts drawn here, a small sorting script),
+/// regressions first; it loads nothing from the network.
+std::string html_report(const RunReport& report);
+
 } // namespace harness::report

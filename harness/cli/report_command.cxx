@@ -1,0 +1,51 @@
+#include "harness/cli/commands.hxx"
+#include "harness/cli/exit_codes.hxx"
+#include "harness/core/atomic_file.hxx"
+#include "harness/core/error.hxx"
+#include "harness/report/run_report.hxx"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+namespace harness::cli {
+
+int report_command(const std::vector<std::string>& args)
+{
+    CLI::App app{"Render saved results (results.json) as a self-contained HTML report; no GPU needed.", "report"};
+    std::string results_file;
+    std::string output_file;
+    app.add_option("results", results_file, "results.json written by `harness run`")->required();
+    app.add_option("-o,--output", output_file, "HTML file to write (default: report.html next to the results)");
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    try {
+        app.parse(reversed);
+    } catch (const CLI::CallForHelp&) {
+        fmt::print("{}", app.help());
+        return exit_pass;
+    } catch (const CLI::ParseError& e) {
+        fmt::print(stderr, "harness report: {}\n", e.what());
+        return exit_bad_input;
+    }
+
+    const std::filesystem::path input(results_file);
+    const std::filesystem::path output =
+        output_file.empty() ? input.parent_path() / "report.html" : std::filesystem::path(output_file);
+    // The errors of this command map onto the exit-code contract here, so that callers (and tests)
+    // get the code without going through main.
+    try {
+        const report::RunReport run = report::read_results_json(input);
+        write_file_atomically(output, report::html_report(run));
+        fmt::print("wrote {}\n", output.string());
+        return exit_pass;
+    } catch (const Error& e) {
+        fmt::print(stderr, "harness report: {}\n", e.what());
+        switch (e.kind()) {
+        case ErrorKind::bad_input: return exit_bad_input;
+        case ErrorKind::environment:
+        case ErrorKind::internal: return exit_environment;
+        }
+        return exit_environment;
+    }
+}
+
+} // namespace harness::cli

@@ -1,0 +1,254 @@
+// The HTML report as text: order of sections, escaping, units, self-containment, and the
+// `harness report` command's exit codes. The browser rendering is in html_render_test.
+
+#include "harness/cli/commands.hxx"
+#include "harness/cli/exit_codes.hxx"
+#include "harness/report/html_text.hxx"
+#include "harness/report/run_report.hxx"
+#include "harness/report/svg_chart.hxx"
+#include "test_paths.hxx"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <regex>
+#include <sstream>
+#include <unistd.h>
+
+using namespace harness;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path fixture(const char* name)
+{
+    return repo_root() / "tests" / "fixtures" / name;
+}
+
+std::string gpu_report_html()
+{
+    return report::html_report(report::read_results_json(fixture("gemm_results.json")));
+}
+
+std::string read_text(const fs::path& file)
+{
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+/// The `data-marks` count of `<svg data-chart="name">`, or -1 when the chart is absent.
+int chart_marks(const std::string& html, const std::string& name)
+{
+    const std::regex pattern("data-chart=\"" + name + "\" data-marks=\"([0-9]+)\"");
+    std::smatch match;
+    return std::regex_search(html, match, pattern) ? std::stoi(match[1]) : -1;
+}
+
+/// A folder of its own under the system's temporary folder, removed at the end of the test.
+class TempDir {
+public:
+    TempDir() : path_(fs::temp_directory_path() / ("harness-html-test-" + std::to_string(getpid())))
+    {
+        fs::create_directories(path_);
+    }
+    ~TempDir() { fs::remove_all(path_); }
+    const fs::path& path() const { return path_; }
+
+private:
+    fs::path path_;
+};
+
+} // namespace
+
+TEST(HtmlText, EscapesMarkupAndQuotes)
+{
+    EXPECT_EQ(report::html_escape("a<b>&\"c\"'d'"), "a&lt;b&gt;&amp;&quot;c&quot;&#39;d&#39;");
+    EXPECT_EQ(report::html_escape("plain"), "plain");
+}
+
+TEST(HtmlText, NumbersCarryUnitsFromTheMetricTable)
+{
+    EXPECT_EQ(report::format_number(8321499136), "8,321,499,136");
+    EXPECT_EQ(report::format_number(-1234567), "-1,234,567");
+    EXPECT_EQ(report::format_number(651.43), "651.4");
+    EXPECT_EQ(report::format_number(9.071), "9.07");
+    EXPECT_EQ(report::format_with_unit(0.5, report::metric_unit("theoretical_occupancy")), "50 %");
+    EXPECT_EQ(report::format_with_unit(7166, report::metric_unit("time_median")), "7,166 us");
+    EXPECT_EQ(report::metric_unit("excess_shared_wavefronts"), "wavefronts");
+    EXPECT_EQ(report::metric_unit("no_such_metric"), "");
+}
+
+TEST(SvgChart, LogAxisForDataSpanningDecadesWithDecadeTicks)
+{
+    const auto axis = report::fit_axis("time", {10.0, 100.0, 10000.0});
+    EXPECT_EQ(axis.scale, report::Scale::log);
+    const auto ticks = report::axis_ticks(axis);
+    EXPECT_NE(std::find(ticks.begin(), ticks.end(), 1000.0), ticks.end());
+    EXPECT_EQ(report::fit_axis("N", {1024.0, 2048.0}).scale, report::Scale::linear);
+}
+
+TEST(HtmlReport, RegressionsComeFirstWithMetricChangeToleranceAndSource)
+{
+    const std::string html = gpu_report_html();
+    const auto regressions = html.find("id=\"regressions\"");
+    const auto first_chart = html.find("<svg");
+    ASSERT_NE(regressions, std::string::npos);
+    ASSERT_NE(first_chart, std::string::npos);
+    EXPECT_LT(regressions, first_chart) << "the regressions table must precede the charts";
+    EXPECT_LT(html.find("id=\"failures\""), first_chart);
+
+    const std::string table = html.substr(regressions, html.find("</section>", regressions) - regressions);
+    EXPECT_NE(table.find("excess_shared_wavefronts"), std::string::npos);
+    EXPECT_NE(table.find("kernels/gemm/gemm_smem_tiled.cu:29"), std::string::npos);
+    EXPECT_NE(table.find("href=\"#hotspot-0\""), std::string::npos) << "the source line links to its snippet";
+    EXPECT_NE(table.find("samples 5% (p=0.0001)"), std::string::npos);
+    EXPECT_NE(table.find("+37.65 %"), std::string::npos);
+    EXPECT_NE(table.find("8,321,499,136 wavefronts"), std::string::npos) << "values carry their unit";
+    EXPECT_EQ(table.find("vectorized N=4096"), std::string::npos) << "an improvement is not a regression";
+}
+
+TEST(HtmlReport, HeaderNamesTheRunAndCountsOutcomes)
+{
+    const std::string html = gpu_report_html();
+    for (const char* text : {"NVIDIA H200", "580.65", "13.0", "3f9c2e1a7b4d", "2025-06-12T14:03:27Z", "REGRESSED",
+                             "<b>7</b> passed", "<b>1</b> regressed", "<b>1</b> improved", "<b>1</b> failed"})
+        EXPECT_NE(html.find(text), std::string::npos) << text;
+}
+
+TEST(HtmlReport, EveryChartOfAGpuRunHasMarks)
+{
+    const std::string html = gpu_report_html();
+    for (const char* chart : {"vs-baseline-time_median", "vs-baseline-excess_shared_wavefronts", "scaling-time_median",
+                              "scaling-gflops", "roofline", "occupancy"})
+        EXPECT_GT(chart_marks(html, chart), 0) << chart;
+    EXPECT_NE(html.find("FP32 peak 66,900 GFLOP/s"), std::string::npos);
+    EXPECT_NE(html.find("memory 4,800 GB/s"), std::string::npos);
+    EXPECT_NE(html.find("(log scale)"), std::string::npos);
+}
+
+TEST(HtmlReport, HotspotShowsTheSnippetWithTheLineMarked)
+{
+    const std::string html = gpu_report_html();
+    EXPECT_NE(html.find("id=\"hotspot-0\""), std::string::npos);
+    EXPECT_NE(html.find("<span class=\"line hot\"><span class=\"ln\">29</span>"), std::string::npos);
+    EXPECT_NE(html.find("b_tile[tx][i]"), std::string::npos);
+    EXPECT_NE(html.find("16.50× ideal"), std::string::npos);
+}
+
+TEST(HtmlReport, TablesSortAndNumbersHaveSortKeys)
+{
+    const std::string html = gpu_report_html();
+    EXPECT_NE(html.find("table class=\"sortable"), std::string::npos);
+    EXPECT_NE(html.find("function sortBy"), std::string::npos);
+    EXPECT_NE(html.find("data-value=\"7166"), std::string::npos);
+    EXPECT_NE(html.find("<span class=\"unit\">us</span>"), std::string::npos) << "column units in the heading";
+}
+
+TEST(HtmlReport, SelfContainedWithoutExternalResources)
+{
+    for (const char* file : {"gemm_results.json", "gemm_static_results.json"}) {
+        const std::string html = report::html_report(report::read_results_json(fixture(file)));
+        EXPECT_EQ(html.find("http://"), std::string::npos) << file;
+        EXPECT_EQ(html.find("https://"), std::string::npos) << file;
+        EXPECT_FALSE(std::regex_search(html, std::regex("(src|href)=\"(?!#)"))) << file << ": only in-page links";
+        EXPECT_EQ(html.find("<link"), std::string::npos) << file;
+        EXPECT_EQ(html.find("@import"), std::string::npos) << file;
+    }
+}
+
+TEST(HtmlReport, EscapesVariantNamesMessagesAndSnippets)
+{
+    report::RunReport run;
+    run.suite = "evil<suite>";
+    run.mode = "gpu";
+    CaseResult r;
+    r.suite = run.suite;
+    r.variant = "<script>alert(1)</script>";
+    r.params = {{"N", 1}};
+    r.params_text = "N=1";
+    r.status = CaseStatus::fault;
+    r.message = "trap at \"x < y\" & 'z'";
+    Hotspot h;
+    h.metric = "excess_global_sectors";
+    h.file = "k.cu";
+    h.line = 2;
+    h.snippet = {"if (a < b && c > d)", "  x = \"<b>\";"};
+    h.snippet_first_line = 1;
+    r.hotspots = {h};
+    MetricVerdict v;
+    v.metric = "registers";
+    v.verdict = Verdict::regressed;
+    v.baseline = 32;
+    v.value = 40;
+    v.rule = "exact";
+    v.message = "regs <32> -> 40";
+    r.verdicts = {v};
+    run.results = {r};
+    const std::string html = report::html_report(run);
+    EXPECT_EQ(html.find("<script>alert"), std::string::npos);
+    EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+    EXPECT_NE(html.find("trap at &quot;x &lt; y&quot; &amp; &#39;z&#39;"), std::string::npos);
+    EXPECT_NE(html.find("if (a &lt; b &amp;&amp; c &gt; d)"), std::string::npos);
+    EXPECT_NE(html.find("regs &lt;32&gt; -&gt; 40"), std::string::npos);
+    EXPECT_NE(html.find("<h1>evil&lt;suite&gt;</h1>"), std::string::npos);
+    // Exactly one script element: the page's own.
+    EXPECT_EQ(html.find("<script>", html.find("<script>") + 1), std::string::npos);
+}
+
+TEST(HtmlReport, StaticTierShowsOccupancyPerArchAndSaysWhyTimingIsMissing)
+{
+    const std::string html = report::html_report(report::read_results_json(fixture("gemm_static_results.json")));
+    EXPECT_NE(html.find("static (compiled, not run)"), std::string::npos);
+    EXPECT_NE(html.find("Not timed: this run is the static tier"), std::string::npos);
+    EXPECT_EQ(chart_marks(html, "scaling-time_median"), -1);
+    EXPECT_EQ(chart_marks(html, "roofline"), -1);
+    EXPECT_NE(html.find("static tier: nothing ran"), std::string::npos);
+    EXPECT_GT(chart_marks(html, "occupancy"), 0);
+    EXPECT_NE(html.find("vectorized sm_80"), std::string::npos) << "one occupancy column per variant and arch";
+    EXPECT_NE(html.find("No metric regressed"), std::string::npos);
+    EXPECT_EQ(html.find("id=\"hotspots\""), std::string::npos) << "sections without data are omitted";
+    EXPECT_EQ(html.find("id=\"improvements\""), std::string::npos);
+}
+
+TEST(HtmlReport, RunWithoutVerdictsSaysNothingWasCompared)
+{
+    report::RunReport run;
+    run.suite = "gemm";
+    run.mode = "gpu";
+    CaseResult r;
+    r.variant = "naive";
+    r.params_text = "N=1";
+    r.status = CaseStatus::passed;
+    run.results = {r};
+    const std::string html = report::html_report(run);
+    EXPECT_NE(html.find("Nothing was compared"), std::string::npos);
+    EXPECT_NE(html.find("PASSED"), std::string::npos);
+}
+
+TEST(ReportCommand, WritesTheReportAndExitsZero)
+{
+    TempDir dir;
+    const fs::path out = dir.path() / "report.html";
+    EXPECT_EQ(cli::dispatch({"report", fixture("gemm_results.json").string(), "-o", out.string()}), cli::exit_pass);
+    const std::string html = read_text(out);
+    EXPECT_NE(html.find("<!DOCTYPE html>"), std::string::npos);
+    EXPECT_NE(html.find("excess_shared_wavefronts"), std::string::npos);
+}
+
+TEST(ReportCommand, MissingOrBadFilesAreBadInput)
+{
+    TempDir dir;
+    const fs::path out = dir.path() / "report.html";
+    EXPECT_EQ(cli::dispatch({"report", (dir.path() / "absent.json").string(), "-o", out.string()}),
+              cli::exit_bad_input);
+    const fs::path garbage = dir.path() / "garbage.json";
+    std::ofstream(garbage) << "{ not json";
+    EXPECT_EQ(cli::dispatch({"report", garbage.string(), "-o", out.string()}), cli::exit_bad_input);
+    const fs::path wrong_schema = dir.path() / "other.json";
+    std::ofstream(wrong_schema) << R"({"schema": "something-else", "results": []})";
+    EXPECT_EQ(cli::dispatch({"report", wrong_schema.string(), "-o", out.string()}), cli::exit_bad_input);
+    EXPECT_EQ(cli::dispatch({"report"}), cli::exit_bad_input) << "the results file is required";
+    EXPECT_FALSE(fs::exists(out));
+}
