@@ -1,0 +1,375 @@
+#include "harness/compare/baseline_file.hxx"
+#include "harness/compare/baseline_update.hxx"
+#include "harness/compare/compare_run.hxx"
+#include "harness/compare/waivers.hxx"
+#include "harness/core/error.hxx"
+#include "harness/suite/suite.hxx"
+#include "test_paths.hxx"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+using namespace harness;
+using namespace harness::compare;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A fresh folder under the system temp dir, removed afterwards.
+struct TempDir {
+    fs::path path;
+    TempDir()
+    {
+        path = fs::temp_directory_path() / ("harness-compare-test-" + std::to_string(getpid()) + "-" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(path);
+        fs::create_directories(path);
+    }
+    ~TempDir()
+    {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+const char* suite_text = R"(suite: toy
+params:
+  N: [256, 512]
+reference: a
+compare: {time_median: "samples 8%"}
+expect: {registers: "<= 64", excess_shared_wavefronts: "== 0"}
+buffers:
+  x: {type: f32, count: N, role: out}
+variants:
+  a:
+    source: ../kernels/memory/vector_add.cu
+    entry: vector_add
+    block: [256]
+    grid: [ceil_div(N, 256)]
+    args: [x, x, x, {i32: N}]
+  b:
+    source: ../kernels/memory/vector_add.cu
+    entry: vector_add
+    block: [256]
+    grid: [ceil_div(N, 256)]
+    args: [x, x, x, {i32: N}]
+    compare: {registers: ignore}
+    expect: {registers: "<= 16"}
+)";
+
+suite::Suite toy_suite()
+{
+    return suite::parse_suite(suite_text, repo_root() / "suites" / "toy.yaml");
+}
+
+CaseResult result(const std::string& variant, const std::string& params, double registers)
+{
+    CaseResult r;
+    r.suite = "toy";
+    r.variant = variant;
+    r.params_text = params;
+    r.arch = "sm_90";
+    r.status = CaseStatus::passed;
+    r.set_metric("registers", registers);
+    r.set_metric("blocks_per_sm", 8);
+    r.set_metric("theoretical_occupancy", 1.0);
+    return r;
+}
+
+report::RunReport static_report(std::vector<CaseResult> results)
+{
+    report::RunReport rep;
+    rep.suite = "toy";
+    rep.suite_file = "suites/toy.yaml";
+    rep.mode = "static";
+    rep.arch = "sm_90";
+    rep.timestamp = "2025-01-01T00:00:00Z";
+    rep.results = std::move(results);
+    return rep;
+}
+
+const MetricVerdict* verdict(const CaseResult& r, const std::string& metric, bool expect = false)
+{
+    for (const auto& v : r.verdicts)
+        if (v.metric == metric && v.rule.starts_with("expect") == expect) return &v;
+    return nullptr;
+}
+
+} // namespace
+
+TEST(BaselineFile, WriteReadRoundTrip)
+{
+    TempDir dir;
+    BaselineFile file;
+    file.set_meta("schema_version", "1");
+    file.set_meta("gpu", "NVIDIA H200, \"quoted\"");
+    file.rows.push_back({"tiled, 32", "N=256 K=64", "time_median", 12.345678901234567, {1.5, 2.25, 1e-7}, "gpu"});
+    file.rows.push_back({"naive", "N=256 K=64", "theoretical_occupancy", 0.1, {}, "static"});
+    const auto path = baseline_path(dir.path, "gemm", noisy_baseline_key("NVIDIA H200 NVL"));
+    EXPECT_EQ(path.filename(), "NVIDIA-H200-NVL.csv");
+    write_baseline(path, file);
+    const BaselineFile back = read_baseline(path);
+    EXPECT_EQ(back.meta("gpu"), "NVIDIA H200, \"quoted\"");
+    ASSERT_EQ(back.rows.size(), 2u);
+    EXPECT_EQ(back.rows[0].variant, "tiled, 32");
+    EXPECT_EQ(back.rows[0].value, 12.345678901234567);  // exactly
+    EXPECT_EQ(back.rows[0].samples, (std::vector<double>{1.5, 2.25, 1e-7}));
+    EXPECT_EQ(back.rows[1].value, 0.1);
+    EXPECT_EQ(back.rows[1].source, "static");
+    EXPECT_EQ(exact_baseline_key("sm_90"), "sm_90");
+}
+
+TEST(BaselineFile, MalformedFilesNameTheLine)
+{
+    try {
+        parse_baseline("# harness baseline\n# schema_version: 1\nvariant,params,metric,value,samples,source\n"
+                       "a,N=1,registers,many,,static\n",
+                       "b.csv");
+        FAIL() << "expected an error";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("b.csv:4"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("value"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(parse_baseline("variant,params\n", "b.csv"), InputError);
+    EXPECT_THROW(parse_baseline("# harness baseline\n# schema_version: 99\n", "b.csv"), InputError);
+}
+
+TEST(BaselineFile, FailedWriteLeavesTheOldFile)
+{
+    TempDir dir;
+    const auto path = dir.path / "toy" / "sm_90.csv";
+    BaselineFile old;
+    old.set_meta("schema_version", "1");
+    old.rows.push_back({"a", "N=256", "registers", 32, {}, "static"});
+    write_baseline(path, old);
+    // The temporary file cannot be created (a folder has its name): the update fails midway.
+    const fs::path blocker = path.string() + ".tmp." + std::to_string(getpid());
+    fs::create_directories(blocker);
+    BaselineFile fresh = old;
+    fresh.rows[0].value = 40;
+    EXPECT_THROW(write_baseline(path, fresh), Error);
+    fs::remove(blocker);
+    EXPECT_EQ(read_baseline(path).rows.at(0).value, 32);
+    // Without the obstacle the same update goes through.
+    write_baseline(path, fresh);
+    EXPECT_EQ(read_baseline(path).rows.at(0).value, 40);
+}
+
+TEST(BaselineUpdate, MergesKeepsOtherMetricsAndDropsStaleCases)
+{
+    TempDir dir;
+    const auto s = toy_suite();
+    // Earlier GPU counters (and a variant that no longer exists) in the sm_90 file.
+    BaselineFile earlier;
+    earlier.set_meta("schema_version", "1");
+    earlier.set_meta("gpu", "NVIDIA H200");
+    earlier.rows.push_back({"a", "N=256", "global_ld_sectors", 4096, {}, "gpu"});
+    earlier.rows.push_back({"a", "N=256", "registers", 30, {}, "gpu"});
+    earlier.rows.push_back({"gone", "N=256", "registers", 30, {}, "gpu"});
+    write_baseline(baseline_path(dir.path, "toy", "sm_90"), earlier);
+
+    CaseResult failed = result("b", "N=256", 20);
+    failed.status = CaseStatus::compile_error;
+    const auto update =
+        update_baselines(s, static_report({result("a", "N=256", 32), result("a", "N=512", 32), failed}), dir.path);
+    ASSERT_EQ(update.written.size(), 1u);
+    EXPECT_NE(update.notes.at(0).find("not recorded: b N=256"), std::string::npos) << update.notes.at(0);
+    const BaselineFile merged = read_baseline(baseline_path(dir.path, "toy", "sm_90"));
+    ASSERT_TRUE(merged.find("a", "N=256", "global_ld_sectors"));  // kept
+    EXPECT_EQ(merged.find("a", "N=256", "registers")->value, 32);  // replaced
+    EXPECT_TRUE(merged.find("a", "N=512", "registers"));           // added
+    EXPECT_FALSE(merged.find("gone", "N=256", "registers"));       // dropped
+    EXPECT_FALSE(merged.find("b", "N=256", "registers"));          // failed: never written
+    EXPECT_EQ(merged.meta("gpu"), "NVIDIA H200");                  // a static update keeps the GPU's name
+    EXPECT_EQ(merged.meta("schema_version"), "1");
+}
+
+TEST(BaselineUpdate, GpuRunKeysExactByArchAndNoisyByModel)
+{
+    TempDir dir;
+    const auto s = toy_suite();
+    auto rep = static_report({result("a", "N=256", 32)});
+    rep.mode = "gpu";
+    rep.device_name = "NVIDIA H200";
+    rep.results[0].set_metric("time_median", 10.0);
+    rep.results[0].time_samples_us = {10, 10.1, 9.9, 10.2, 9.8, 10};
+    update_baselines(s, rep, dir.path);
+    const BaselineFile exact = read_baseline(baseline_path(dir.path, "toy", "sm_90"));
+    const BaselineFile noisy = read_baseline(baseline_path(dir.path, "toy", "NVIDIA-H200"));
+    EXPECT_TRUE(exact.find("a", "N=256", "registers"));
+    EXPECT_FALSE(exact.find("a", "N=256", "time_median"));
+    ASSERT_TRUE(noisy.find("a", "N=256", "time_median"));
+    EXPECT_EQ(noisy.find("a", "N=256", "time_median")->samples.size(), 6u);
+    EXPECT_FALSE(noisy.find("a", "N=256", "registers"));
+}
+
+TEST(CompareRun, EveryVerdict)
+{
+    TempDir dir;
+    const auto s = toy_suite();
+    // Baseline: a N=256 at 32 registers, b N=256 at 8; nothing for N=512.
+    update_baselines(s, static_report({result("a", "N=256", 32), result("b", "N=256", 8)}), dir.path);
+
+    auto rep = static_report({result("a", "N=256", 40), result("a", "N=512", 32), result("b", "N=256", 20)});
+    rep.results[0].set_metric("blocks_per_sm", 6);
+    rep.results[0].set_metric("theoretical_occupancy", 0.75);
+    CaseResult skipped = result("b", "N=512", 8);
+    skipped.status = CaseStatus::skipped;
+    rep.results.push_back(skipped);
+    CompareOptions options;
+    options.baseline_dir = dir.path;
+    compare_run(rep, s, options);
+
+    const auto& cliff = rep.results[0];
+    ASSERT_TRUE(verdict(cliff, "registers"));
+    EXPECT_EQ(verdict(cliff, "registers")->verdict, Verdict::regressed);
+    EXPECT_NE(verdict(cliff, "theoretical_occupancy")->message.find(
+                  "registers 32 -> 40: resident blocks 8 -> 6, theoretical occupancy 100 % -> 75 % (limiter: registers)"),
+              std::string::npos)
+        << verdict(cliff, "theoretical_occupancy")->message;
+    EXPECT_EQ(verdict(cliff, "registers", true)->verdict, Verdict::passed);  // expect <= 64
+    // A static run has no SASS metrics: the expectation is skipped with a note, not failed.
+    EXPECT_EQ(verdict(cliff, "excess_shared_wavefronts", true)->verdict, Verdict::skipped);
+
+    EXPECT_EQ(verdict(rep.results[1], "registers")->verdict, Verdict::no_baseline);
+    // Variant b ignores registers against the baseline but expects <= 16.
+    EXPECT_FALSE(verdict(rep.results[2], "registers"));
+    EXPECT_EQ(verdict(rep.results[2], "registers", true)->verdict, Verdict::expect_failed);
+    EXPECT_NE(verdict(rep.results[2], "registers", true)->message.find("expected <= 16"), std::string::npos);
+    EXPECT_TRUE(rep.results[3].verdicts.empty());
+    const auto t = report::totals(rep);
+    EXPECT_EQ(t.regressed, 2u);
+    EXPECT_EQ(t.passed, 1u);
+    EXPECT_EQ(t.skipped, 1u);
+    EXPECT_EQ(rep.baseline_files.size(), 1u);
+}
+
+TEST(CompareRun, ImprovementIsStaleAndCanFail)
+{
+    TempDir dir;
+    const auto s = toy_suite();
+    update_baselines(s, static_report({result("a", "N=256", 40)}), dir.path);
+    auto rep = static_report({result("a", "N=256", 32)});
+    CompareOptions options;
+    options.baseline_dir = dir.path;
+    compare_run(rep, s, options);
+    const auto* v = verdict(rep.results[0], "registers");
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->verdict, Verdict::improved);
+    EXPECT_NE(v->message.find("baseline is stale: run `harness baseline update`"), std::string::npos);
+    EXPECT_EQ(report::totals(rep).regressed, 0u);
+    EXPECT_EQ(report::totals(rep, true).regressed, 1u);
+}
+
+TEST(CompareRun, NoisyFiguresSkippedOnAnotherGpuModel)
+{
+    TempDir dir;
+    const auto s = toy_suite();
+    auto rep = static_report({result("a", "N=256", 32)});
+    rep.mode = "gpu";
+    rep.device_name = "NVIDIA H200";
+    rep.results[0].set_metric("time_median", 10.0);
+    rep.results[0].time_samples_us = {10, 10.1, 9.9, 10.2, 9.8, 10};
+    update_baselines(s, rep, dir.path);
+
+    auto other = rep;
+    other.device_name = "NVIDIA H100 80GB HBM3";
+    other.results[0].time_samples_us = {20, 20.1, 19.9, 20.2, 19.8, 20};
+    other.results[0].set_metric("time_median", 20.0);
+    CompareOptions options;
+    options.baseline_dir = dir.path;
+    compare_run(other, s, options);
+    EXPECT_EQ(verdict(other.results[0], "time_median")->verdict, Verdict::skipped);
+    EXPECT_EQ(verdict(other.results[0], "registers")->verdict, Verdict::passed);  // sm_90 gates every sm_90 GPU
+    EXPECT_FALSE(other.notes.empty());
+
+    // On the same model, twice the time is a regression by the suite's "samples 8%".
+    auto same = other;
+    same.device_name = "NVIDIA H200";
+    same.notes.clear();
+    compare_run(same, s, options);
+    EXPECT_EQ(verdict(same.results[0], "time_median")->verdict, Verdict::regressed);
+    EXPECT_EQ(verdict(same.results[0], "time_median")->rule.rfind("samples 8%", 0), 0u);
+}
+
+TEST(CompareRun, RegressionNamesTheTopSourceLine)
+{
+    TempDir dir;
+    const auto s = toy_suite();
+    auto base = static_report({result("a", "N=256", 32)});
+    base.results[0].set_metric("excess_shared_wavefronts", 0);
+    update_baselines(s, base, dir.path);
+    auto rep = base;
+    rep.results[0].set_metric("excess_shared_wavefronts", 1000);
+    Hotspot h;
+    h.metric = "excess_shared_wavefronts";
+    h.access = "shared load";
+    h.kernel = "transpose_smem";
+    h.file = "kernels/transpose/transpose_smem.cu";
+    h.line = 31;
+    h.actual = 1100;
+    h.ideal = 100;
+    h.excess = 1000;
+    rep.results[0].hotspots.push_back(h);
+    CompareOptions options;
+    options.baseline_dir = dir.path;
+    compare_run(rep, s, options);
+    const auto* v = verdict(rep.results[0], "excess_shared_wavefronts");
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->verdict, Verdict::regressed);
+    EXPECT_EQ(v->location, "kernels/transpose/transpose_smem.cu:31");
+    EXPECT_NE(v->message.find("transpose_smem.cu:31"), std::string::npos);
+    EXPECT_EQ(verdict(rep.results[0], "excess_shared_wavefronts", true)->verdict, Verdict::expect_failed);
+}
+
+TEST(Waivers, MatchExpiryAndMalformedFiles)
+{
+    const std::string text = "waivers:\n"
+                             "  - suite: toy\n"
+                             "    variant: a\n"
+                             "    params: N=256\n"
+                             "    metric: registers\n"
+                             "    reason: accepted for the new unroll\n"
+                             "    expires: 2030-01-31\n"
+                             "  - suite: toy\n"
+                             "    metric: theoretical_occupancy\n"
+                             "    reason: old\n"
+                             "    expires: 2020-01-31\n";
+    const auto waivers = parse_waivers(text, "baselines/waivers.yaml");
+    ASSERT_EQ(waivers.size(), 2u);
+    EXPECT_EQ(waivers[1].where, "baselines/waivers.yaml:8");
+    CaseResult r = result("a", "N=256", 40);
+    EXPECT_TRUE(waiver_matches(waivers[0], r, "registers"));
+    EXPECT_FALSE(waiver_matches(waivers[0], r, "blocks_per_sm"));
+    EXPECT_FALSE(waiver_matches(waivers[0], result("a", "N=512", 40), "registers"));
+    EXPECT_TRUE(waiver_matches(waivers[1], result("zzz", "N=512", 40), "theoretical_occupancy"));  // "*" defaults
+
+    r.verdicts = {{"registers", Verdict::regressed, 32.0, 40.0, "exact", "registers 32 -> 40", ""},
+                  {"theoretical_occupancy", Verdict::regressed, 1.0, 0.75, "exact", "occupancy 100 % -> 75 %", ""}};
+    apply_waivers(r, waivers, "2025-06-01");
+    EXPECT_EQ(r.verdicts[0].verdict, Verdict::waived);
+    EXPECT_NE(r.verdicts[0].message.find("accepted for the new unroll"), std::string::npos);
+    EXPECT_EQ(r.verdicts[1].verdict, Verdict::regressed);  // expired: fails, naming the waiver
+    EXPECT_NE(r.verdicts[1].message.find("baselines/waivers.yaml:8 expired on 2020-01-31"), std::string::npos);
+
+    const auto error_of = [](const std::string& bad) -> std::string {
+        try {
+            parse_waivers(bad, "w.yaml");
+        } catch (const InputError& e) {
+            return e.what();
+        }
+        return "";
+    };
+    EXPECT_NE(error_of("waivers:\n  - suite: toy\n    metric: registers\n    reason: x\n    expires: 2025-02-30\n")
+                  .find("w.yaml:5:14: waivers[0].expires"),
+              std::string::npos);
+    EXPECT_NE(error_of("waivers:\n  - suite: toy\n    metric: registres\n    reason: x\n    expires: 2025-02-01\n")
+                  .find("did you mean 'registers'"),
+              std::string::npos);
+    EXPECT_NE(error_of("waivers:\n  - suite: toy\n    metric: registers\n    expires: 2025-02-01\n")
+                  .find("waivers[0].reason: missing required key"),
+              std::string::npos);
+    EXPECT_NE(error_of("waivers:\n  - suite: toy\n    metirc: registers\n").find("w.yaml:3:5"), std::string::npos);
+}

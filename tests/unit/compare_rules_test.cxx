@@ -1,0 +1,160 @@
+#include "harness/compare/compare_run.hxx"
+#include "harness/compare/mann_whitney.hxx"
+#include "harness/compare/rules.hxx"
+#include "harness/core/metrics.hxx"
+
+#include <gtest/gtest.h>
+#include <random>
+
+using namespace harness;
+using namespace harness::compare;
+
+namespace {
+
+MetricInfo metric(const char* name)
+{
+    return *find_metric(name);
+}
+
+} // namespace
+
+TEST(Rules, ParsesEveryKindAndRejectsNonsense)
+{
+    EXPECT_EQ(parse_rule("exact").kind, RuleKind::exact);
+    EXPECT_EQ(parse_rule("ignore").kind, RuleKind::ignore);
+    const Rule rel = parse_rule(" rel 5% ");
+    EXPECT_EQ(rel.kind, RuleKind::relative);
+    EXPECT_DOUBLE_EQ(rel.tolerance, 0.05);
+    const Rule abs = parse_rule("abs 0.05");
+    EXPECT_EQ(abs.kind, RuleKind::absolute);
+    EXPECT_DOUBLE_EQ(abs.tolerance, 0.05);
+    EXPECT_DOUBLE_EQ(parse_rule("samples 8%").tolerance, 0.08);
+    EXPECT_THROW(parse_rule("rel 5"), std::invalid_argument);  // a bare number could mean 500 %
+    EXPECT_THROW(parse_rule("exact 1"), std::invalid_argument);
+    EXPECT_THROW(parse_rule("abs -1"), std::invalid_argument);
+    EXPECT_THROW(parse_rule("relative 5%"), std::invalid_argument);
+    // Every default rule of the metric table parses.
+    for (const auto& m : metric_table()) EXPECT_NO_THROW(parse_rule(m.default_rule)) << m.name;
+}
+
+TEST(Rules, ExpectOperators)
+{
+    EXPECT_TRUE(expect_holds(parse_expect("== 0"), 0));
+    EXPECT_FALSE(expect_holds(parse_expect("== 0"), 1));
+    EXPECT_TRUE(expect_holds(parse_expect("!= 0"), 1));
+    EXPECT_TRUE(expect_holds(parse_expect("< 4"), 3));
+    EXPECT_FALSE(expect_holds(parse_expect("< 4"), 4));
+    EXPECT_TRUE(expect_holds(parse_expect("<= 4"), 4));
+    EXPECT_FALSE(expect_holds(parse_expect(">0.75"), 0.75));
+    EXPECT_TRUE(expect_holds(parse_expect(">= 0.75"), 0.75));
+    EXPECT_EQ(parse_expect("<=64").text, "<= 64");
+    EXPECT_THROW(parse_expect("=< 4"), std::invalid_argument);
+    EXPECT_THROW(parse_expect("<= four"), std::invalid_argument);
+    EXPECT_THROW(parse_expect("64"), std::invalid_argument);
+}
+
+TEST(Rules, ExactIsDirectionAware)
+{
+    const Rule exact = parse_rule("exact");
+    EXPECT_EQ(judge_value(metric("registers"), exact, 32, 32).verdict, Verdict::passed);
+    const auto worse = judge_value(metric("registers"), exact, 32, 40);
+    EXPECT_EQ(worse.verdict, Verdict::regressed);
+    EXPECT_NE(worse.message.find("registers 32 regs/thread -> 40 regs/thread (+25.0 %)"), std::string::npos)
+        << worse.message;
+    EXPECT_EQ(judge_value(metric("registers"), exact, 40, 32).verdict, Verdict::improved);
+    // Higher is better for occupancy: a drop regresses.
+    EXPECT_EQ(judge_value(metric("theoretical_occupancy"), exact, 1.0, 0.75).verdict, Verdict::regressed);
+    EXPECT_EQ(judge_value(metric("theoretical_occupancy"), exact, 0.75, 1.0).verdict, Verdict::improved);
+    // Neither direction: any change regresses.
+    EXPECT_EQ(judge_value(metric("flops"), exact, 100, 90).verdict, Verdict::regressed);
+    EXPECT_EQ(judge_value(metric("flops"), exact, 100, 110).verdict, Verdict::regressed);
+}
+
+TEST(Rules, RelativeAndAbsoluteTolerances)
+{
+    const Rule rel = parse_rule("rel 5%");
+    EXPECT_EQ(judge_value(metric("dram_read_bytes"), rel, 1000, 1049).verdict, Verdict::passed);
+    EXPECT_EQ(judge_value(metric("dram_read_bytes"), rel, 1000, 1051).verdict, Verdict::regressed);
+    EXPECT_EQ(judge_value(metric("dram_read_bytes"), rel, 1000, 949).verdict, Verdict::improved);
+    EXPECT_EQ(judge_value(metric("dram_read_bytes"), rel, 0, 1).verdict, Verdict::regressed);
+    const Rule abs = parse_rule("abs 0.05");
+    EXPECT_EQ(judge_value(metric("achieved_occupancy"), abs, 0.80, 0.76).verdict, Verdict::passed);
+    EXPECT_EQ(judge_value(metric("achieved_occupancy"), abs, 0.80, 0.70).verdict, Verdict::regressed);
+    EXPECT_EQ(judge_value(metric("achieved_occupancy"), abs, 0.70, 0.80).verdict, Verdict::improved);
+}
+
+TEST(MannWhitney, MatchesHandComputedValues)
+{
+    // No overlap: U = 0; n = 3 + 3, sd = sqrt(9 * 7 / 12); p one-sided = P(Z >= (4.5 - 0.5) / sd).
+    const std::vector<double> low = {1, 2, 3}, high = {4, 5, 6};
+    const MannWhitney t = mann_whitney(low, high);
+    EXPECT_DOUBLE_EQ(t.u_a, 0.0);
+    EXPECT_DOUBLE_EQ(t.u_b, 9.0);
+    EXPECT_NEAR(t.p_a_less, 0.040428, 1e-5);
+    EXPECT_NEAR(t.p_two_sided, 0.080856, 1e-5);
+    EXPECT_NEAR(t.p_a_greater, 1.0, 0.05);
+
+    // Ties: U counts a tie as one half; U_a = 0 + 0.5 + 0.5 + 1.5.
+    const std::vector<double> a = {1, 2, 2, 3}, b = {2, 3, 4, 4};
+    const MannWhitney tied = mann_whitney(a, b);
+    EXPECT_DOUBLE_EQ(tied.u_a, 2.5);
+    EXPECT_DOUBLE_EQ(tied.u_b, 13.5);
+    // Tie-corrected variance: 16 / 12 * (9 - 36 / 56) = 11.142857.
+    EXPECT_NEAR(tied.z, -5.5 / std::sqrt(11.142857), 1e-5);
+
+    // Every value tied: no evidence.
+    const std::vector<double> same = {5, 5, 5};
+    EXPECT_DOUBLE_EQ(mann_whitney(same, same).p_two_sided, 1.0);
+    EXPECT_DOUBLE_EQ(median(std::vector<double>{3, 1, 2, 10}), 2.5);
+}
+
+TEST(SamplesRule, NoFalseAlarmsOnOneDistributionAndDetectsAShift)
+{
+    std::mt19937_64 rng(12345);
+    std::lognormal_distribution<double> kernel_time(std::log(100.0), 0.03);
+    const auto draw = [&](double scale) {
+        std::vector<double> v(20);
+        for (auto& x : v) x = kernel_time(rng) * scale;
+        return v;
+    };
+    const Rule rule = parse_rule("samples 5%");
+    const MetricInfo time = metric("time_median");
+    int alarms = 0, significant = 0;
+    for (int trial = 0; trial < 500; ++trial) {
+        const auto base = draw(1.0), run = draw(1.0);
+        const auto v = judge_samples(time, rule, base, run);
+        alarms += v.verdict != Verdict::passed;
+        significant += mann_whitney(run, base).p_two_sided < 0.01;
+    }
+    EXPECT_EQ(alarms, 0);
+    EXPECT_LE(significant, 15);  // about 1 % of 500 by construction of the test
+
+    const auto slower = judge_samples(time, rule, draw(1.0), draw(1.2));
+    EXPECT_EQ(slower.verdict, Verdict::regressed) << slower.message;
+    EXPECT_NE(slower.message.find("Mann-Whitney"), std::string::npos);
+    EXPECT_EQ(judge_samples(time, rule, draw(1.0), draw(0.8)).verdict, Verdict::improved);
+    // Significant but smaller than the minimum effect: passes.
+    EXPECT_EQ(judge_samples(time, rule, draw(1.0), draw(1.02)).verdict, Verdict::passed);
+    // Too few samples: nothing to judge.
+    EXPECT_EQ(judge_samples(time, rule, {1, 2}, draw(1.0)).verdict, Verdict::no_baseline);
+}
+
+TEST(Cliff, NamesTheRegisterCliff)
+{
+    OccupancyFigures before{32, 0, 0, 0, 8, 1.0};
+    OccupancyFigures after{40, 0, 0, 0, 6, 0.75};
+    const auto text = occupancy_cliff("sm_90", before, after);
+    ASSERT_TRUE(text);
+    EXPECT_EQ(*text, "registers 32 -> 40: resident blocks 8 -> 6, theoretical occupancy 100 % -> 75 % (limiter: "
+                     "registers)");
+    // Same occupancy: no cliff.
+    OccupancyFigures fewer{30, 0, 0, 0, 8, 1.0};
+    EXPECT_FALSE(occupancy_cliff("sm_90", before, fewer));
+    // Shared memory: 1024-thread blocks -> 256-thread blocks do not change; 48 KiB blocks do.
+    OccupancyFigures small_smem{32, 16384, 0, 1, 8, 1.0};
+    OccupancyFigures big_smem{32, 49152, 0, 1, 4, 0.5};
+    const auto smem = occupancy_cliff("sm_90", small_smem, big_smem);
+    ASSERT_TRUE(smem);
+    EXPECT_NE(smem->find("shared memory 16384 -> 49152 bytes"), std::string::npos) << *smem;
+    EXPECT_NE(smem->find("(limiter: shared memory)"), std::string::npos) << *smem;
+}
