@@ -232,9 +232,10 @@ std::string header_section(const RunReport& report, const Totals& t)
 std::string verdict_table(const std::vector<Finding>& rows, const std::map<std::string, std::string>& anchors,
                           std::string_view table_class)
 {
+    // One <tbody> per finding: the figures, then what changed on a line of its own (the sorting
+    // script moves the pair together).
     std::string html = fmt::format("<table class=\"sortable {}\">", table_class) +
-                       header_row({"case", "metric", "baseline", "now", "change", "tolerance", "source", "what changed"}) +
-                       "<tbody>\n";
+                       header_row({"case", "metric", "baseline", "now", "change", "tolerance", "source"}) + "\n";
     for (const auto& [r, v] : rows) {
         const std::string unit = metric_unit(v->metric);
         const auto pct = change_percent(*v);
@@ -245,7 +246,8 @@ std::string verdict_table(const std::vector<Finding>& rows, const std::map<std::
                          ? fmt::format("<code>{}</code>", html_escape(v->location))
                          : fmt::format("<a href=\"#{}\"><code>{}</code></a>", anchor->second, html_escape(v->location));
         }
-        html += fmt::format("<tr class=\"v-{}\">{}<td><span class=\"metric\">{}</span>{}</td>{}{}{}{}<td>{}</td><td>{}</td></tr>\n",
+        html += fmt::format("<tbody class=\"v-{}\"><tr>{}<td><span class=\"metric\">{}</span>{}</td>{}{}{}{}<td>{}</td></tr>\n"
+                            "<tr class=\"detail\"><td></td><td colspan=\"6\">{}</td></tr></tbody>\n",
                             verdict_name(v->verdict), text_cell(case_label(*r)), html_escape(v->metric),
                             v->verdict == Verdict::regressed ? "" : fmt::format(" <span class=\"tag\">{}</span>", verdict_label(v->verdict)),
                             number_cell(v->baseline, value_text(v->baseline, unit)),
@@ -253,7 +255,7 @@ std::string verdict_table(const std::vector<Finding>& rows, const std::map<std::
                             number_cell(pct, change_text(*v, unit), "num change"),
                             text_cell(v->rule.empty() ? "–" : v->rule), source, html_escape(v->message));
     }
-    return html + "</tbody></table>\n";
+    return html + "</table>\n";
 }
 
 std::string regressions_section(const RunReport& report, const std::map<std::string, std::string>& anchors)
@@ -792,13 +794,15 @@ th[data-dir=desc]::after { content: " \25BC"; font-size: 10px; }
 th .unit { display: block; font-weight: 400; font-size: 11px; color: var(--muted); }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tbody tr:hover { background: #f7fafc; }
-table.findings tr.v-regressed td:first-child, table.findings tr.v-expect_failed td:first-child { border-left: 4px solid var(--bad); }
+table.findings tbody.v-regressed td:first-child, table.findings tbody.v-expect_failed td:first-child { border-left: 4px solid var(--bad); }
+table.findings tr:first-child td { border-bottom: none; }
+table.findings tr.detail td { color: #455a64; padding-top: 0; font-size: 13px; }
+table.findings tbody:hover { background: #f7fafc; }
 table.regressions td.change, table.regressions td.now { color: var(--bad); font-weight: 600; }
-td.change { white-space: normal; min-width: 9em; }
-table.findings td:last-child { min-width: 16em; color: #37474f; }
-table.findings code { white-space: nowrap; }
+table.findings code { overflow-wrap: anywhere; }
 table.improvements td.change, table.improvements td.now { color: var(--good); font-weight: 600; }
 table.improvements td:first-child { border-left: 4px solid var(--good); }
+table.findings td.change { white-space: nowrap; }
 table.waived td:first-child { border-left: 4px solid var(--waived); }
 .metric { font-weight: 600; }
 .tag { font-size: 11px; background: #eceff1; border-radius: 3px; padding: 1px 5px; color: #37474f; }
@@ -868,12 +872,15 @@ constexpr const char* page_script = R"js(
     var dir = th.getAttribute('data-dir') === 'asc' ? 'desc' : 'asc';
     table.querySelectorAll('th').forEach(function (h) { h.removeAttribute('data-dir'); });
     th.setAttribute('data-dir', dir);
-    var rows = Array.prototype.slice.call(body.rows);
-    rows.sort(function (x, y) {
-      var c = compare(sortKey(x.cells[column]), sortKey(y.cells[column]));
+    // Tables of findings keep each finding in a <tbody> of its own: sort those, else the rows.
+    var grouped = table.tBodies.length > 1;
+    var items = Array.prototype.slice.call(grouped ? table.tBodies : body.rows);
+    items.sort(function (x, y) {
+      var a = grouped ? x.rows[0] : x, b = grouped ? y.rows[0] : y;
+      var c = compare(sortKey(a.cells[column]), sortKey(b.cells[column]));
       return dir === 'asc' ? c : -c;
     });
-    rows.forEach(function (r) { body.appendChild(r); });
+    items.forEach(function (r) { (grouped ? table : body).appendChild(r); });
   }
   document.addEventListener('DOMContentLoaded', function () {
     document.querySelectorAll('table.sortable th').forEach(function (th) {
