@@ -260,7 +260,9 @@ std::string verdict_table(const std::vector<Finding>& rows, const std::map<std::
 
 std::string regressions_section(const RunReport& report, const std::map<std::string, std::string>& anchors)
 {
-    const auto failing = findings(report, {Verdict::expect_failed, Verdict::regressed});
+    const auto failing = report.fail_on_improvement
+                             ? findings(report, {Verdict::expect_failed, Verdict::regressed, Verdict::improved})
+                             : findings(report, {Verdict::expect_failed, Verdict::regressed});
     const auto waived = findings(report, {Verdict::waived});
     std::size_t compared = 0;
     for (const auto& r : report.results) compared += r.verdicts.size();
@@ -299,7 +301,7 @@ std::string failures_section(const RunReport& report)
 std::string improvements_section(const RunReport& report, const std::map<std::string, std::string>& anchors)
 {
     const auto improved = findings(report, {Verdict::improved});
-    if (improved.empty()) return {};
+    if (improved.empty() || report.fail_on_improvement) return {};  // then they are listed as regressions
     return "<section id=\"improvements\">\n<h2>Improvements</h2>\n<p class=\"note\">Better than the baseline "
            "beyond tolerance: the baseline is stale; refresh it to lock the gain in.</p>\n" +
            verdict_table(improved, anchors, "findings improvements") + "</section>\n";
@@ -906,7 +908,7 @@ constexpr const char* page_script = R"js(
 
 std::string html_report(const RunReport& report)
 {
-    const Totals t = totals(report);
+    const Totals t = totals(report, report.fail_on_improvement);
     const VariantColors colors(report);
     const auto anchors = hotspot_anchors(report);
     std::string body;

@@ -252,3 +252,15 @@ TEST(ReportCommand, MissingOrBadFilesAreBadInput)
     EXPECT_EQ(cli::dispatch({"report"}), cli::exit_bad_input) << "the results file is required";
     EXPECT_FALSE(fs::exists(out));
 }
+
+TEST(HtmlReport, FailOnImprovementListsImprovementsAsRegressions)
+{
+    auto run = report::read_results_json(fixture("gemm_results.json"));
+    run.fail_on_improvement = true;
+    const std::string html = report::html_report(run);
+    const auto regressions = html.find("id=\"regressions\"");
+    const std::string table = html.substr(regressions, html.find("</section>", regressions) - regressions);
+    EXPECT_NE(table.find("vectorized N=4096"), std::string::npos);
+    EXPECT_EQ(html.find("id=\"improvements\""), std::string::npos);
+    EXPECT_NE(html.find("<b>2</b> regressed"), std::string::npos);
+}
