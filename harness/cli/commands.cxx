@@ -18,6 +18,8 @@ const Command commands[] = {
     {"merge", "combine results.json files of one suite (e.g. shards): `merge A.json B.json -o OUT.json`",
      merge_command},
     {"report", "render saved results (results.json) as a self-contained HTML page (no GPU needed)", report_command},
+    {"crosscheck", "compare a run's hardware counters with Nsight Compute's CSV for the same cases",
+     crosscheck_command},
     {"help", "show this help", help_command},
 };
 
@@ -33,7 +35,7 @@ int help_command(const std::vector<std::string>&)
     fmt::print("harness {} - kernel regression harness\n\n"
                "usage: harness <command> [options] (harness <command> --help for its options)\n\ncommands:\n",
                HARNESS_VERSION);
-    for (const auto& c : commands) fmt::print("  {:<9} {}\n", c.name, c.description);
+    for (const auto& c : commands) fmt::print("  {:<11} {}\n", c.name, c.description);
     fmt::print("\nexit codes:\n"
                "  0  every case passed and nothing regressed\n"
                "  1  a regression, a failed expect rule, wrong output, fault, hang or compile error\n"

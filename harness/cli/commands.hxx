@@ -25,6 +25,7 @@ int list_command(const std::vector<std::string>& args);
 int baseline_command(const std::vector<std::string>& args);
 int merge_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
+int crosscheck_command(const std::vector<std::string>& args);
 int help_command(const std::vector<std::string>& args);
 
 } // namespace harness::cli

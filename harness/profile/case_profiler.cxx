@@ -80,12 +80,12 @@ std::size_t CaseProfiler::range_passes() const
     return range_ ? range_->passes() : 0;
 }
 
-void CaseProfiler::profile(const std::function<void()>& launch, std::size_t launches, const CaseSource& source,
-                           CaseResult& r)
+void CaseProfiler::profile(const std::function<void()>& prepare, const std::function<void()>& launch,
+                           std::size_t launches, const CaseSource& source, CaseResult& r)
 {
     if (range_) {
         // Library routines (built-ins) may launch more kernels than they are called: leave room.
-        const auto ranges = range_->measure(launch, 4 * launches + 4);
+        const auto ranges = range_->measure(prepare, launch, 4 * launches + 4);
         if (ranges.empty()) throw Error(ErrorKind::internal, "the range profiler saw no kernel launch");
         const std::size_t duration_column = range_->metrics().size() - 1;
         double total_duration = 0;
@@ -105,11 +105,11 @@ void CaseProfiler::profile(const std::function<void()>& launch, std::size_t laun
         }
     }
 
-    if (sass_) {
-        const auto records = sass_->measure(launch);
+    if (sass_ && source.cubin) {
+        const auto records = sass_->measure(prepare, launch);
         const auto& names = sass_->metrics();
         std::optional<SourceMap> lines;
-        if (source.cubin) lines.emplace(*source.cubin);
+        lines.emplace(*source.cubin);
         std::vector<AttributedInstruction> instructions;
         std::map<std::string, double> totals;
         for (const auto& rec : records) {

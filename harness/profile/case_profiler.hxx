@@ -43,9 +43,12 @@ public:
     /// Replay passes of the range profiler per kernel launch.
     std::size_t range_passes() const;
 
-    /// Runs `launch` (all of a case's kernels, then a synchronise) once under each profiler and
-    /// adds the counters, SASS totals and hotspots to `r`. `launches` bounds the kernels launched.
-    void profile(const std::function<void()>& launch, std::size_t launches, const CaseSource& source, CaseResult& r);
+    /// Runs `prepare` (restore inputs, clean caches) and `launch` (all of a case's kernels, then a
+    /// synchronise) once under each profiler and adds the counters, SASS totals and hotspots to `r`.
+    /// `launches` bounds the kernels launched. A built-in (no cubin) gets counters only: library
+    /// kernels have no source lines of ours, and their instrumented figures need not repeat.
+    void profile(const std::function<void()>& prepare, const std::function<void()>& launch, std::size_t launches,
+                 const CaseSource& source, CaseResult& r);
 
 private:
     ProfilePlan plan_;

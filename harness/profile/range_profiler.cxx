@@ -117,7 +117,8 @@ RangeProfiler::RangeProfiler(CUcontext context, int device_ordinal, std::vector<
 
 RangeProfiler::~RangeProfiler() = default;
 
-std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void()>& launch, std::size_t max_launches)
+std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void()>& prepare,
+                                                        const std::function<void()>& launch, std::size_t max_launches)
 {
     EnabledRangeProfiler profiler(context_);
 
@@ -150,6 +151,7 @@ std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void
     config.passIndex = 0;
     config.targetNestingLevel = 1;
     CUPTI_CHECK(cuptiRangeProfilerSetConfig(&config));
+    prepare();  // its copies are not kernels, so auto range does not profile them
 
     auto start = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
     start.pRangeProfilerObject = profiler.get();

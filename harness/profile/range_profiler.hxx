@@ -30,9 +30,11 @@ public:
     std::size_t passes() const { return passes_; }
     const std::vector<std::string>& metrics() const { return metrics_; }
 
-    /// Runs `launch` (which must launch at most `max_launches` kernels and synchronise) under the
-    /// profiler; returns one row of metric values per kernel launch, in launch order.
-    std::vector<std::vector<double>> measure(const std::function<void()>& launch, std::size_t max_launches);
+    /// Runs `prepare` (restores inputs, flushes caches), then `launch` (which must launch at most
+    /// `max_launches` kernels and synchronise) under the profiler; returns one row of metric values
+    /// per kernel launch, in launch order.
+    std::vector<std::vector<double>> measure(const std::function<void()>& prepare, const std::function<void()>& launch,
+                                             std::size_t max_launches);
 
 private:
     struct HostObject;

@@ -65,8 +65,10 @@ SassProfiler::~SassProfiler()
     cuptiSassMetricsUnsetConfig(&p);
 }
 
-std::vector<SassRecord> SassProfiler::measure(const std::function<void()>& launch)
+std::vector<SassRecord> SassProfiler::measure(const std::function<void()>& prepare,
+                                              const std::function<void()>& launch)
 {
+    prepare();
     EnabledSassMetrics enabled(context_);
     launch();
 

@@ -26,9 +26,9 @@ public:
 
     const std::vector<std::string>& metrics() const { return metrics_; }
 
-    /// Runs `launch` (which must synchronise) with instrumentation on; returns every executed
-    /// instruction's figures, summed over the launches.
-    std::vector<SassRecord> measure(const std::function<void()>& launch);
+    /// Runs `prepare`, then `launch` (which must synchronise) with instrumentation on; returns every
+    /// executed instruction's figures, summed over the launches.
+    std::vector<SassRecord> measure(const std::function<void()>& prepare, const std::function<void()>& launch);
 
 private:
     CUcontext context_;

@@ -347,14 +347,19 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, Ca
             return relative.string();
         };
     }
-    // Each profiled run starts like a timed sample: restored inputs and (unless --hot) a cold L2.
-    const auto launch = [&] {
-        restore_and_flush(p);
+    // Each profiled run starts with restored inputs and (unless --hot) a cold, clean L2, so its
+    // DRAM traffic is its own, as under Nsight Compute's default cache control.
+    const auto prepare = [&] {
+        for (auto& b : p.buffers)
+            if (b->pristine.ptr) CU_CHECK(d.cuMemcpyDtoD(b->device.ptr, b->pristine.ptr, b->device.bytes));
+        if (!options_.hot_cache) session_.flush_l2_clean();
         CU_CHECK(d.cuStreamSynchronize(session_.stream()));
+    };
+    const auto launch = [&] {
         launch_all(p);
         CU_CHECK(d.cuStreamSynchronize(session_.stream()));
     };
-    profiler_->profile(launch, p.launches.size(), source, r);
+    profiler_->profile(prepare, launch, p.launches.size(), source, r);
     last_cost_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     last_cost_.range_passes = profiler_->range_passes();
 }

@@ -70,6 +70,7 @@ GpuSession::~GpuSession()
     // Best effort: after a fault the context is gone and these calls fail; the process ends anyway.
     const Driver& d = driver();
     if (flush_buffer_) d.cuMemFree(flush_buffer_);
+    if (clean_buffer_) d.cuMemFree(clean_buffer_);
     if (start_) d.cuEventDestroy(start_);
     if (stop_) d.cuEventDestroy(stop_);
     if (stream_) d.cuStreamDestroy(stream_);
@@ -79,6 +80,20 @@ GpuSession::~GpuSession()
 void GpuSession::flush_l2()
 {
     CU_CHECK(driver().cuMemsetD32Async(flush_buffer_, ++flush_value_, flush_words_, stream_));
+}
+
+void GpuSession::flush_l2_clean()
+{
+    const Driver& d = driver();
+    flush_l2();
+    if (!clean_buffer_) {
+        CU_CHECK(d.cuMemAlloc(&clean_buffer_, flush_words_ * 4));
+        CU_CHECK(d.cuMemsetD8(clean_buffer_, 0, flush_words_ * 4));
+        clean_staging_.resize(flush_words_ * 4);
+    }
+    CU_CHECK(d.cuStreamSynchronize(stream_));
+    // Reading another buffer of twice the L2 size evicts the flush buffer's dirty lines now.
+    CU_CHECK(d.cuMemcpyDtoH(clean_staging_.data(), clean_buffer_, clean_staging_.size()));
 }
 
 void to_json(nlohmann::json& j, const DeviceInfo& d)

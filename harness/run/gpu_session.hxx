@@ -6,6 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace harness::run {
 
@@ -41,6 +42,11 @@ public:
     /// Overwrites a buffer twice the L2 size so the next kernel starts with a cold cache.
     void flush_l2();
 
+    /// Like flush_l2, then reads a second such buffer so that no dirty line is left for the next
+    /// kernel to write back: its DRAM traffic is its own, as under Nsight Compute's cache control.
+    /// Synchronous and slower (the read goes to the host); for profiling passes.
+    void flush_l2_clean();
+
 private:
     DeviceInfo info_;
     CUdevice device_ = 0;
@@ -50,6 +56,8 @@ private:
     CUevent stop_ = nullptr;
     CUdeviceptr flush_buffer_ = 0;
     std::size_t flush_words_ = 0;
+    CUdeviceptr clean_buffer_ = 0;
+    std::vector<std::byte> clean_staging_;
     unsigned flush_value_ = 0;
 };
 

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs a suite twice on a GPU machine - once profiled by the harness, once under Nsight Compute
+# with the same metric names - and prints both side by side (`harness crosscheck`).
+# Usage: ci/ncu-crosscheck.sh SUITE.yaml OUT_DIR [BUILD_DIR]
+# Exit status: 0 when every figure is equal (counters) or within tolerance (DRAM 2 %, occupancy
+# 5 points), 1 when one differs, other values when a step failed.
+set -euo pipefail
+
+suite="${1:?usage: ci/ncu-crosscheck.sh SUITE.yaml OUT_DIR [BUILD_DIR]}"
+out="${2:?usage: ci/ncu-crosscheck.sh SUITE.yaml OUT_DIR [BUILD_DIR]}"
+build="${3:-build}"
+name="$(basename "$suite" .yaml)"
+mkdir -p "$out"
+
+# Ours: the normal profiled run (cold L2 before each profiled launch, like ncu's cache control).
+"$build/harness" run "$suite" --out "$out/harness" --budget 0.1 >"$out/$name-harness.log" 2>&1 || true
+
+# Theirs: each case exactly once inside its NVTX range; ncu names each kernel after that range.
+ncu --csv --page raw --print-units base --nvtx --print-nvtx-rename kernel \
+    --cache-control all --replay-mode kernel \
+    --metrics "$("$build/harness" crosscheck --ncu-metrics)" \
+    "$build/harness" run "$suite" --external-profiler --out "$out/external" >"$out/$name-ncu.csv" 2>"$out/$name-ncu.log"
+
+"$build/harness" crosscheck --ncu "$out/$name-ncu.csv" "$out/harness/$name/results.json" | tee "$out/$name-crosscheck.txt"

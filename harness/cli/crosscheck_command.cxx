@@ -1,0 +1,47 @@
+// `harness crosscheck`: our counters next to Nsight Compute's (see ci/ncu-crosscheck.sh).
+
+#include "harness/cli/commands.hxx"
+#include "harness/cli/exit_codes.hxx"
+#include "harness/cli/options.hxx"
+#include "harness/core/error.hxx"
+#include "harness/profile/ncu_crosscheck.hxx"
+
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+namespace harness::cli {
+
+int crosscheck_command(const std::vector<std::string>& args)
+{
+    CLI::App app{"Compare a run's hardware counters with Nsight Compute's for the same cases "
+                 "(`ncu --csv --page raw --nvtx --print-nvtx-rename kernel` over `harness run --external-profiler`).",
+                 "crosscheck"};
+    std::string results_file, ncu_file;
+    bool list_metrics = false;
+    app.add_flag("--ncu-metrics", list_metrics, "print the metric list to pass to `ncu --metrics` and stop");
+    app.add_option("--ncu", ncu_file, "ncu's CSV output")->check(CLI::ExistingFile);
+    app.add_option("results", results_file, "results.json of a profiled run")->check(CLI::ExistingFile);
+    if (auto code = parse(app, args)) return *code;
+    if (list_metrics) {
+        fmt::print("{}\n", profile::ncu_metric_list());
+        return exit_pass;
+    }
+    if (results_file.empty() || ncu_file.empty())
+        throw Error(ErrorKind::bad_input, "crosscheck needs --ncu <csv> and a results.json");
+
+    std::ifstream in(ncu_file, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    const auto kernels = profile::parse_ncu_csv(text.str(), ncu_file);
+    const auto ours = report::read_results_json(results_file);
+    const auto rows = profile::crosscheck(ours, kernels);
+    if (rows.empty())
+        throw Error(ErrorKind::bad_input,
+                    fmt::format("no case of {} matches a kernel of {} ({} kernels; names like '{}')", results_file,
+                                ncu_file, kernels.size(), kernels.empty() ? "" : kernels.front().name));
+    fmt::print("{}", profile::format_crosscheck(rows));
+    return std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.within; }) ? exit_pass : exit_failure;
+}
+
+} // namespace harness::cli

@@ -1,0 +1,181 @@
+#include "harness/profile/ncu_crosscheck.hxx"
+
+#include "harness/core/error.hxx"
+
+#include <algorithm>
+#include <cmath>
+#include <csv.h>
+#include <fmt/format.h>
+#include <map>
+
+namespace harness::profile {
+
+namespace {
+
+constexpr const char* duration = "gpu__time_duration.sum";
+
+struct CsvRows {
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> current;
+};
+
+void on_field(void* text, std::size_t size, void* data)
+{
+    static_cast<CsvRows*>(data)->current.emplace_back(static_cast<const char*>(text), size);
+}
+
+void on_row(int, void* data)
+{
+    auto* rows = static_cast<CsvRows*>(data);
+    rows->rows.push_back(std::move(rows->current));
+    rows->current.clear();
+}
+
+std::optional<double> number(std::string text)
+{
+    std::erase(text, ',');  // ncu groups digits
+    if (text.empty()) return std::nullopt;
+    try {
+        std::size_t used = 0;
+        const double v = std::stod(text, &used);
+        if (used != text.size()) return std::nullopt;
+        return v;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+} // namespace
+
+const std::vector<CrosscheckMetric>& crosscheck_metrics()
+{
+    static const std::vector<CrosscheckMetric> metrics = {
+        {"global_ld_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 0.0},
+        {"global_ld_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 0.0},
+        {"global_st_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", 0.0},
+        {"global_st_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 0.0},
+        // Hardware wavefront counters differ by up to ~2 % between identical runs of either tool.
+        {"shared_ld_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 0.03},
+        {"shared_st_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", 0.03},
+        {"shared_ld_instructions", "smsp__sass_inst_executed_op_shared_ld.sum", 0.0},
+        {"shared_st_instructions", "smsp__sass_inst_executed_op_shared_st.sum", 0.0},
+        {"instructions", "smsp__inst_executed.sum", 0.0},
+        {"fp32_fma_thread_instructions", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 0.0},
+        {"shared_wavefronts", "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared.sum", 0.0},
+        {"divergent_branch_targets", "smsp__sass_branch_targets_threads_divergent.sum", 0.0},
+        {"dram_read_bytes", "dram__bytes_read.sum", 0.02},
+        {"dram_write_bytes", "dram__bytes_write.sum", 0.02},
+        {"achieved_occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", 0.05, true},
+    };
+    return metrics;
+}
+
+std::string ncu_metric_list()
+{
+    std::string list = duration;
+    for (const auto& m : crosscheck_metrics()) list += "," + m.ncu;
+    return list;
+}
+
+std::vector<NcuKernel> parse_ncu_csv(const std::string& text, const std::string& file)
+{
+    // ncu prints "==PROF==" lines and the program's own output around the CSV: keep quoted lines.
+    std::string csv_text;
+    for (std::size_t pos = 0; pos < text.size();) {
+        const std::size_t end = std::min(text.find('\n', pos), text.size());
+        const std::string line = text.substr(pos, end - pos);
+        if (line.starts_with("\"")) csv_text += line + "\n";
+        pos = end + 1;
+    }
+    csv_parser parser;
+    csv_init(&parser, CSV_APPEND_NULL);
+    CsvRows rows;
+    csv_parse(&parser, csv_text.data(), csv_text.size(), on_field, on_row, &rows);
+    csv_fini(&parser, on_field, on_row, &rows);
+    csv_free(&parser);
+
+    std::size_t header = rows.rows.size();
+    std::size_t name_column = 0;
+    for (std::size_t r = 0; r < rows.rows.size() && header == rows.rows.size(); ++r)
+        for (std::size_t c = 0; c < rows.rows[r].size(); ++c)
+            if (rows.rows[r][c] == "Kernel Name") {
+                header = r;
+                name_column = c;
+            }
+    if (header == rows.rows.size())
+        throw Error(ErrorKind::bad_input,
+                    fmt::format("{}: no \"Kernel Name\" column; expected `ncu --csv --page raw` output", file));
+    const auto& names = rows.rows[header];
+    std::vector<NcuKernel> kernels;
+    for (std::size_t r = header + 1; r < rows.rows.size(); ++r) {
+        const auto& row = rows.rows[r];
+        if (row.size() != names.size() || row[0].empty()) continue;  // the units row has no ID
+        NcuKernel k;
+        k.name = row[name_column];
+        for (std::size_t c = 0; c < row.size(); ++c)
+            if (names[c].find("__") != std::string::npos)
+                if (const auto v = number(row[c])) k.values[names[c]] = *v;
+        kernels.push_back(std::move(k));
+    }
+    return kernels;
+}
+
+std::vector<CrosscheckRow> crosscheck(const report::RunReport& ours, const std::vector<NcuKernel>& ncu)
+{
+    std::vector<CrosscheckRow> rows;
+    for (const auto& r : ours.results) {
+        const std::string name = r.variant + " " + r.params_text;
+        std::vector<const NcuKernel*> kernels;
+        for (const auto& k : ncu)
+            // "<range>/<kernel signature>" with --print-nvtx-rename kernel, or the range alone.
+            if (k.name == name || k.name.starts_with(name + "/")) kernels.push_back(&k);
+        if (kernels.empty()) continue;
+        double total_duration = 0;
+        for (const auto* k : kernels) total_duration += k->values.count(duration) ? k->values.at(duration) : 0.0;
+        for (const auto& m : crosscheck_metrics()) {
+            const auto mine = r.metric(m.ours);
+            if (!mine) continue;
+            double theirs = 0;
+            bool found = false;
+            for (const auto* k : kernels) {
+                const auto it = k->values.find(m.ncu);
+                if (it == k->values.end()) continue;
+                found = true;
+                if (m.ncu.ends_with(".sum")) {
+                    theirs += it->second;
+                } else {
+                    const double d = k->values.count(duration) ? k->values.at(duration) : 0.0;
+                    theirs += it->second * (total_duration > 0 ? d / total_duration : 1.0 / kernels.size());
+                }
+            }
+            if (!found) continue;
+            if (m.ncu.ends_with(".pct_of_peak_sustained_active")) theirs /= 100.0;
+            CrosscheckRow row{name, m.ours, *mine, theirs, false};
+            const double diff = std::fabs(*mine - theirs);
+            if (m.tolerance == 0) row.within = diff == 0;
+            else if (m.absolute) row.within = diff <= m.tolerance;
+            else row.within = diff <= m.tolerance * std::max(std::fabs(theirs), 1.0);
+            rows.push_back(row);
+        }
+    }
+    return rows;
+}
+
+std::string format_crosscheck(const std::vector<CrosscheckRow>& rows)
+{
+    std::size_t width = 4;
+    for (const auto& r : rows) width = std::max(width, r.case_name.size());
+    std::string out = fmt::format("{:<{}}  {:<30}  {:>16}  {:>16}  {:>8}  {}\n", "case", width, "metric", "harness",
+                                  "ncu", "diff", "");
+    for (const auto& r : rows) {
+        const double rel = r.ncu != 0 ? (r.ours - r.ncu) / r.ncu * 100.0 : (r.ours == 0 ? 0.0 : 100.0);
+        out += fmt::format("{:<{}}  {:<30}  {:>16.6g}  {:>16.6g}  {:>7.2f}%  {}\n", r.case_name, width, r.metric, r.ours,
+                           r.ncu, rel, r.within ? "ok" : "DIFFERS");
+    }
+    const auto bad = std::count_if(rows.begin(), rows.end(), [](const auto& r) { return !r.within; });
+    out += fmt::format("{} figures compared, {} equal or within tolerance, {} differ\n", rows.size(),
+                       rows.size() - bad, bad);
+    return out;
+}
+
+} // namespace harness::profile

@@ -1,0 +1,51 @@
+#pragma once
+// Our counters next to Nsight Compute's for the same cases: the check that the figures that gate
+// a build are the ones NVIDIA's own tool reports. Host-only: reads ncu's CSV and our results.
+
+#include "harness/report/run_report.hxx"
+
+#include <string>
+#include <vector>
+
+namespace harness::profile {
+
+/// One metric of ours and the ncu metric that measures the same thing.
+struct CrosscheckMetric {
+    std::string ours;       ///< metric-table name
+    std::string ncu;        ///< ncu metric name
+    double tolerance;       ///< allowed difference: 0 = equal; < 1 relative; for fractions, absolute points / 100
+    bool absolute = false;  ///< tolerance is absolute (occupancy), not relative
+};
+
+/// The metrics compared, and the ncu names to pass to `ncu --metrics`.
+const std::vector<CrosscheckMetric>& crosscheck_metrics();
+std::string ncu_metric_list();
+
+/// One kernel row of `ncu --csv --page raw`: its name (the NVTX range with --print-nvtx-rename
+/// kernel) and metric values by ncu name.
+struct NcuKernel {
+    std::string name;
+    std::map<std::string, double> values;
+};
+
+/// Parses ncu's raw-page CSV (header row, optional units row, one row per kernel). Throws
+/// Error(bad_input) naming the file when it has no "Kernel Name" column.
+std::vector<NcuKernel> parse_ncu_csv(const std::string& text, const std::string& file);
+
+/// One compared figure.
+struct CrosscheckRow {
+    std::string case_name;  ///< "variant params"
+    std::string metric;     ///< ours
+    double ours = 0.0;
+    double ncu = 0.0;
+    bool within = false;
+};
+
+/// Joins ncu's kernels with our cases by NVTX range name ("<variant> <params>"), summing a case's
+/// kernels (per-launch ratios weighted by duration), and compares every metric we both have.
+std::vector<CrosscheckRow> crosscheck(const report::RunReport& ours, const std::vector<NcuKernel>& ncu);
+
+/// The side-by-side table as text.
+std::string format_crosscheck(const std::vector<CrosscheckRow>& rows);
+
+} // namespace harness::profile
