@@ -114,7 +114,10 @@ std::string baseline_text(const BaselineFile& file)
     out += row_text(columns);
     for (const auto& r : file.rows) {
         std::string samples;
-        for (double s : r.samples) samples += (samples.empty() ? "" : " ") + number_text(s);
+        for (double s : r.samples) {
+            if (!samples.empty()) samples += ' ';
+            samples += number_text(s);
+        }
         out += row_text({r.variant, r.params, r.metric, number_text(r.value), samples, r.source});
     }
     return out;
