@@ -43,7 +43,9 @@ double parse_percent(std::string_view text, std::string_view rule)
     return *v / 100.0;
 }
 
-constexpr const char* rule_help = "rules are 'exact', 'rel 5%', 'abs 0.05', 'samples 5%' or 'ignore'";
+constexpr const char* rule_help =
+    "rules are 'exact', 'rel 5%', 'abs 0.05', 'samples 5%' or 'ignore'; rel and samples take an optional "
+    "'min <value>' below which a change never counts, e.g. 'rel 5% min 1048576'";
 
 /// True when `value` is worse than `baseline` for this metric (any change, for direction neither).
 bool is_worse(Direction direction, double baseline, double value)
@@ -80,7 +82,17 @@ Rule parse_rule(std::string_view text)
     }
     if (word == "rel" || word == "samples") {
         r.kind = word == "rel" ? RuleKind::relative : RuleKind::samples;
-        r.tolerance = parse_percent(rest, t);
+        std::string_view percent = rest;
+        if (const std::size_t min_at = rest.find(" min"); min_at != std::string_view::npos) {
+            percent = trim(rest.substr(0, min_at));
+            const auto v = parse_number(trim(rest.substr(min_at + 4)));
+            if (!v || *v < 0)
+                throw std::invalid_argument(
+                    fmt::format("'{}': 'min' takes a non-negative number in the metric's unit, e.g. '{} 5% min 1'", t,
+                                word));
+            r.minimum = *v;
+        }
+        r.tolerance = parse_percent(percent, t);
         return r;
     }
     if (word == "abs") {
@@ -151,7 +163,8 @@ MetricVerdict judge_value(const MetricInfo& metric, const Rule& rule, double bas
         beyond = difference > 1e-9 * std::max(1.0, std::abs(baseline));
         break;
     case RuleKind::relative:
-        beyond = baseline == 0.0 ? difference > 0.0 : difference / std::abs(baseline) > rule.tolerance;
+        beyond = difference > rule.minimum &&
+                 (baseline == 0.0 ? difference > 0.0 : difference / std::abs(baseline) > rule.tolerance);
         break;
     case RuleKind::absolute: beyond = difference > rule.tolerance; break;
     case RuleKind::samples:
@@ -202,10 +215,11 @@ MetricVerdict judge_samples(const MetricInfo& metric, const Rule& rule, const st
         fmt::format("{} median {} -> {} ({:+.1f} %), Mann-Whitney p={:.2g} on {} vs {} samples", metric.name,
                     format_value(metric, base_median), format_value(metric, run_median), 100.0 * moved,
                     std::min(p_worse, p_better), samples.size(), baseline_samples.size());
-    if (p_worse < samples_alpha && moved_worse > rule.tolerance) {
+    const bool large_enough = std::abs(run_median - base_median) > rule.minimum;
+    if (p_worse < samples_alpha && moved_worse > rule.tolerance && large_enough) {
         v.verdict = Verdict::regressed;
         v.message = detail;
-    } else if (p_better < samples_alpha && -moved_worse > rule.tolerance) {
+    } else if (p_better < samples_alpha && -moved_worse > rule.tolerance && large_enough) {
         v.verdict = Verdict::improved;
         v.message = detail;
     } else {

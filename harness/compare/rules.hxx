@@ -26,10 +26,14 @@ enum class RuleKind {
 struct Rule {
     RuleKind kind = RuleKind::exact;
     double tolerance = 0.0;  ///< a fraction for relative / samples ("5%" -> 0.05), a value for absolute
+    /// "rel 5% min 1048576", "samples 5% min 1": changes smaller than this (in the metric's unit)
+    /// never count, however large relatively (tiny kernels drift by a few tenths of a microsecond).
+    double minimum = 0.0;
     std::string text;        ///< as written, for reports
 };
 
-/// Parses "exact", "rel 5%", "abs 0.05", "samples 5%", "ignore"; throws std::invalid_argument
+/// Parses "exact", "rel 5%", "abs 0.05", "samples 5%", "ignore" (rel and samples take an optional
+/// "min <value>"); throws std::invalid_argument
 /// with a message that says what is wrong and what is allowed.
 Rule parse_rule(std::string_view text);
 

@@ -161,12 +161,30 @@ std::vector<CrosscheckRow> crosscheck(const report::RunReport& ours, const std::
     return rows;
 }
 
-std::string format_crosscheck(const std::vector<CrosscheckRow>& rows)
+std::vector<CrosscheckRow> static_vs_driver(const report::RunReport& static_run, const report::RunReport& gpu_run)
+{
+    static const char* metrics[] = {"registers", "static_shared_bytes", "local_bytes", "blocks_per_sm",
+                                    "theoretical_occupancy"};
+    std::vector<CrosscheckRow> rows;
+    for (const auto& g : gpu_run.results) {
+        for (const auto& s : static_run.results) {
+            if (s.arch != gpu_run.arch || s.variant != g.variant || s.params_text != g.params_text) continue;
+            for (const char* m : metrics) {
+                const auto a = s.metric(m), b = g.metric(m);
+                if (!a || !b) continue;
+                rows.push_back({g.variant + " " + g.params_text, m, *a, *b, std::fabs(*a - *b) < 1e-9});
+            }
+        }
+    }
+    return rows;
+}
+
+std::string format_crosscheck(const std::vector<CrosscheckRow>& rows, const std::string& ours, const std::string& theirs)
 {
     std::size_t width = 4;
     for (const auto& r : rows) width = std::max(width, r.case_name.size());
-    std::string out = fmt::format("{:<{}}  {:<30}  {:>16}  {:>16}  {:>8}  {}\n", "case", width, "metric", "harness",
-                                  "ncu", "diff", "");
+    std::string out = fmt::format("{:<{}}  {:<30}  {:>16}  {:>16}  {:>8}  {}\n", "case", width, "metric", ours,
+                                  theirs, "diff", "");
     for (const auto& r : rows) {
         const double rel = r.ncu != 0 ? (r.ours - r.ncu) / r.ncu * 100.0 : (r.ours == 0 ? 0.0 : 100.0);
         out += fmt::format("{:<{}}  {:<30}  {:>16.6g}  {:>16.6g}  {:>7.2f}%  {}\n", r.case_name, width, r.metric, r.ours,

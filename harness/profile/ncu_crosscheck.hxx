@@ -45,7 +45,14 @@ struct CrosscheckRow {
 /// kernels (per-launch ratios weighted by duration), and compares every metric we both have.
 std::vector<CrosscheckRow> crosscheck(const report::RunReport& ours, const std::vector<NcuKernel>& ncu);
 
-/// The side-by-side table as text.
-std::string format_crosscheck(const std::vector<CrosscheckRow>& rows);
+/// The static tier's figures (from the cubin and the occupancy rules) next to the driver's for the
+/// same kernels: registers, static shared and local bytes, resident blocks and theoretical
+/// occupancy, which must be equal. `static_run` is a --static run; its rows for the GPU's
+/// architecture are compared.
+std::vector<CrosscheckRow> static_vs_driver(const report::RunReport& static_run, const report::RunReport& gpu_run);
+
+/// The side-by-side table as text; `ours` and `theirs` name the two columns.
+std::string format_crosscheck(const std::vector<CrosscheckRow>& rows, const std::string& ours = "harness",
+                              const std::string& theirs = "ncu");
 
 } // namespace harness::profile

@@ -158,3 +158,25 @@ TEST(Cliff, NamesTheRegisterCliff)
     EXPECT_NE(smem->find("shared memory 16384 -> 49152 bytes"), std::string::npos) << *smem;
     EXPECT_NE(smem->find("(limiter: shared memory)"), std::string::npos) << *smem;
 }
+
+// A relative or samples rule with "min": small absolute changes never count (tiny kernels, small
+// DRAM figures), large ones still do.
+TEST(Rules, MinimumChangeFloorsRelativeAndSamplesRules)
+{
+    const Rule rel = parse_rule("rel 5% min 1048576");
+    EXPECT_EQ(rel.kind, RuleKind::relative);
+    EXPECT_DOUBLE_EQ(rel.tolerance, 0.05);
+    EXPECT_DOUBLE_EQ(rel.minimum, 1048576.0);
+    EXPECT_EQ(judge_value(metric("dram_read_bytes"), rel, 40000, 60000).verdict, Verdict::passed) << "+50 % of 40 KB";
+    EXPECT_EQ(judge_value(metric("dram_read_bytes"), rel, 100e6, 110e6).verdict, Verdict::regressed);
+    EXPECT_THROW(parse_rule("rel 5% min"), std::invalid_argument);
+    EXPECT_THROW(parse_rule("rel 5% min -3"), std::invalid_argument);
+
+    const Rule samples = parse_rule("samples 5% min 1");
+    EXPECT_DOUBLE_EQ(samples.minimum, 1.0);
+    std::vector<double> base(50, 8.192), slower(50, 8.704);  // +6 %, but half a microsecond
+    EXPECT_EQ(judge_samples(metric("time_median"), samples, base, slower).verdict, Verdict::passed);
+    std::vector<double> big_base(50, 100.0), big_slower(50, 110.0);
+    EXPECT_EQ(judge_samples(metric("time_median"), samples, big_base, big_slower).verdict, Verdict::regressed);
+    EXPECT_EQ(metric("time_median").default_rule, "samples 5% min 1");
+}

@@ -7,6 +7,7 @@
 #include "harness/profile/case_profiler.hxx"
 #include "harness/profile/derived_metrics.hxx"
 #include "harness/profile/hotspots.hxx"
+#include "harness/profile/ncu_crosscheck.hxx"
 #include "harness/profile/source_lines.hxx"
 #include "harness/suite/suite.hxx"
 #include "test_paths.hxx"
@@ -188,4 +189,71 @@ TEST(SourceMap, InstructionsOfAnNvrtcCubinMapToKernelLines)
     EXPECT_GT(mapped, 4);
     EXPECT_GT(seen_lines.size(), 2u);
     EXPECT_FALSE(lines.find("no_such_function", 0));
+}
+
+// ncu's raw CSV page (program output and ==PROF== lines around it, a units row, grouped digits),
+// joined with our results by NVTX range name, summing a case's kernels.
+TEST(NcuCrosscheck, ParsesRawCsvAndJoinsByRangeName)
+{
+    const std::string csv =
+        "==PROF== Connected to process 1\n"
+        "some program output\n"
+        "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\","
+        "\"sm__warps_active.avg.pct_of_peak_sustained_active\"\n"
+        "\"\",\"\",\"ns\",\"sector\",\"%\"\n"
+        "\"0\",\"naive N=256/void gemm_naive(const float *)\",\"100\",\"1,048,576\",\"80\"\n"
+        "\"1\",\"two N=8/void pass_one()\",\"300\",\"10\",\"50\"\n"
+        "\"2\",\"two N=8/void pass_two()\",\"100\",\"6\",\"90\"\n";
+    const auto kernels = profile::parse_ncu_csv(csv, "ncu.csv");
+    ASSERT_EQ(kernels.size(), 3u);
+    EXPECT_DOUBLE_EQ(kernels[0].values.at("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), 1048576.0);
+
+    report::RunReport ours;
+    CaseResult naive;
+    naive.variant = "naive";
+    naive.params_text = "N=256";
+    naive.set_metric("global_ld_sectors", 1048576);
+    naive.set_metric("achieved_occupancy", 0.78);
+    CaseResult two;
+    two.variant = "two";
+    two.params_text = "N=8";
+    two.set_metric("global_ld_sectors", 15);  // ncu says 16
+    two.set_metric("achieved_occupancy", 0.60);  // duration-weighted: 0.75 * 50 % + 0.25 * 90 % = 60 %
+    ours.results = {naive, two};
+    const auto rows = profile::crosscheck(ours, kernels);
+    ASSERT_EQ(rows.size(), 4u);
+    EXPECT_TRUE(rows[0].within);
+    EXPECT_TRUE(rows[1].within) << "occupancy within 5 points";
+    EXPECT_FALSE(rows[2].within) << "sectors must be equal";
+    EXPECT_DOUBLE_EQ(rows[2].ncu, 16);
+    EXPECT_NEAR(rows[3].ncu, 0.60, 1e-12);
+    EXPECT_TRUE(rows[3].within);
+    EXPECT_NE(profile::format_crosscheck(rows).find("DIFFERS"), std::string::npos);
+
+    EXPECT_THROW(profile::parse_ncu_csv("\"ID\",\"Name\"\n", "bad.csv"), Error);
+}
+
+TEST(NcuCrosscheck, StaticTierAgainstDriverComparesTheGpuArchitectureOnly)
+{
+    report::RunReport static_run, gpu_run;
+    gpu_run.arch = "sm_90";
+    for (const char* arch : {"sm_80", "sm_90"}) {
+        CaseResult r;
+        r.variant = "fit";
+        r.params_text = "N=1";
+        r.arch = arch;
+        r.set_metric("registers", arch == std::string("sm_90") ? 32 : 30);
+        r.set_metric("theoretical_occupancy", 1.0);
+        static_run.results.push_back(r);
+    }
+    CaseResult g;
+    g.variant = "fit";
+    g.params_text = "N=1";
+    g.set_metric("registers", 32);
+    g.set_metric("theoretical_occupancy", 0.75);
+    gpu_run.results = {g};
+    const auto rows = profile::static_vs_driver(static_run, gpu_run);
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_TRUE(rows[0].within);
+    EXPECT_FALSE(rows[1].within);
 }
