@@ -72,7 +72,10 @@ CaseProfiler::CaseProfiler(CUcontext context, int device_ordinal, ProfilePlan pl
         std::vector<std::string> cupti_names;
         for (const auto& name : group->metrics) cupti_names.emplace_back(find_metric(name)->source);
         cupti_names.emplace_back(duration_metric);  // weights per-launch averages of multi-kernel cases
-        group->profiler = std::make_unique<RangeProfiler>(context, device_ordinal, cupti_names);
+        // DRAM traffic depends on what the L2 holds when the kernel starts: user replay keeps
+        // CUPTI's save and restore of memory (which leaves dirty lines) out of it.
+        group->profiler = std::make_unique<RangeProfiler>(context, device_ordinal, cupti_names,
+                                                          group == &cache_sensitive ? Replay::user : Replay::kernel);
         groups_.push_back(std::move(*group));
     }
     if (plan_.sass) sass_ = std::make_unique<SassProfiler>(context, device_ordinal, hotspot_sass_metrics());

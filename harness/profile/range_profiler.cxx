@@ -69,8 +69,8 @@ private:
 
 } // namespace
 
-RangeProfiler::RangeProfiler(CUcontext context, int device_ordinal, std::vector<std::string> metrics)
-    : context_(context), metrics_(std::move(metrics)), host_(std::make_unique<HostObject>())
+RangeProfiler::RangeProfiler(CUcontext context, int device_ordinal, std::vector<std::string> metrics, Replay replay)
+    : context_(context), replay_(replay), metrics_(std::move(metrics)), host_(std::make_unique<HostObject>())
 {
     initialize_profiler();
     for (const auto& m : metrics_) metric_names_.push_back(m.c_str());
@@ -144,31 +144,36 @@ std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void
     config.counterDataImageSize = counter_data.size();
     config.pCounterDataImage = counter_data.data();
     config.range = CUPTI_AutoRange;
-    config.replayMode = CUPTI_KernelReplay;
+    config.replayMode = replay_ == Replay::user ? CUPTI_UserReplay : CUPTI_KernelReplay;
     config.maxRangesPerPass = max_launches;
     config.numNestingLevels = 1;
     config.minNestingLevel = 1;
     config.passIndex = 0;
     config.targetNestingLevel = 1;
     CUPTI_CHECK(cuptiRangeProfilerSetConfig(&config));
-    prepare();  // its copies are not kernels, so auto range does not profile them
-
-    auto start = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
-    start.pRangeProfilerObject = profiler.get();
-    CUPTI_CHECK(cuptiRangeProfilerStart(&start));
-    try {
-        launch();
-    } catch (...) {
+    // Kernel replay: every pass inside one start/stop. User replay: one start/stop per pass, each
+    // after its own prepare (which runs before start, so its flush kernel is not profiled).
+    const std::size_t rounds = replay_ == Replay::user ? passes_ : 1;
+    bool all_submitted = false;
+    for (std::size_t round = 0; round < rounds && !all_submitted; ++round) {
+        prepare();
+        auto start = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+        start.pRangeProfilerObject = profiler.get();
+        CUPTI_CHECK(cuptiRangeProfilerStart(&start));
         auto stop = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
         stop.pRangeProfilerObject = profiler.get();
-        cuptiRangeProfilerStop(&stop);
-        throw;
+        try {
+            launch();
+        } catch (...) {
+            cuptiRangeProfilerStop(&stop);
+            throw;
+        }
+        CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
+        all_submitted = stop.isAllPassSubmitted != 0;
     }
-    auto stop = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
-    stop.pRangeProfilerObject = profiler.get();
-    CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
-    if (!stop.isAllPassSubmitted)
-        throw Error(ErrorKind::internal, "CUPTI kernel replay did not submit every pass in one start/stop");
+    if (!all_submitted)
+        throw Error(ErrorKind::internal, fmt::format("CUPTI did not submit every pass in {} {} replay round(s)", rounds,
+                                                     replay_ == Replay::user ? "user" : "kernel"));
 
     auto decode = cupti_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
     decode.pRangeProfilerObject = profiler.get();

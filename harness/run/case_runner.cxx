@@ -155,6 +155,8 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
             CU_CHECK(d.cuMemcpyDtoD(b->pristine.ptr, b->device.ptr, b->device.bytes));
         }
     }
+    // Device-to-device copies return before they finish and our stream does not wait for them.
+    CU_CHECK(d.cuCtxSynchronize());
 
     if (variant.is_builtin()) {
         Prepared::Launch l;
@@ -322,7 +324,8 @@ void CaseRunner::restore_and_flush(Prepared& p)
 {
     const Driver& d = driver();
     for (auto& b : p.buffers)
-        if (b->pristine.ptr) CU_CHECK(d.cuMemcpyDtoD(b->device.ptr, b->pristine.ptr, b->device.bytes));
+        if (b->pristine.ptr)
+            CU_CHECK(d.cuMemcpyDtoDAsync(b->device.ptr, b->pristine.ptr, b->device.bytes, session_.stream()));
     if (!options_.hot_cache) session_.flush_l2();
 }
 
@@ -351,8 +354,9 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, Ca
     // DRAM traffic is its own, as under Nsight Compute's default cache control.
     const auto prepare = [&] {
         for (auto& b : p.buffers)
-            if (b->pristine.ptr) CU_CHECK(d.cuMemcpyDtoD(b->device.ptr, b->pristine.ptr, b->device.bytes));
-        if (!options_.hot_cache) session_.flush_l2_clean();
+            if (b->pristine.ptr)
+                CU_CHECK(d.cuMemcpyDtoDAsync(b->device.ptr, b->pristine.ptr, b->device.bytes, session_.stream()));
+        if (!options_.hot_cache) session_.flush_l2();
         CU_CHECK(d.cuStreamSynchronize(session_.stream()));
     };
     const auto launch = [&] {

@@ -37,6 +37,7 @@ namespace harness::run {
     X(cuMemcpyHtoD)                                                                                           \
     X(cuMemcpyDtoH)                                                                                           \
     X(cuMemcpyDtoD)                                                                                           \
+    X(cuMemcpyDtoDAsync)                                                                                      \
     X(cuMemsetD8)                                                                                             \
     X(cuMemsetD32Async)                                                                                       \
     X(cuStreamCreate)                                                                                         \

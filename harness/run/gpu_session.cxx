@@ -1,6 +1,7 @@
 #include "harness/run/gpu_session.hxx"
 
 #include "harness/core/child_process.hxx"
+#include "harness/run/l2_sweep.hxx"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -61,8 +62,12 @@ GpuSession::GpuSession(int ordinal)
     CU_CHECK(d.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING));
     CU_CHECK(d.cuEventCreate(&start_, CU_EVENT_DEFAULT));
     CU_CHECK(d.cuEventCreate(&stop_, CU_EVENT_DEFAULT));
-    flush_words_ = static_cast<std::size_t>(std::max(info_.l2_bytes, 1 << 20)) * 2 / 4;
-    CU_CHECK(d.cuMemAlloc(&flush_buffer_, flush_words_ * 4));
+    flush_words_ = static_cast<std::size_t>(std::max(info_.l2_bytes, 1 << 20)) * 2 / 16;
+    CU_CHECK(d.cuMemAlloc(&flush_buffer_, flush_words_ * 16));
+    CU_CHECK(d.cuMemsetD8(flush_buffer_, 0, flush_words_ * 16));
+    CU_CHECK(d.cuMemAlloc(&sink_, sizeof(std::uint32_t)));
+    CU_CHECK(d.cuModuleLoadData(&sweep_module_, std::string(l2_sweep_ptx()).c_str()));
+    CU_CHECK(d.cuModuleGetFunction(&sweep_, sweep_module_, l2_sweep_entry));
 }
 
 GpuSession::~GpuSession()
@@ -70,7 +75,8 @@ GpuSession::~GpuSession()
     // Best effort: after a fault the context is gone and these calls fail; the process ends anyway.
     const Driver& d = driver();
     if (flush_buffer_) d.cuMemFree(flush_buffer_);
-    if (clean_buffer_) d.cuMemFree(clean_buffer_);
+    if (sink_) d.cuMemFree(sink_);
+    if (sweep_module_) d.cuModuleUnload(sweep_module_);
     if (start_) d.cuEventDestroy(start_);
     if (stop_) d.cuEventDestroy(stop_);
     if (stream_) d.cuStreamDestroy(stream_);
@@ -79,21 +85,11 @@ GpuSession::~GpuSession()
 
 void GpuSession::flush_l2()
 {
-    CU_CHECK(driver().cuMemsetD32Async(flush_buffer_, ++flush_value_, flush_words_, stream_));
-}
-
-void GpuSession::flush_l2_clean()
-{
-    const Driver& d = driver();
-    flush_l2();
-    if (!clean_buffer_) {
-        CU_CHECK(d.cuMemAlloc(&clean_buffer_, flush_words_ * 4));
-        CU_CHECK(d.cuMemsetD8(clean_buffer_, 0, flush_words_ * 4));
-        clean_staging_.resize(flush_words_ * 4);
-    }
-    CU_CHECK(d.cuStreamSynchronize(stream_));
-    // Reading another buffer of twice the L2 size evicts the flush buffer's dirty lines now.
-    CU_CHECK(d.cuMemcpyDtoH(clean_staging_.data(), clean_buffer_, clean_staging_.size()));
+    // A memset would leave the L2 full of dirty lines that the next kernel then writes back, as
+    // if it were its own traffic; reads replace them with clean lines (writing them back now).
+    void* args[] = {&flush_buffer_, &flush_words_, &sink_};
+    const unsigned blocks = static_cast<unsigned>(std::max(info_.sm_count, 1)) * 4;
+    CU_CHECK(driver().cuLaunchKernel(sweep_, blocks, 1, 1, 512, 1, 1, 0, stream_, args, nullptr));
 }
 
 void to_json(nlohmann::json& j, const DeviceInfo& d)

@@ -1,5 +1,5 @@
 #pragma once
-// One GPU, its primary context, a stream, events and an L2-flush buffer: what running cases needs.
+// One GPU, its primary context, a stream, events and an L2 flush: what running cases needs.
 
 #include "harness/run/driver.hxx"
 
@@ -39,13 +39,10 @@ public:
     CUevent start_event() const { return start_; }
     CUevent stop_event() const { return stop_; }
 
-    /// Overwrites a buffer twice the L2 size so the next kernel starts with a cold cache.
+    /// Reads a buffer twice the L2 size on the stream, so the next kernel starts with a cold L2
+    /// that holds no dirty line: none of the DRAM traffic the kernel causes is left over from
+    /// before it (restored inputs, earlier cases), as under Nsight Compute's cache control.
     void flush_l2();
-
-    /// Like flush_l2, then reads a second such buffer so that no dirty line is left for the next
-    /// kernel to write back: its DRAM traffic is its own, as under Nsight Compute's cache control.
-    /// Synchronous and slower (the read goes to the host); for profiling passes.
-    void flush_l2_clean();
 
 private:
     DeviceInfo info_;
@@ -54,11 +51,11 @@ private:
     CUstream stream_ = nullptr;
     CUevent start_ = nullptr;
     CUevent stop_ = nullptr;
+    CUmodule sweep_module_ = nullptr;
+    CUfunction sweep_ = nullptr;
     CUdeviceptr flush_buffer_ = 0;
-    std::size_t flush_words_ = 0;
-    CUdeviceptr clean_buffer_ = 0;
-    std::vector<std::byte> clean_staging_;
-    unsigned flush_value_ = 0;
+    std::size_t flush_words_ = 0;  ///< 16-byte words
+    CUdeviceptr sink_ = 0;
 };
 
 /// Reads the device's facts. Initialises the driver: call only in a worker process.
