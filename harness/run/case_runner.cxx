@@ -152,11 +152,12 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
         if (b->spec.role == suite::BufferRole::inout) {
             b->pristine.bytes = b->device.bytes;
             CU_CHECK(d.cuMemAlloc(&b->pristine.ptr, b->pristine.bytes));
-            CU_CHECK(d.cuMemcpyDtoD(b->pristine.ptr, b->device.ptr, b->device.bytes));
+            // On the session stream: a plain device-to-device copy returns before it finishes and
+            // our (non-blocking) stream would not wait for it.
+            CU_CHECK(d.cuMemcpyDtoDAsync(b->pristine.ptr, b->device.ptr, b->device.bytes, session_.stream()));
         }
     }
-    // Device-to-device copies return before they finish and our stream does not wait for them.
-    CU_CHECK(d.cuCtxSynchronize());
+    CU_CHECK(d.cuStreamSynchronize(session_.stream()));
 
     if (variant.is_builtin()) {
         Prepared::Launch l;

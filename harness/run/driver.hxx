@@ -9,7 +9,10 @@
 
 namespace harness::run {
 
-// Every driver entry point the harness uses; one row each.
+// Every driver entry point the harness uses; one row each. They are resolved for the CUDA version
+// we build with, which returns the newest variant of an entry point: one whose signature changed
+// without cuda.h renaming it (cuCtxSynchronize is cuCtxSynchronize_v2(CUcontext) for CUDA 13)
+// must not be listed. Synchronise on the session stream instead.
 #define HARNESS_DRIVER_FUNCTIONS(X)                                                                           \
     X(cuInit)                                                                                                 \
     X(cuDriverGetVersion)                                                                                     \
@@ -23,7 +26,6 @@ namespace harness::run {
     X(cuDevicePrimaryCtxRetain)                                                                               \
     X(cuDevicePrimaryCtxRelease)                                                                              \
     X(cuCtxSetCurrent)                                                                                        \
-    X(cuCtxSynchronize)                                                                                       \
     X(cuModuleLoadData)                                                                                       \
     X(cuModuleUnload)                                                                                         \
     X(cuModuleGetFunction)                                                                                    \
@@ -36,7 +38,6 @@ namespace harness::run {
     X(cuMemGetInfo)                                                                                           \
     X(cuMemcpyHtoD)                                                                                           \
     X(cuMemcpyDtoH)                                                                                           \
-    X(cuMemcpyDtoD)                                                                                           \
     X(cuMemcpyDtoDAsync)                                                                                      \
     X(cuMemsetD8)                                                                                             \
     X(cuMemsetD32Async)                                                                                       \
