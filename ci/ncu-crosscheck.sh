@@ -17,7 +17,7 @@ mkdir -p "$out"
 
 # Theirs: each case exactly once inside its NVTX range; ncu names each kernel after that range.
 ncu --csv --page raw --print-units base --nvtx --print-nvtx-rename kernel \
-    --cache-control all --replay-mode kernel \
+    --cache-control all --clock-control none --replay-mode kernel \
     --metrics "$("$build/harness" crosscheck --ncu-metrics)" \
     "$build/harness" run "$suite" --external-profiler --out "$out/external" >"$out/$name-ncu.csv" 2>"$out/$name-ncu.log"
 
