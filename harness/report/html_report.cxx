@@ -298,13 +298,28 @@ std::string failures_section(const RunReport& report)
            header_row({"variant", "params", "status", "message"}) + "<tbody>\n" + rows + "</tbody></table>\n</section>\n";
 }
 
+/// Up to this many improvements are listed open; more are folded under a summary by metric.
+constexpr std::size_t improvements_shown_open = 5;
+
 std::string improvements_section(const RunReport& report, const std::map<std::string, std::string>& anchors)
 {
     const auto improved = findings(report, {Verdict::improved});
     if (improved.empty() || report.fail_on_improvement) return {};  // then they are listed as regressions
-    return "<section id=\"improvements\">\n<h2>Improvements</h2>\n<p class=\"note\">Better than the baseline "
-           "beyond tolerance: the baseline is stale; refresh it to lock the gain in.</p>\n" +
-           verdict_table(improved, anchors, "findings improvements") + "</section>\n";
+    std::string html = "<section id=\"improvements\">\n<h2>Improvements</h2>\n<p class=\"note\">Better than the "
+                       "baseline beyond tolerance: the baseline is stale; refresh it to lock the gain in.</p>\n";
+    const std::string table = verdict_table(improved, anchors, "findings improvements");
+    if (improved.size() <= improvements_shown_open) return html + table + "</section>\n";
+    // A stale baseline can improve dozens of figures at once: say which metrics, and keep the
+    // table folded so the hotspots and charts stay near the top.
+    std::map<std::string, std::size_t> by_metric;
+    for (const auto& f : improved) ++by_metric[f.verdict->metric];
+    std::vector<std::pair<std::string, std::size_t>> counts(by_metric.begin(), by_metric.end());
+    std::stable_sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::string metrics;
+    for (const auto& [metric, n] : counts) metrics += fmt::format("{}{} ({})", metrics.empty() ? "" : ", ", metric, n);
+    return html + fmt::format("<details class=\"improvements\"><summary>{} improved figures: {}</summary>\n",
+                              improved.size(), html_escape(metrics)) +
+           table + "</details>\n</section>\n";
 }
 
 // ---------------------------------------------------------------------------------------------- hotspots
@@ -804,6 +819,7 @@ table.regressions td.change, table.regressions td.now { color: var(--bad); font-
 table.findings code { overflow-wrap: anywhere; }
 table.improvements td.change, table.improvements td.now { color: var(--good); font-weight: 600; }
 table.improvements td:first-child { border-left: 4px solid var(--good); }
+details.improvements > summary { cursor: pointer; color: var(--good); font-weight: 600; margin-bottom: 6px; }
 table.findings td.change { white-space: nowrap; }
 table.waived td:first-child { border-left: 4px solid var(--waived); }
 .metric { font-weight: 600; }

@@ -264,3 +264,33 @@ TEST(HtmlReport, FailOnImprovementListsImprovementsAsRegressions)
     EXPECT_EQ(html.find("id=\"improvements\""), std::string::npos);
     EXPECT_NE(html.find("<b>2</b> regressed"), std::string::npos);
 }
+
+TEST(HtmlReport, ManyImprovementsAreFoldedUnderASummaryByMetric)
+{
+    auto run = report::read_results_json(fixture("gemm_results.json"));
+    const auto open_html = report::html_report(run);
+    EXPECT_NE(open_html.find("id=\"improvements\""), std::string::npos);
+    EXPECT_EQ(open_html.find("<details class=\"improvements\">"), std::string::npos) << "one improvement stays open";
+
+    // A stale DRAM baseline: every case improves its dram_write_bytes, some their time too.
+    std::size_t improved = 0;
+    for (auto& r : run.results) {
+        MetricVerdict v;
+        v.metric = "dram_write_bytes";
+        v.verdict = Verdict::improved;
+        v.baseline = 2.0e7;
+        v.value = 1.0e7;
+        v.rule = "rel 5% min 1048576";
+        r.verdicts.push_back(v);
+        ++improved;
+    }
+    ASSERT_GT(improved, 5u);
+    const std::string html = report::html_report(run);
+    const auto details = html.find("<details class=\"improvements\"><summary>");
+    ASSERT_NE(details, std::string::npos);
+    const std::string summary = html.substr(details, html.find("</summary>", details) - details);
+    EXPECT_NE(summary.find(std::to_string(improved + 1) + " improved figures"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("dram_write_bytes (" + std::to_string(improved) + "), time_median (1)"), std::string::npos)
+        << summary;
+    EXPECT_LT(html.find("id=\"improvements\""), html.find("id=\"hotspots\""));
+}
