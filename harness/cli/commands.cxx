@@ -20,6 +20,8 @@ const Command commands[] = {
     {"report", "render saved results (results.json) as a self-contained HTML page (no GPU needed)", report_command},
     {"crosscheck", "compare a run's hardware counters with Nsight Compute's CSV for the same cases",
      crosscheck_command},
+    {"stability", "check that repeated runs of a suite repeat every exact figure: `stability A.json B.json ...`",
+     stability_command},
     {"help", "show this help", help_command},
 };
 

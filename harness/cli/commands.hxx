@@ -26,6 +26,7 @@ int baseline_command(const std::vector<std::string>& args);
 int merge_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
 int crosscheck_command(const std::vector<std::string>& args);
+int stability_command(const std::vector<std::string>& args);
 int help_command(const std::vector<std::string>& args);
 
 } // namespace harness::cli
