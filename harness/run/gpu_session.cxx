@@ -68,10 +68,14 @@ GpuSession::GpuSession(int ordinal)
     CU_CHECK(d.cuMemAlloc(&sink_, sizeof(std::uint32_t)));
     CU_CHECK(d.cuModuleLoadData(&sweep_module_, std::string(l2_sweep_ptx()).c_str()));
     CU_CHECK(d.cuModuleGetFunction(&sweep_, sweep_module_, l2_sweep_entry));
-    if (info_.arch >= "sm_80") {
-        CU_CHECK(d.cuModuleLoadData(&discard_module_, std::string(l2_discard_ptx()).c_str()));
-        CU_CHECK(d.cuModuleGetFunction(&discard_, discard_module_, l2_discard_entry));
-    }
+    // Without the discard kernel the flush still writes every dirty line back; only the L2 is
+    // left full of clean lines. So a driver that refuses the module costs fidelity, not the run.
+    int major = 0;
+    CU_CHECK(d.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device_));
+    if (major >= 8 &&
+        d.cuModuleLoadData(&discard_module_, std::string(l2_discard_ptx()).c_str()) == CUDA_SUCCESS &&
+        d.cuModuleGetFunction(&discard_, discard_module_, l2_discard_entry) != CUDA_SUCCESS)
+        discard_ = nullptr;
 }
 
 GpuSession::~GpuSession()

@@ -55,7 +55,7 @@ private:
     CUmodule sweep_module_ = nullptr;
     CUfunction sweep_ = nullptr;
     CUmodule discard_module_ = nullptr;
-    CUfunction discard_ = nullptr;  ///< null before sm_80
+    CUfunction discard_ = nullptr;  ///< null before sm_80 (or if the driver refuses the module)
     CUdeviceptr flush_buffer_ = 0;
     std::size_t flush_words_ = 0;  ///< 16-byte words
     CUdeviceptr sink_ = 0;
