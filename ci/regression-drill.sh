@@ -28,8 +28,9 @@ drill() {
     return
   fi
   diff -u "$root/$file" "$copy/$file" >"$out/$name.diff"
-  "$build/harness" run "$copy/suites/$suite.yaml" --variant "$variant" --baseline-dir "$root/baselines" \
-    --out "$out/$name" "$@" >"$out/$name.log" 2>&1
+  # From inside the copy, so reports name source lines as a run in the repository would.
+  (cd "$copy" && "$build/harness" run "suites/$suite.yaml" --variant "$variant" --baseline-dir "$root/baselines" \
+    --out "$out/$name" "$@") >"$out/$name.log" 2>&1
   local rc=$?
   if [ $rc -eq 1 ] && grep -q "$metric" "$out/$name.log"; then
     echo "$name: exit $rc, names $metric (as expected)" | tee -a "$out/drill.txt"
