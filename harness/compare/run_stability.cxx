@@ -34,16 +34,21 @@ std::vector<std::string> metric_order(const std::vector<report::RunReport>& runs
 
 } // namespace
 
-StabilityReport run_stability(const std::vector<report::RunReport>& runs, const std::vector<std::string>& names)
+StabilityReport run_stability(const std::vector<report::RunReport>& runs,
+                              const std::vector<std::string>& names)
 {
-    const auto name = [&](std::size_t i) { return i < names.size() ? names[i] : fmt::format("run {}", i + 1); };
+    const auto name = [&](std::size_t i) {
+        return i < names.size() ? names[i] : fmt::format("run {}", i + 1);
+    };
     if (runs.size() < 2)
-        throw Error(ErrorKind::bad_input, fmt::format("stability needs the results of two runs or more, got {}", runs.size()));
+        throw Error(ErrorKind::bad_input,
+                    fmt::format("stability needs the results of two runs or more, got {}", runs.size()));
     const auto& first = runs.front();
     for (std::size_t i = 1; i < runs.size(); ++i) {
         const auto refuse = [&](const char* what, const std::string& a, const std::string& b) {
-            throw Error(ErrorKind::bad_input, fmt::format("{} and {} are not runs of the same thing ({} '{}' vs '{}')",
-                                                          name(0), name(i), what, a, b));
+            throw Error(ErrorKind::bad_input,
+                        fmt::format("{} and {} are not runs of the same thing ({} '{}' vs '{}')", name(0),
+                                    name(i), what, a, b));
         };
         if (runs[i].suite != first.suite) refuse("suite", first.suite, runs[i].suite);
         if (runs[i].mode != first.mode) refuse("mode", first.mode, runs[i].mode);
@@ -60,20 +65,24 @@ StabilityReport run_stability(const std::vector<report::RunReport>& runs, const 
     std::vector<std::map<Key, const CaseResult*>> by_run(runs.size());
     for (std::size_t i = 0; i < runs.size(); ++i)
         for (const auto& r : runs[i].results) by_run[i][{r.variant, r.params_text, r.arch}] = &r;
-    std::vector<std::vector<const CaseResult*>> compared;  // one row per case, one column per run
+    std::vector<std::vector<const CaseResult*>> compared; // one row per case, one column per run
     for (const auto& r : first.results) {
         const Key key{r.variant, r.params_text, r.arch};
         std::vector<const CaseResult*> row;
         std::string why;
         for (std::size_t i = 0; i < runs.size() && why.empty(); ++i) {
             const auto it = by_run[i].find(key);
-            if (it == by_run[i].end()) why = fmt::format("absent from {}", name(i));
+            if (it == by_run[i].end())
+                why = fmt::format("absent from {}", name(i));
             else if (it->second->status != CaseStatus::passed)
                 why = fmt::format("{} in {}", case_status_name(it->second->status), name(i));
-            else row.push_back(it->second);
+            else
+                row.push_back(it->second);
         }
-        if (why.empty()) compared.push_back(std::move(row));
-        else out.not_compared.push_back(fmt::format("{}: {}", case_name(r), why));
+        if (why.empty())
+            compared.push_back(std::move(row));
+        else
+            out.not_compared.push_back(fmt::format("{}: {}", case_name(r), why));
     }
     out.cases = compared.size();
 
@@ -86,7 +95,7 @@ StabilityReport run_stability(const std::vector<report::RunReport>& runs, const 
             std::vector<double> values;
             for (const auto* r : row)
                 if (const auto v = r->metric(metric)) values.push_back(*v);
-            if (values.size() != row.size()) continue;  // not measured in every run
+            if (values.size() != row.size()) continue; // not measured in every run
             ++spread.cases;
             const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
             if (*lo == *hi) continue;
@@ -98,7 +107,8 @@ StabilityReport run_stability(const std::vector<report::RunReport>& runs, const 
                 spread.worst_min = *lo;
                 spread.worst_max = *hi;
             }
-            if (spread.stability == Stability::exact) out.differences.push_back({case_name(*row.front()), metric, values});
+            if (spread.stability == Stability::exact)
+                out.differences.push_back({case_name(*row.front()), metric, values});
         }
         if (spread.cases > 0) out.metrics.push_back(std::move(spread));
     }
@@ -107,7 +117,8 @@ StabilityReport run_stability(const std::vector<report::RunReport>& runs, const 
 
 std::string format_stability(const StabilityReport& report)
 {
-    std::string text = fmt::format("{}: {} runs, {} cases compared\n", report.suite, report.runs, report.cases);
+    std::string text =
+        fmt::format("{}: {} runs, {} cases compared\n", report.suite, report.runs, report.cases);
     for (const auto& why : report.not_compared) text += fmt::format("  not compared: {}\n", why);
 
     std::size_t exact = 0, exact_figures = 0;
@@ -119,7 +130,8 @@ std::string format_stability(const StabilityReport& report)
     if (report.differences.empty()) {
         text += fmt::format("exact: {} metrics, {} figures, identical in every run\n", exact, exact_figures);
     } else {
-        text += fmt::format("exact: {} of {} figures differ between runs:\n", report.differences.size(), exact_figures);
+        text += fmt::format("exact: {} of {} figures differ between runs:\n", report.differences.size(),
+                            exact_figures);
         for (const auto& d : report.differences)
             text += fmt::format("  {}  {}: {}\n", d.case_name, d.metric, fmt::join(d.values, " / "));
     }
@@ -136,7 +148,8 @@ std::string format_stability(const StabilityReport& report)
         }
         const auto unit = find_metric(m.metric) ? std::string(find_metric(m.metric)->unit) : std::string();
         text += fmt::format("  {:<28} {:6.2f} %  {} ({:.6g} .. {:.6g} {}); {} of {} cases vary\n", m.metric,
-                            100.0 * m.worst_spread, m.worst_case, m.worst_min, m.worst_max, unit, m.differing, m.cases);
+                            100.0 * m.worst_spread, m.worst_case, m.worst_min, m.worst_max, unit, m.differing,
+                            m.cases);
     }
     return text;
 }

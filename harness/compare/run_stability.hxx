@@ -14,10 +14,10 @@ namespace harness::compare {
 struct MetricSpread {
     std::string metric;
     Stability stability = Stability::exact;
-    std::size_t cases = 0;      ///< cases that have the metric in every run
-    std::size_t differing = 0;  ///< of those, cases whose values are not all equal
-    double worst_spread = 0.0;  ///< largest (max - min) / |max| over the cases
-    std::string worst_case;     ///< "variant params [arch]" of that spread
+    std::size_t cases = 0;     ///< cases that have the metric in every run
+    std::size_t differing = 0; ///< of those, cases whose values are not all equal
+    double worst_spread = 0.0; ///< largest (max - min) / |max| over the cases
+    std::string worst_case;    ///< "variant params [arch]" of that spread
     double worst_min = 0.0, worst_max = 0.0;
 };
 
@@ -31,9 +31,9 @@ struct ExactDifference {
 struct StabilityReport {
     std::string suite;
     std::size_t runs = 0;
-    std::size_t cases = 0;                   ///< compared: passed in every run
-    std::vector<std::string> not_compared;   ///< "case: why" (absent or not passed in some run)
-    std::vector<MetricSpread> metrics;       ///< in metric-table order, then unknown names
+    std::size_t cases = 0;                 ///< compared: passed in every run
+    std::vector<std::string> not_compared; ///< "case: why" (absent or not passed in some run)
+    std::vector<MetricSpread> metrics;     ///< in metric-table order, then unknown names
     std::vector<ExactDifference> differences;
 
     bool exact_figures_repeat() const { return differences.empty(); }
@@ -42,7 +42,8 @@ struct StabilityReport {
 /// Compares the results of runs of one suite on one GPU (or static runs for the same
 /// architectures). Throws Error(bad_input) for fewer than two runs or runs of different suites,
 /// modes or GPUs; `names` label the runs in messages.
-StabilityReport run_stability(const std::vector<report::RunReport>& runs, const std::vector<std::string>& names);
+StabilityReport run_stability(const std::vector<report::RunReport>& runs,
+                              const std::vector<std::string>& names);
 
 /// A plain-text summary: exact metrics that repeat, differences, and the spread of noisy ones.
 std::string format_stability(const StabilityReport& report);

@@ -60,7 +60,8 @@ TEST(RunStability, AnExactFigureThatMovesIsListedWithEveryRunsValue)
 {
     const auto a = fixture_run();
     auto b = a;
-    find(b, "tiled32", "N=2048").set_metric("global_ld_sectors", 1.0 + *find(b, "tiled32", "N=2048").metric("global_ld_sectors"));
+    find(b, "tiled32", "N=2048")
+        .set_metric("global_ld_sectors", 1.0 + *find(b, "tiled32", "N=2048").metric("global_ld_sectors"));
     const auto report = compare::run_stability({a, a, b}, {"r1.json", "r2.json", "r3.json"});
     EXPECT_FALSE(report.exact_figures_repeat());
     ASSERT_EQ(report.differences.size(), 1u);
@@ -129,8 +130,10 @@ TEST(StabilityCommand, ExitCodesFollowTheExactFigures)
     write_file_atomically(dir / "a.json", report::results_json(a));
     write_file_atomically(dir / "a2.json", report::results_json(a));
     write_file_atomically(dir / "b.json", report::results_json(b));
-    EXPECT_EQ(cli::dispatch({"stability", (dir / "a.json").string(), (dir / "a2.json").string()}), cli::exit_pass);
-    EXPECT_EQ(cli::dispatch({"stability", (dir / "a.json").string(), (dir / "b.json").string()}), cli::exit_failure);
+    EXPECT_EQ(cli::dispatch({"stability", (dir / "a.json").string(), (dir / "a2.json").string()}),
+              cli::exit_pass);
+    EXPECT_EQ(cli::dispatch({"stability", (dir / "a.json").string(), (dir / "b.json").string()}),
+              cli::exit_failure);
     EXPECT_EQ(cli::dispatch({"stability", (dir / "a.json").string()}), cli::exit_bad_input);
     EXPECT_EQ(cli::dispatch({"stability", (dir / "absent.json").string(), (dir / "a.json").string()}),
               cli::exit_bad_input);
