@@ -10,8 +10,10 @@ using enum Collector;
 
 constexpr MetricInfo table[] = {
     // Timing pass.
-    // Kernels of a few microseconds drift by tenths of a microsecond between runs: 1 us at least.
-    {"time_median", "CUDA events, unprofiled pass", "us", lower_is_better, noisy, timing, "samples 5% min 1", true,
+    // Medians of kernels of a few microseconds move by up to 1.2 us between processes on an H100
+    // (five runs: cuBLAS SGEMM N=256 10.66 to 11.84 us, reduce warp_shuffle N=1000 7.2 to 7.8 us),
+    // a shift of the whole sample set that no within-run test sees: 2 us at least.
+    {"time_median", "CUDA events, unprofiled pass", "us", lower_is_better, noisy, timing, "samples 5% min 2", true,
      "median kernel time over the timed samples"},
     {"time_min", "CUDA events, unprofiled pass", "us", lower_is_better, noisy, timing, "ignore", true,
      "fastest timed sample"},
@@ -44,10 +46,12 @@ constexpr MetricInfo table[] = {
     {"theoretical_occupancy", "occupancy calculator", "fraction", higher_is_better, exact, resources, "exact", true,
      "resident warps / maximum warps per SM"},
 
-    // Verification: gated through the case status, reported for reference.
-    {"verify_max_abs_error", "comparison with the reference variant", "abs", lower_is_better, exact, verification,
+    // Verification: gated through the case status, reported for reference. Noisy: kernels that
+    // add floats with atomics sum in a different order each run (reduce/atomic on an H100: max abs
+    // error 4.5 to 19 at N=16777216 over five runs).
+    {"verify_max_abs_error", "comparison with the reference variant", "abs", lower_is_better, noisy, verification,
      "ignore", true, "largest absolute difference from the reference output"},
-    {"verify_max_rel_error", "comparison with the reference variant", "rel", lower_is_better, exact, verification,
+    {"verify_max_rel_error", "comparison with the reference variant", "rel", lower_is_better, noisy, verification,
      "ignore", true, "largest relative difference from the reference output"},
 
     // CUPTI Range Profiler, one range per kernel launch, summed over a variant's launches.

@@ -178,5 +178,5 @@ TEST(Rules, MinimumChangeFloorsRelativeAndSamplesRules)
     EXPECT_EQ(judge_samples(metric("time_median"), samples, base, slower).verdict, Verdict::passed);
     std::vector<double> big_base(50, 100.0), big_slower(50, 110.0);
     EXPECT_EQ(judge_samples(metric("time_median"), samples, big_base, big_slower).verdict, Verdict::regressed);
-    EXPECT_EQ(metric("time_median").default_rule, "samples 5% min 1");
+    EXPECT_EQ(metric("time_median").default_rule, "samples 5% min 2");
 }
