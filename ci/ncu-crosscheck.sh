@@ -16,8 +16,8 @@ mkdir -p "$out"
 "$build/harness" run "$suite" --out "$out/harness" --budget 0.1 >"$out/$name-harness.log" 2>&1 || true
 
 # Theirs: each case exactly once inside its NVTX range; ncu names each kernel after that range.
-# ncu flushes and invalidates the caches before each kernel, as the harness empties the L2; it does
-# not lock clocks, as the harness does not (achieved occupancy and DRAM traffic depend on both).
+# ncu flushes and invalidates the caches before each kernel (the harness cools the L2 with a read
+# sweep); it does not lock clocks, as the harness does not.
 ncu --csv --page raw --print-units base --nvtx --print-nvtx-rename kernel \
     --cache-control all --clock-control none --replay-mode kernel \
     --metrics "$("$build/harness" crosscheck --ncu-metrics)" \

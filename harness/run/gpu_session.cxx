@@ -68,14 +68,6 @@ GpuSession::GpuSession(int ordinal)
     CU_CHECK(d.cuMemAlloc(&sink_, sizeof(std::uint32_t)));
     CU_CHECK(d.cuModuleLoadData(&sweep_module_, std::string(l2_sweep_ptx()).c_str()));
     CU_CHECK(d.cuModuleGetFunction(&sweep_, sweep_module_, l2_sweep_entry));
-    // Without the discard kernel the flush still writes every dirty line back; only the L2 is
-    // left full of clean lines. So a driver that refuses the module costs fidelity, not the run.
-    int major = 0;
-    CU_CHECK(d.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device_));
-    if (major >= 8 &&
-        d.cuModuleLoadData(&discard_module_, std::string(l2_discard_ptx()).c_str()) == CUDA_SUCCESS &&
-        d.cuModuleGetFunction(&discard_, discard_module_, l2_discard_entry) != CUDA_SUCCESS)
-        discard_ = nullptr;
 }
 
 GpuSession::~GpuSession()
@@ -85,7 +77,6 @@ GpuSession::~GpuSession()
     if (flush_buffer_) d.cuMemFree(flush_buffer_);
     if (sink_) d.cuMemFree(sink_);
     if (sweep_module_) d.cuModuleUnload(sweep_module_);
-    if (discard_module_) d.cuModuleUnload(discard_module_);
     if (start_) d.cuEventDestroy(start_);
     if (stop_) d.cuEventDestroy(stop_);
     if (stream_) d.cuStreamDestroy(stream_);
@@ -99,12 +90,6 @@ void GpuSession::flush_l2()
     void* args[] = {&flush_buffer_, &flush_words_, &sink_};
     const unsigned blocks = static_cast<unsigned>(std::max(info_.sm_count, 1)) * 4;
     CU_CHECK(driver().cuLaunchKernel(sweep_, blocks, 1, 1, 512, 1, 1, 0, stream_, args, nullptr));
-    if (!discard_) return;
-    // A full L2, even of clean lines, makes the next kernel's own lines compete for space, so it
-    // writes back more than after Nsight Compute's flush-and-invalidate: drop the sweep's lines.
-    std::size_t lines = flush_words_ * 16 / 128;
-    void* discard_args[] = {&flush_buffer_, &lines};
-    CU_CHECK(driver().cuLaunchKernel(discard_, blocks, 1, 1, 512, 1, 1, 0, stream_, discard_args, nullptr));
 }
 
 void to_json(nlohmann::json& j, const DeviceInfo& d)

@@ -39,10 +39,9 @@ public:
     CUevent start_event() const { return start_; }
     CUevent stop_event() const { return stop_; }
 
-    /// Reads a buffer twice the L2 size on the stream, then (sm_80 and later) discards its lines,
-    /// so the next kernel starts with an empty L2: none of the DRAM traffic the kernel causes is
-    /// left over from before it (restored inputs, earlier cases), as under Nsight Compute's
-    /// cache control (flush and invalidate).
+    /// Reads a buffer twice the L2 size on the stream, so the next kernel starts with a cold L2
+    /// that holds no dirty line: none of the DRAM traffic the kernel causes is left over from
+    /// before it (restored inputs, earlier cases), as under Nsight Compute's cache control.
     void flush_l2();
 
 private:
@@ -54,8 +53,6 @@ private:
     CUevent stop_ = nullptr;
     CUmodule sweep_module_ = nullptr;
     CUfunction sweep_ = nullptr;
-    CUmodule discard_module_ = nullptr;
-    CUfunction discard_ = nullptr;  ///< null before sm_80 (or if the driver refuses the module)
     CUdeviceptr flush_buffer_ = 0;
     std::size_t flush_words_ = 0;  ///< 16-byte words
     CUdeviceptr sink_ = 0;

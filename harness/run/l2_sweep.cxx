@@ -50,41 +50,4 @@ END:
 )";
 }
 
-std::string_view l2_discard_ptx()
-{
-    return R"(.version 7.4
-.target sm_80
-.address_size 64
-
-.visible .entry harness_l2_discard(.param .u64 data, .param .u64 lines)
-{
-    .reg .pred %p<2>;
-    .reg .b32 %r<5>;
-    .reg .b64 %rd<8>;
-
-    ld.param.u64 %rd1, [data];
-    ld.param.u64 %rd2, [lines];
-    cvta.to.global.u64 %rd1, %rd1;
-    mov.u32 %r1, %ctaid.x;
-    mov.u32 %r2, %ntid.x;
-    mov.u32 %r3, %tid.x;
-    mov.u32 %r4, %nctaid.x;
-    mul.wide.u32 %rd3, %r1, %r2;
-    cvt.u64.u32 %rd4, %r3;
-    add.u64 %rd3, %rd3, %rd4;
-    mul.wide.u32 %rd5, %r4, %r2;
-LOOP:
-    setp.ge.u64 %p1, %rd3, %rd2;
-    @%p1 bra DONE;
-    shl.b64 %rd6, %rd3, 7;
-    add.u64 %rd7, %rd1, %rd6;
-    discard.global.L2 [%rd7], 128;
-    add.u64 %rd3, %rd3, %rd5;
-    bra LOOP;
-DONE:
-    ret;
-}
-)";
-}
-
 } // namespace harness::run

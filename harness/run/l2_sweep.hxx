@@ -1,6 +1,5 @@
 #pragma once
-// Kernels that empty the L2: one reads a buffer twice the L2 size (evicting, and so writing back,
-// every dirty line), the other then discards the buffer's lines, so the L2 ends up empty.
+// A kernel that reads a buffer once, used to leave the L2 holding only clean lines.
 
 #include <string_view>
 
@@ -14,13 +13,5 @@ inline constexpr const char* l2_sweep_entry = "harness_l2_sweep";
 /// PTX for sm_70 and later (the driver compiles it for the device when the module is loaded), so
 /// the worker needs no compiler of its own.
 std::string_view l2_sweep_ptx();
-
-/// Entry point in l2_discard_ptx(): (const void* data, uint64 lines). It invalidates `lines`
-/// 128-byte lines from `data` in the L2 without writing them back (`discard.global.L2`); the
-/// memory's contents are undefined afterwards.
-inline constexpr const char* l2_discard_entry = "harness_l2_discard";
-
-/// PTX for sm_80 and later (`discard` needs them).
-std::string_view l2_discard_ptx();
 
 } // namespace harness::run

@@ -33,32 +33,20 @@ TEST(L2Sweep, PtxNamesItsEntryPoint)
     EXPECT_NE(ptx.find("ld.global.v4.u32"), std::string::npos);
 }
 
-TEST(L2Sweep, DiscardPtxNamesItsEntryPoint)
-{
-    const std::string ptx(harness::run::l2_discard_ptx());
-    EXPECT_NE(ptx.find(std::string(".entry ") + harness::run::l2_discard_entry + "("), std::string::npos);
-    EXPECT_NE(ptx.find("discard.global.L2"), std::string::npos);
-}
-
 TEST(L2Sweep, AssemblesForEveryTargetWithoutSpills)
 {
     const fs::path ptxas = fs::path(HARNESS_CUDA_BIN_DIR) / "ptxas";
     if (!fs::exists(ptxas)) GTEST_SKIP() << "no ptxas at " << ptxas << " (it comes with the CUDA toolkit)";
     const fs::path dir = fs::temp_directory_path() / "harness-l2-sweep-test";
     fs::create_directories(dir);
-    const std::pair<std::string_view, const char*> kernels[] = {
-        {harness::run::l2_sweep_ptx(), harness::run::l2_sweep_entry},
-        {harness::run::l2_discard_ptx(), harness::run::l2_discard_entry}};
-    for (const auto& [ptx, entry] : kernels) {
-        const fs::path source = dir / (std::string(entry) + ".ptx");
-        std::ofstream(source) << ptx;
-        for (const char* arch : {"sm_80", "sm_90", "sm_100"}) {
-            const auto [output, status] = run(ptxas.string() + " -v -arch=" + arch + " " + source.string() +
-                                              " -o " + (dir / "kernel.cubin").string() + " 2>&1");
-            EXPECT_EQ(status, 0) << entry << " " << arch << ": " << output;
-            EXPECT_NE(output.find(entry), std::string::npos) << output;
-            EXPECT_NE(output.find("0 bytes spill stores"), std::string::npos) << output;
-        }
+    const fs::path source = dir / "sweep.ptx";
+    std::ofstream(source) << harness::run::l2_sweep_ptx();
+    for (const char* arch : {"sm_80", "sm_90", "sm_100"}) {
+        const auto [output, status] = run(ptxas.string() + " -v -arch=" + arch + " " + source.string() + " -o " +
+                                          (dir / "sweep.cubin").string() + " 2>&1");
+        EXPECT_EQ(status, 0) << arch << ": " << output;
+        EXPECT_NE(output.find("harness_l2_sweep"), std::string::npos) << output;
+        EXPECT_NE(output.find("0 bytes spill stores"), std::string::npos) << output;
     }
     fs::remove_all(dir);
 }
