@@ -86,12 +86,15 @@ constexpr MetricInfo table[] = {
     {"fp32_fma_thread_instructions", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "thread insts", neither,
      exact, range_profiler, "ignore", true, "FP32 fused multiply-adds executed by threads (predicate on)"},
     {"achieved_occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", "fraction", higher_is_better, noisy,
-     range_profiler, "abs 0.1", true,
-     "average active warps / maximum warps per SM, measured (short kernels vary by several points run to run)"},
+     range_profiler, "abs 0.15", true,
+     "average active warps / maximum warps per SM, measured (kernels of a few microseconds vary by up to 10 "
+     "points between runs)"},
     {"dram_read_bytes", "dram__bytes_read.sum", "B", lower_is_better, noisy, range_profiler,
      "rel 5% min 1048576", true, "bytes read from device memory (depends on the cache state)"},
     {"dram_write_bytes", "dram__bytes_write.sum", "B", lower_is_better, noisy, range_profiler,
-     "rel 5% min 1048576", true, "bytes written to device memory (depends on the cache state)"},
+     "rel 10% min 2097152", true,
+     "bytes written to device memory: the dirty lines the L2 evicts during the kernel (what it still holds at "
+     "the end is not counted), so it moves between runs more than reads do"},
 
     // CUPTI SASS Metrics: instrumented, exact, per instruction and so per source line.
     {"global_sectors", "smsp__sass_sectors_mem_global", "sectors", lower_is_better, exact, sass_metrics, "ignore",
@@ -122,9 +125,8 @@ constexpr MetricInfo table[] = {
      "ignore", true, "average replay factor of shared accesses (1 = conflict-free, 32 = fully serialised)"},
     {"flops", "fp32 adds + muls + 2 x fmas (thread instructions)", "FLOP", neither, exact, derived, "exact", true,
      "FP32 floating-point operations executed"},
-    {"dram_bytes", "dram_read_bytes + dram_write_bytes", "B", lower_is_better, noisy, derived, "rel 5% min 1048576",
-     true,
-     "device-memory traffic"},
+    {"dram_bytes", "dram_read_bytes + dram_write_bytes", "B", lower_is_better, noisy, derived, "rel 5% min 2097152",
+     true, "device-memory traffic"},
     {"arithmetic_intensity", "flops / dram_bytes", "FLOP/B", neither, noisy, derived, "ignore", true,
      "operations per byte of device-memory traffic (roofline x axis)"},
     {"achieved_gflops", "flops / time_median", "GFLOP/s", higher_is_better, noisy, derived, "ignore", true,
