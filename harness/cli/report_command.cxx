@@ -1,5 +1,6 @@
 #include "harness/cli/commands.hxx"
 #include "harness/cli/exit_codes.hxx"
+#include "harness/cli/options.hxx"
 #include "harness/core/atomic_file.hxx"
 #include "harness/core/error.hxx"
 #include "harness/report/run_report.hxx"
@@ -16,16 +17,7 @@ int report_command(const std::vector<std::string>& args)
     std::string output_file;
     app.add_option("results", results_file, "results.json written by `harness run`")->required();
     app.add_option("-o,--output", output_file, "HTML file to write (default: report.html next to the results)");
-    std::vector<std::string> reversed(args.rbegin(), args.rend());
-    try {
-        app.parse(reversed);
-    } catch (const CLI::CallForHelp&) {
-        fmt::print("{}", app.help());
-        return exit_pass;
-    } catch (const CLI::ParseError& e) {
-        fmt::print(stderr, "harness report: {}\n", e.what());
-        return exit_bad_input;
-    }
+    if (const auto code = parse(app, args)) return *code;
 
     const std::filesystem::path input(results_file);
     const std::filesystem::path output =
