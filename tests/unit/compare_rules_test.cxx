@@ -29,7 +29,7 @@ TEST(Rules, ParsesEveryKindAndRejectsNonsense)
     EXPECT_EQ(abs.kind, RuleKind::absolute);
     EXPECT_DOUBLE_EQ(abs.tolerance, 0.05);
     EXPECT_DOUBLE_EQ(parse_rule("samples 8%").tolerance, 0.08);
-    EXPECT_THROW(parse_rule("rel 5"), std::invalid_argument);  // a bare number could mean 500 %
+    EXPECT_THROW(parse_rule("rel 5"), std::invalid_argument); // a bare number could mean 500 %
     EXPECT_THROW(parse_rule("exact 1"), std::invalid_argument);
     EXPECT_THROW(parse_rule("abs -1"), std::invalid_argument);
     EXPECT_THROW(parse_rule("relative 5%"), std::invalid_argument);
@@ -127,7 +127,7 @@ TEST(SamplesRule, NoFalseAlarmsOnOneDistributionAndDetectsAShift)
         significant += mann_whitney(run, base).p_two_sided < 0.01;
     }
     EXPECT_EQ(alarms, 0);
-    EXPECT_LE(significant, 15);  // about 1 % of 500 by construction of the test
+    EXPECT_LE(significant, 15); // about 1 % of 500 by construction of the test
 
     const auto slower = judge_samples(time, rule, draw(1.0), draw(1.2));
     EXPECT_EQ(slower.verdict, Verdict::regressed) << slower.message;
@@ -145,8 +145,9 @@ TEST(Cliff, NamesTheRegisterCliff)
     OccupancyFigures after{40, 0, 0, 0, 6, 0.75};
     const auto text = occupancy_cliff("sm_90", before, after);
     ASSERT_TRUE(text);
-    EXPECT_EQ(*text, "registers 32 -> 40: resident blocks 8 -> 6, theoretical occupancy 100 % -> 75 % (limiter: "
-                     "registers)");
+    EXPECT_EQ(*text,
+              "registers 32 -> 40: resident blocks 8 -> 6, theoretical occupancy 100 % -> 75 % (limiter: "
+              "registers)");
     // Same occupancy: no cliff.
     OccupancyFigures fewer{30, 0, 0, 0, 8, 1.0};
     EXPECT_FALSE(occupancy_cliff("sm_90", before, fewer));
@@ -167,16 +168,33 @@ TEST(Rules, MinimumChangeFloorsRelativeAndSamplesRules)
     EXPECT_EQ(rel.kind, RuleKind::relative);
     EXPECT_DOUBLE_EQ(rel.tolerance, 0.05);
     EXPECT_DOUBLE_EQ(rel.minimum, 1048576.0);
-    EXPECT_EQ(judge_value(metric("dram_read_bytes"), rel, 40000, 60000).verdict, Verdict::passed) << "+50 % of 40 KB";
+    EXPECT_EQ(judge_value(metric("dram_read_bytes"), rel, 40000, 60000).verdict, Verdict::passed)
+        << "+50 % of 40 KB";
     EXPECT_EQ(judge_value(metric("dram_read_bytes"), rel, 100e6, 110e6).verdict, Verdict::regressed);
     EXPECT_THROW(parse_rule("rel 5% min"), std::invalid_argument);
     EXPECT_THROW(parse_rule("rel 5% min -3"), std::invalid_argument);
 
     const Rule samples = parse_rule("samples 5% min 1");
     EXPECT_DOUBLE_EQ(samples.minimum, 1.0);
-    std::vector<double> base(50, 8.192), slower(50, 8.704);  // +6 %, but half a microsecond
+    std::vector<double> base(50, 8.192), slower(50, 8.704); // +6 %, but half a microsecond
     EXPECT_EQ(judge_samples(metric("time_median"), samples, base, slower).verdict, Verdict::passed);
     std::vector<double> big_base(50, 100.0), big_slower(50, 110.0);
-    EXPECT_EQ(judge_samples(metric("time_median"), samples, big_base, big_slower).verdict, Verdict::regressed);
+    EXPECT_EQ(judge_samples(metric("time_median"), samples, big_base, big_slower).verdict,
+              Verdict::regressed);
     EXPECT_EQ(metric("time_median").default_rule, "samples 5% min 2");
+}
+
+TEST(Rules, NoisyDefaultsAbsorbRunToRunMovesAndCatchRealOnes)
+{
+    // Moves seen between H100 runs of the same build (run vs a baseline recorded on another machine).
+    const auto judge_default = [](const char* name, double baseline, double value) {
+        return judge_value(metric(name), parse_rule(metric(name).default_rule), baseline, value).verdict;
+    };
+    EXPECT_EQ(judge_default("dram_write_bytes", 6.68e6, 7.834624e6), Verdict::passed) << "+1.15 MB, +17 %";
+    EXPECT_EQ(judge_default("dram_bytes", 23.48e6, 24.62e6), Verdict::passed);
+    EXPECT_EQ(judge_default("achieved_occupancy", 0.659, 0.563), Verdict::passed) << "a 6 us kernel";
+    // Real changes: an output written twice, a register cliff (100 % -> 75 % resident warps).
+    EXPECT_EQ(judge_default("dram_write_bytes", 16.8e6, 33.6e6), Verdict::regressed);
+    EXPECT_EQ(judge_default("dram_bytes", 50.3e6, 67.1e6), Verdict::regressed);
+    EXPECT_EQ(judge_default("achieved_occupancy", 0.95, 0.74), Verdict::regressed);
 }
