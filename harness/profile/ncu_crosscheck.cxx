@@ -179,16 +179,59 @@ std::vector<CrosscheckRow> static_vs_driver(const report::RunReport& static_run,
     return rows;
 }
 
-std::string format_crosscheck(const std::vector<CrosscheckRow>& rows, const std::string& ours, const std::string& theirs)
+namespace {
+
+/// Whole numbers (counters, bytes) in full, so that equal counts read as equal; others to 6 digits.
+std::string crosscheck_value(double v)
+{
+    if (std::fabs(v) < 1e15 && v == std::floor(v)) return fmt::format("{:.0f}", v);
+    return fmt::format("{:.6g}", v);
+}
+
+double relative_difference(const CrosscheckRow& r)
+{
+    return r.ncu != 0 ? (r.ours - r.ncu) / r.ncu * 100.0 : (r.ours == 0 ? 0.0 : 100.0);
+}
+
+} // namespace
+
+std::string format_crosscheck(const std::vector<CrosscheckRow>& rows, const std::string& ours,
+                              const std::string& theirs)
 {
     std::size_t width = 4;
     for (const auto& r : rows) width = std::max(width, r.case_name.size());
-    std::string out = fmt::format("{:<{}}  {:<30}  {:>16}  {:>16}  {:>8}  {}\n", "case", width, "metric", ours,
-                                  theirs, "diff", "");
+    std::string out = fmt::format("{:<{}}  {:<30}  {:>16}  {:>16}  {:>8}  {}\n", "case", width, "metric",
+                                  ours, theirs, "diff", "");
+    for (const auto& r : rows)
+        out += fmt::format("{:<{}}  {:<30}  {:>16}  {:>16}  {:>7.2f}%  {}\n", r.case_name, width, r.metric,
+                           crosscheck_value(r.ours), crosscheck_value(r.ncu), relative_difference(r),
+                           r.within ? "ok" : "DIFFERS");
+
+    // Per metric, in the order the rows name them: how many cases agree, and the worst one.
+    struct Tally {
+        std::size_t rows = 0, within = 0;
+        const CrosscheckRow* worst = nullptr;
+    };
+    std::vector<std::string> order;
+    std::map<std::string, Tally> tallies;
     for (const auto& r : rows) {
-        const double rel = r.ncu != 0 ? (r.ours - r.ncu) / r.ncu * 100.0 : (r.ours == 0 ? 0.0 : 100.0);
-        out += fmt::format("{:<{}}  {:<30}  {:>16.6g}  {:>16.6g}  {:>7.2f}%  {}\n", r.case_name, width, r.metric, r.ours,
-                           r.ncu, rel, r.within ? "ok" : "DIFFERS");
+        auto [it, added] = tallies.try_emplace(r.metric);
+        if (added) order.push_back(r.metric);
+        Tally& t = it->second;
+        ++t.rows;
+        if (r.within) ++t.within;
+        if (!t.worst || std::fabs(relative_difference(r)) > std::fabs(relative_difference(*t.worst)))
+            t.worst = &r;
+    }
+    out += "\nper metric:\n";
+    for (const auto& name : order) {
+        const Tally& t = tallies.at(name);
+        out += fmt::format("  {:<30}  {:>3} of {:>3} agree", name, t.within, t.rows);
+        if (t.worst && relative_difference(*t.worst) != 0)
+            out += fmt::format("; largest difference {:+.2f}% ({}: {} vs {})", relative_difference(*t.worst),
+                               t.worst->case_name, crosscheck_value(t.worst->ours),
+                               crosscheck_value(t.worst->ncu));
+        out += "\n";
     }
     const auto bad = std::count_if(rows.begin(), rows.end(), [](const auto& r) { return !r.within; });
     out += fmt::format("{} figures compared, {} equal or within tolerance, {} differ\n", rows.size(),

@@ -228,7 +228,15 @@ TEST(NcuCrosscheck, ParsesRawCsvAndJoinsByRangeName)
     EXPECT_DOUBLE_EQ(rows[2].ncu, 16);
     EXPECT_NEAR(rows[3].ncu, 0.60, 1e-12);
     EXPECT_TRUE(rows[3].within);
-    EXPECT_NE(profile::format_crosscheck(rows).find("DIFFERS"), std::string::npos);
+    const std::string table = profile::format_crosscheck(rows);
+    EXPECT_NE(table.find("DIFFERS"), std::string::npos);
+    EXPECT_NE(table.find("1048576"), std::string::npos) << "counts are printed in full, not as 1.04858e+06";
+    const auto per_metric = table.find("per metric:");
+    ASSERT_NE(per_metric, std::string::npos) << table;
+    const auto summary = table.substr(per_metric);
+    EXPECT_NE(summary.find("1 of   2 agree; largest difference -6.25% (two N=8: 15 vs 16)"), std::string::npos) << table;
+    EXPECT_NE(summary.find("2 of   2 agree; largest difference -2.50% (naive N=256: 0.78 vs 0.8)"), std::string::npos)
+        << table;
 
     EXPECT_THROW(profile::parse_ncu_csv("\"ID\",\"Name\"\n", "bad.csv"), Error);
 }
