@@ -7,6 +7,7 @@
 #include "harness/profile/ncu_crosscheck.hxx"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <sstream>
 
@@ -17,18 +18,24 @@ int crosscheck_command(const std::vector<std::string>& args)
     CLI::App app{"Compare a run's hardware counters with Nsight Compute's for the same cases "
                  "(`ncu --csv --page raw --nvtx --print-nvtx-rename kernel` over `harness run --external-profiler`).",
                  "crosscheck"};
-    std::string results_file, ncu_file, static_file;
-    bool list_metrics = false;
+    std::string results_file, static_file;
+    std::vector<std::string> ncu_files;
+    bool list_metrics = false, list_dram_metrics = false;
     app.add_flag("--ncu-metrics", list_metrics, "print the metric list to pass to `ncu --metrics` and stop");
-    app.add_option("--ncu", ncu_file, "ncu's CSV output")->check(CLI::ExistingFile);
+    app.add_flag("--ncu-dram-metrics", list_dram_metrics,
+                 "print the DRAM metrics alone (one pass: ncu saves and restores no memory) and stop");
+    app.add_option("--ncu", ncu_files,
+                   "ncu's CSV output; may be given more than once (a later file's figures replace an earlier one's)")
+        ->check(CLI::ExistingFile)
+        ->allow_extra_args(false);  // `--ncu A --ncu B results.json`: one file per --ncu
     app.add_option("--static", static_file,
                    "results.json of a --static run: compare its registers, shared and local bytes, blocks per SM "
                    "and theoretical occupancy with the driver's in the GPU run's results")
         ->check(CLI::ExistingFile);
     app.add_option("results", results_file, "results.json of a profiled run")->check(CLI::ExistingFile);
     if (auto code = parse(app, args)) return *code;
-    if (list_metrics) {
-        fmt::print("{}\n", profile::ncu_metric_list());
+    if (list_metrics || list_dram_metrics) {
+        fmt::print("{}\n", list_dram_metrics ? profile::ncu_dram_metric_list() : profile::ncu_metric_list());
         return exit_pass;
     }
     if (!results_file.empty() && !static_file.empty()) {
@@ -40,19 +47,25 @@ int crosscheck_command(const std::vector<std::string>& args)
         fmt::print("{}", profile::format_crosscheck(rows, "static tier", "driver"));
         return std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.within; }) ? exit_pass : exit_failure;
     }
-    if (results_file.empty() || ncu_file.empty())
+    if (results_file.empty() || ncu_files.empty())
         throw Error(ErrorKind::bad_input, "crosscheck needs a results.json and --ncu <csv> or --static <results.json>");
 
-    std::ifstream in(ncu_file, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    const auto kernels = profile::parse_ncu_csv(text.str(), ncu_file);
+    std::vector<std::vector<profile::NcuKernel>> runs;
+    std::size_t kernel_count = 0;
+    std::string example;
+    for (const auto& file : ncu_files) {
+        std::ifstream in(file, std::ios::binary);
+        std::stringstream text;
+        text << in.rdbuf();
+        runs.push_back(profile::parse_ncu_csv(text.str(), file));
+        kernel_count += runs.back().size();
+        if (example.empty() && !runs.back().empty()) example = runs.back().front().name;
+    }
     const auto ours = report::read_results_json(results_file);
-    const auto rows = profile::crosscheck(ours, kernels);
+    const auto rows = profile::crosscheck(ours, runs);
     if (rows.empty())
-        throw Error(ErrorKind::bad_input,
-                    fmt::format("no case of {} matches a kernel of {} ({} kernels; names like '{}')", results_file,
-                                ncu_file, kernels.size(), kernels.empty() ? "" : kernels.front().name));
+        throw Error(ErrorKind::bad_input, fmt::format("no case of {} matches a kernel of {} ({} kernels; names like '{}')",
+                                                      results_file, fmt::join(ncu_files, ", "), kernel_count, example));
     fmt::print("{}", profile::format_crosscheck(rows));
     return std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.within; }) ? exit_pass : exit_failure;
 }

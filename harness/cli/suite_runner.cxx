@@ -188,8 +188,8 @@ report::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, c
     rep.fp32_peak_gflops = device.fp32_peak_gflops;
     rep.profiled = profiled_cases > 0;
     if (profiled_cases > 0)
-        rep.notes.push_back(fmt::format("profiling: {:.2f} s for {} cases; the range profiler replays each kernel "
-                                        "launch {} times, SASS metrics add one instrumented run",
+        rep.notes.push_back(fmt::format("profiling: {:.2f} s for {} cases; the range profiler runs each case {} "
+                                        "times (one per pass), SASS metrics add one instrumented run",
                                         profile_seconds, profiled_cases, range_passes));
     else if (options.external_profiler)
         rep.notes.push_back("external-profiler mode: each case ran once inside its NVTX range; no timing, no counters");

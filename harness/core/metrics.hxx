@@ -20,7 +20,7 @@ enum class Collector {
     timing,          ///< CUDA events in the unprofiled timing pass
     resources,       ///< cuFuncGetAttribute / occupancy calculator / ptxas report (also the static tier)
     verification,    ///< comparison with the reference variant
-    range_profiler,  ///< CUPTI Range Profiler, kernel replay; `source` is the CUPTI metric
+    range_profiler,  ///< CUPTI Range Profiler, user replay; `source` is the CUPTI metric
     sass_metrics,    ///< CUPTI SASS Metrics API, per instruction; `source` is the CUPTI metric
     derived,         ///< computed from other metrics; `source` is the formula
 };

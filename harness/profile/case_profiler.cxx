@@ -18,7 +18,6 @@ namespace harness::profile {
 
 namespace {
 
-constexpr const char* duration_metric = "gpu__time_duration.sum";
 constexpr std::size_t hotspots_per_metric = 5;
 constexpr int snippet_context = 2;
 
@@ -64,62 +63,30 @@ ProfilePlan plan_profile(const std::vector<std::string>& requested)
 
 CaseProfiler::CaseProfiler(CUcontext context, int device_ordinal, ProfilePlan plan) : plan_(std::move(plan))
 {
-    RangeGroup cache_sensitive, counters;
-    for (const auto& name : plan_.range_metrics)
-        (name.starts_with("dram_") ? cache_sensitive : counters).metrics.push_back(name);
-    for (auto* group : {&cache_sensitive, &counters}) {
-        if (group->metrics.empty()) continue;
+    if (!plan_.range_metrics.empty()) {
         std::vector<std::string> cupti_names;
-        for (const auto& name : group->metrics) cupti_names.emplace_back(find_metric(name)->source);
-        cupti_names.emplace_back(duration_metric);  // weights per-launch averages of multi-kernel cases
-        // DRAM traffic depends on what the L2 holds when the kernel starts: user replay keeps
-        // CUPTI's save and restore of memory (which leaves dirty lines) out of it.
-        group->profiler = std::make_unique<RangeProfiler>(context, device_ordinal, cupti_names,
-                                                          group == &cache_sensitive ? Replay::user : Replay::kernel);
-        groups_.push_back(std::move(*group));
+        for (const auto& name : plan_.range_metrics) cupti_names.emplace_back(find_metric(name)->source);
+        range_ = std::make_unique<RangeProfiler>(context, device_ordinal, cupti_names);
     }
     if (plan_.sass) sass_ = std::make_unique<SassProfiler>(context, device_ordinal, hotspot_sass_metrics());
 }
 
 CaseProfiler::~CaseProfiler() = default;
 
-std::size_t CaseProfiler::range_passes() const
-{
-    std::size_t passes = 0;
-    for (const auto& g : groups_) passes += g.profiler->passes();
-    return passes;
-}
-
-void CaseProfiler::measure_group(RangeGroup& group, const std::function<void()>& prepare,
-                                 const std::function<void()>& launch, std::size_t launches, CaseResult& r)
-{
-    {
-        // Library routines (built-ins) may launch more kernels than they are called: leave room.
-        const auto ranges = group.profiler->measure(prepare, launch, 4 * launches + 4);
-        if (ranges.empty()) throw Error(ErrorKind::internal, "the range profiler saw no kernel launch");
-        const std::size_t duration_column = group.profiler->metrics().size() - 1;
-        double total_duration = 0;
-        for (const auto& row : ranges) total_duration += row[duration_column];
-        for (std::size_t m = 0; m < group.metrics.size(); ++m) {
-            const auto info = *find_metric(group.metrics[m]);
-            double value = 0;
-            if (ends_with(info.source, ".sum")) {
-                for (const auto& row : ranges) value += row[m];
-            } else {
-                // A ratio (e.g. achieved occupancy): weight each launch by its duration.
-                for (const auto& row : ranges)
-                    value += row[m] * (total_duration > 0 ? row[duration_column] / total_duration : 1.0 / ranges.size());
-            }
-            if (ends_with(info.source, ".pct_of_peak_sustained_active") && info.unit == "fraction") value /= 100.0;
-            r.set_metric(group.metrics[m], value);
-        }
-    }
-}
+std::size_t CaseProfiler::range_passes() const { return range_ ? range_->passes() : 0; }
 
 void CaseProfiler::profile(const std::function<void()>& prepare, const std::function<void()>& launch,
-                           std::size_t launches, const CaseSource& source, CaseResult& r)
+                           const CaseSource& source, CaseResult& r)
 {
-    for (auto& group : groups_) measure_group(group, prepare, launch, launches, r);
+    if (range_) {
+        const auto values = range_->measure(prepare, launch);
+        for (std::size_t m = 0; m < plan_.range_metrics.size(); ++m) {
+            const auto info = *find_metric(plan_.range_metrics[m]);
+            double value = values[m];
+            if (ends_with(info.source, ".pct_of_peak_sustained_active") && info.unit == "fraction") value /= 100.0;
+            r.set_metric(plan_.range_metrics[m], value);
+        }
+    }
 
     if (sass_ && source.cubin) {
         const auto records = sass_->measure(prepare, launch);

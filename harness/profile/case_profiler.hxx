@@ -40,28 +40,20 @@ public:
     CaseProfiler(CUcontext context, int device_ordinal, ProfilePlan plan);
     ~CaseProfiler();
 
-    /// Replay passes of the range profiler per kernel launch, over all metric groups.
+    /// Replay passes of the range profiler per profiled case.
     std::size_t range_passes() const;
 
     /// Runs `prepare` (restore inputs, clean caches) and `launch` (all of a case's kernels, then a
-    /// synchronise) once under each profiler and adds the counters, SASS totals and hotspots to `r`.
-    /// `launches` bounds the kernels launched. A built-in (no cubin) gets counters only: library
-    /// kernels have no source lines of ours, and their instrumented figures need not repeat.
-    void profile(const std::function<void()>& prepare, const std::function<void()>& launch, std::size_t launches,
-                 const CaseSource& source, CaseResult& r);
+    /// synchronise) under the range profiler, once per pass, and once under the SASS profiler, and
+    /// adds the counters, SASS totals and hotspots to `r`. A built-in (no cubin) gets counters
+    /// only: library kernels have no source lines of ours, and their instrumented figures need not
+    /// repeat.
+    void profile(const std::function<void()>& prepare, const std::function<void()>& launch, const CaseSource& source,
+                 CaseResult& r);
 
 private:
-    /// Metrics profiled together. DRAM traffic gets a group of its own: in a single pass nothing
-    /// is replayed, so no restored memory sits dirty in L2 when the kernel runs.
-    struct RangeGroup {
-        std::vector<std::string> metrics;  ///< table names
-        std::unique_ptr<RangeProfiler> profiler;
-    };
-    void measure_group(RangeGroup& group, const std::function<void()>& prepare, const std::function<void()>& launch,
-                       std::size_t launches, CaseResult& r);
-
     ProfilePlan plan_;
-    std::vector<RangeGroup> groups_;
+    std::unique_ptr<RangeProfiler> range_;
     std::unique_ptr<SassProfiler> sass_;
 };
 

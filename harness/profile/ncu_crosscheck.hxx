@@ -15,11 +15,14 @@ struct CrosscheckMetric {
     std::string ncu;        ///< ncu metric name
     double tolerance;       ///< allowed difference: 0 = equal; < 1 relative; for fractions, absolute points / 100
     bool absolute = false;  ///< tolerance is absolute (occupancy), not relative
+    double floor = 0.0;     ///< a difference up to this many units agrees whatever the relative tolerance says
 };
 
-/// The metrics compared, and the ncu names to pass to `ncu --metrics`.
+/// The metrics compared, and the ncu names to pass to `ncu --metrics`: all of them, or only the
+/// DRAM metrics, for a single-pass run in which ncu saves and restores no memory.
 const std::vector<CrosscheckMetric>& crosscheck_metrics();
 std::string ncu_metric_list();
+std::string ncu_dram_metric_list();
 
 /// One kernel row of `ncu --csv --page raw`: its name (the NVTX range with --print-nvtx-rename
 /// kernel) and metric values by ncu name.
@@ -43,7 +46,9 @@ struct CrosscheckRow {
 
 /// Joins ncu's kernels with our cases by NVTX range name ("<variant> <params>"), summing a case's
 /// kernels (per-launch ratios weighted by duration), and compares every metric we both have.
-std::vector<CrosscheckRow> crosscheck(const report::RunReport& ours, const std::vector<NcuKernel>& ncu);
+/// `ncu` holds the kernels of one or more ncu runs of the same program; for each case and metric
+/// the last run that measured it is used (a DRAM-only run after a full one).
+std::vector<CrosscheckRow> crosscheck(const report::RunReport& ours, const std::vector<std::vector<NcuKernel>>& ncu);
 
 /// The static tier's figures (from the cubin and the occupancy rules) next to the driver's for the
 /// same kernels: registers, static shared and local bytes, resident blocks and theoretical

@@ -1,7 +1,8 @@
 #pragma once
-// CUPTI Range Profiler with auto range: one range per kernel launch. Kernel replay runs every pass
-// inside one start/stop (CUPTI saves and restores memory between passes); user replay runs the
-// caller's prepare and launch once per pass, so nothing but the caller touches memory or caches.
+// CUPTI Range Profiler with user replay and one user range around all of a case's launches: the
+// caller's prepare (restore inputs, empty the L2) and launch run once per pass, each pass inside
+// its own start/stop, so every pass starts from the state Nsight Compute's cache control gives and
+// nothing but the caller touches memory or caches.
 
 #include <cuda.h>
 #include <cstdint>
@@ -19,14 +20,10 @@ std::string chip_name(int device_ordinal);
 /// cannot be read (permission, another profiler attached, MIG).
 void initialize_profiler();
 
-/// How the passes a metric list needs are run.
-enum class Replay { kernel, user };
-
 /// Collects a fixed list of CUPTI metrics (full names with rollup, e.g. "dram__bytes_read.sum").
 class RangeProfiler {
 public:
-    RangeProfiler(CUcontext context, int device_ordinal, std::vector<std::string> metrics,
-                  Replay replay = Replay::kernel);
+    RangeProfiler(CUcontext context, int device_ordinal, std::vector<std::string> metrics);
     ~RangeProfiler();
     RangeProfiler(const RangeProfiler&) = delete;
     RangeProfiler& operator=(const RangeProfiler&) = delete;
@@ -35,16 +32,13 @@ public:
     std::size_t passes() const { return passes_; }
     const std::vector<std::string>& metrics() const { return metrics_; }
 
-    /// Runs `prepare` (restores inputs, flushes caches), then `launch` (which must launch at most
-    /// `max_launches` kernels and synchronise) under the profiler, once, or once per pass with
-    /// user replay; returns one row of metric values per kernel launch, in launch order.
-    std::vector<std::vector<double>> measure(const std::function<void()>& prepare, const std::function<void()>& launch,
-                                             std::size_t max_launches);
+    /// Runs `prepare`, then `launch` (which launches a case's kernels and synchronises) once per
+    /// pass; returns the metric values over all of the launches, in the order of metrics().
+    std::vector<double> measure(const std::function<void()>& prepare, const std::function<void()>& launch);
 
 private:
     struct HostObject;
     CUcontext context_;
-    Replay replay_;
     std::vector<std::string> metrics_;
     std::vector<const char*> metric_names_;
     std::unique_ptr<HostObject> host_;

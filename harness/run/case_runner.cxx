@@ -364,7 +364,7 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, Ca
         launch_all(p);
         CU_CHECK(d.cuStreamSynchronize(session_.stream()));
     };
-    profiler_->profile(prepare, launch, p.launches.size(), source, r);
+    profiler_->profile(prepare, launch, source, r);
     last_cost_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     last_cost_.range_passes = profiler_->range_passes();
 }

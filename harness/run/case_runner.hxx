@@ -32,7 +32,7 @@ struct RunOptions {
 /// What the profiling pass cost in one case.
 struct ProfileCost {
     double seconds = 0.0;
-    std::size_t range_passes = 0;  ///< replays of each kernel launch for the counters
+    std::size_t range_passes = 0;  ///< runs of the case the range profiler needed for the counters
 };
 
 /// Outputs of the reference variant at one parameter point, by buffer name.

@@ -1,6 +1,7 @@
 // GPU tests: run real suites through the isolated runner. Skipped, with the reason, without a GPU.
 
 #include "harness/compile/compile_suite.hxx"
+#include "harness/core/metrics.hxx"
 #include "harness/run/gpu_session.hxx"
 #include "harness/run/isolated_runner.hxx"
 #include "harness/suite/sweep.hxx"
@@ -83,4 +84,69 @@ TEST(GpuRun, GemmVariantsVerifyAndReportResources)
         EXPECT_EQ(r.message.find("occupancy calculator says"), std::string::npos) << r.message;
     }
     EXPECT_EQ(find(results, "tiled32", "N=256").metric("static_shared_bytes"), 2.0 * 32 * 32 * 4);
+}
+
+// The figures that gate a build, on a size where they follow from the access pattern alone
+// (1024 x 1024 fp32, 32 x 8 blocks): one store request per warp row, 32 sectors for a column of
+// the naive transpose where 4 would do, and 32 wavefronts for a column read of the unpadded tile.
+// Counters must repeat exactly from one run to the next, and excess must name the line behind it.
+TEST(GpuProfile, TransposeCountersAreExactRepeatAndNameTheirSourceLines)
+{
+    REQUIRE_GPU();
+    auto s = suite::load_suite(repo_root() / "suites" / "transpose.yaml");
+    s.params = {{"M", {1024}}, {"N", {1024}}};
+    s.timing.budget_s = 0.02;
+    const auto first = run_suite(s, 30.0);
+    const auto second = run_suite(s, 30.0);
+
+    constexpr double warp_rows = 1024.0 * 1024.0 / 32.0;  // requests / instructions per access
+    const auto top_hotspot = [](const CaseResult& r, const std::string& metric) -> const Hotspot* {
+        for (const auto& h : r.hotspots)
+            if (h.metric == metric) return &h;
+        return nullptr;
+    };
+
+    const auto& naive = find(first, "naive", "M=1024 N=1024");
+    ASSERT_EQ(naive.status, CaseStatus::passed) << naive.message;
+    EXPECT_EQ(naive.metric("global_st_requests"), warp_rows);
+    EXPECT_EQ(naive.metric("global_st_sectors"), 32 * warp_rows);
+    EXPECT_EQ(naive.metric("global_ld_sectors"), 4 * warp_rows);
+    EXPECT_EQ(naive.metric("excess_global_sectors"), 28 * warp_rows);
+    const auto* store = top_hotspot(naive, "excess_global_sectors");
+    ASSERT_NE(store, nullptr);
+    EXPECT_EQ(store->access, "global store");
+    EXPECT_NE(store->file.find("transpose_naive.cu"), std::string::npos) << store->file;
+    EXPECT_EQ(store->line, 18) << "the line that writes out[]";
+    EXPECT_EQ(store->excess, 28 * warp_rows);
+
+    const auto& smem = find(first, "smem", "M=1024 N=1024");
+    ASSERT_EQ(smem.status, CaseStatus::passed) << smem.message;
+    EXPECT_EQ(smem.metric("shared_wavefronts_ideal"), 2 * warp_rows);
+    EXPECT_EQ(smem.metric("shared_wavefronts"), 33 * warp_rows) << "32 per column read, 1 per row write";
+    EXPECT_EQ(smem.metric("excess_shared_wavefronts"), 31 * warp_rows);
+    EXPECT_EQ(smem.metric("excess_global_sectors"), 0.0);
+    const auto* conflict = top_hotspot(smem, "excess_shared_wavefronts");
+    ASSERT_NE(conflict, nullptr);
+    EXPECT_EQ(conflict->access, "shared load");
+    EXPECT_NE(conflict->file.find("transpose_smem.cu"), std::string::npos) << conflict->file;
+    EXPECT_EQ(conflict->line, 28) << "the line that reads a column of the tile";
+
+    const auto& padded = find(first, "smem_padded", "M=1024 N=1024");
+    ASSERT_EQ(padded.status, CaseStatus::passed) << padded.message;
+    EXPECT_EQ(padded.metric("excess_shared_wavefronts"), 0.0);
+    EXPECT_EQ(padded.metric("excess_global_sectors"), 0.0);
+    EXPECT_EQ(padded.metric("shared_wavefronts"), 2 * warp_rows);
+    EXPECT_EQ(top_hotspot(padded, "excess_shared_wavefronts"), nullptr);
+    // Achieved occupancy is measured, not counted: present and plausible, not exact.
+    EXPECT_GT(padded.metric("achieved_occupancy").value_or(0), 0.2);
+    EXPECT_LE(padded.metric("achieved_occupancy").value_or(2), 1.0);
+
+    for (const auto& a : first) {
+        const auto& b = find(second, a.variant, a.params_text);
+        for (const auto& m : metric_table()) {
+            if (m.stability != Stability::exact) continue;
+            EXPECT_EQ(a.metric(std::string(m.name)), b.metric(std::string(m.name)))
+                << a.variant << " " << a.params_text << " " << m.name << " differs between two runs";
+        }
+    }
 }

@@ -220,7 +220,7 @@ TEST(NcuCrosscheck, ParsesRawCsvAndJoinsByRangeName)
     two.set_metric("global_ld_sectors", 15);  // ncu says 16
     two.set_metric("achieved_occupancy", 0.60);  // duration-weighted: 0.75 * 50 % + 0.25 * 90 % = 60 %
     ours.results = {naive, two};
-    const auto rows = profile::crosscheck(ours, kernels);
+    const auto rows = profile::crosscheck(ours, {kernels});
     ASSERT_EQ(rows.size(), 4u);
     EXPECT_TRUE(rows[0].within);
     EXPECT_TRUE(rows[1].within) << "occupancy within 5 points";
@@ -239,6 +239,61 @@ TEST(NcuCrosscheck, ParsesRawCsvAndJoinsByRangeName)
         << table;
 
     EXPECT_THROW(profile::parse_ncu_csv("\"ID\",\"Name\"\n", "bad.csv"), Error);
+}
+
+// A DRAM-only ncu run after the full one: its figures replace the full run's, the duration in both
+// runs weights a ratio only once, and DRAM agrees within 2 % or 1 MiB.
+TEST(NcuCrosscheck, LaterRunReplacesEarlierFiguresAndDramHasAnAbsoluteFloor)
+{
+    const auto full = profile::parse_ncu_csv(
+        "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes_write.sum\",\"dram__bytes_read.sum\","
+        "\"sm__warps_active.avg.pct_of_peak_sustained_active\"\n"
+        "\"0\",\"big N=1/k1\",\"300\",\"14000000\",\"33000000\",\"50\"\n"
+        "\"1\",\"big N=1/k2\",\"100\",\"0\",\"0\",\"90\"\n"
+        "\"2\",\"small N=1/k\",\"100\",\"8704\",\"12000\",\"70\"\n",
+        "full.csv");
+    const auto dram_only = profile::parse_ncu_csv(
+        "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes_write.sum\",\"dram__bytes_read.sum\"\n"
+        "\"0\",\"big N=1/k1\",\"310\",\"12500000\",\"33100000\"\n"
+        "\"1\",\"big N=1/k2\",\"90\",\"0\",\"0\"\n"
+        "\"2\",\"small N=1/k\",\"100\",\"4096\",\"12500\"\n",
+        "dram.csv");
+
+    report::RunReport ours;
+    CaseResult big;
+    big.variant = "big";
+    big.params_text = "N=1";
+    big.set_metric("dram_write_bytes", 12800000);  // 2.4 % above the DRAM-only run, 0.3 MB: agrees
+    big.set_metric("dram_read_bytes", 36000000);   // 8.8 %, 2.9 MB: differs
+    big.set_metric("achieved_occupancy", 0.60);    // 0.75 * 50 % + 0.25 * 90 %, from the full run alone
+    CaseResult small;
+    small.variant = "small";
+    small.params_text = "N=1";
+    small.set_metric("dram_write_bytes", 3840);  // 6 % off, 256 bytes
+    ours.results = {big, small};
+
+    const auto rows = profile::crosscheck(ours, {full, dram_only});
+    ASSERT_EQ(rows.size(), 4u);
+    EXPECT_EQ(rows[0].metric, "dram_read_bytes");
+    EXPECT_DOUBLE_EQ(rows[0].ncu, 33100000);
+    EXPECT_FALSE(rows[0].within);
+    EXPECT_EQ(rows[1].metric, "dram_write_bytes");
+    EXPECT_DOUBLE_EQ(rows[1].ncu, 12500000) << "the DRAM-only run replaces the full run's figure";
+    EXPECT_TRUE(rows[1].within);
+    EXPECT_EQ(rows[2].metric, "achieved_occupancy");
+    EXPECT_NEAR(rows[2].ncu, 0.60, 1e-12) << "weighted by the durations of the run that measured it";
+    EXPECT_TRUE(rows[2].within);
+    EXPECT_DOUBLE_EQ(rows[3].ncu, 4096);
+    EXPECT_TRUE(rows[3].within) << "256 bytes is under the 1 MiB floor";
+
+    // Alone, the full run's writes are 1.2 MB above ours: past both 2 % and the floor.
+    const auto full_only = profile::crosscheck(ours, {full});
+    ASSERT_EQ(full_only.size(), 4u);
+    EXPECT_DOUBLE_EQ(full_only[1].ncu, 14000000);
+    EXPECT_FALSE(full_only[1].within);
+
+    EXPECT_NE(profile::ncu_dram_metric_list().find("dram__bytes_write.sum"), std::string::npos);
+    EXPECT_EQ(profile::ncu_dram_metric_list().find("l1tex__"), std::string::npos);
 }
 
 TEST(NcuCrosscheck, StaticTierAgainstDriverComparesTheGpuArchitectureOnly)
