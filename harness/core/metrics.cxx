@@ -54,7 +54,7 @@ constexpr MetricInfo table[] = {
     {"verify_max_rel_error", "comparison with the reference variant", "rel", lower_is_better, noisy, verification,
      "ignore", true, "largest relative difference from the reference output"},
 
-    // CUPTI Range Profiler, one range around all of a variant's launches.
+    // CUPTI Range Profiler, one range per launch, summed over a variant's launches.
     {"global_ld_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "requests", lower_is_better, exact,
      range_profiler, "exact", true, "global load requests (one per warp-level load instruction)"},
     {"global_ld_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "sectors", lower_is_better, exact,

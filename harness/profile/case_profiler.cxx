@@ -18,6 +18,7 @@ namespace harness::profile {
 
 namespace {
 
+constexpr const char* duration_metric = "gpu__time_duration.sum";
 constexpr std::size_t hotspots_per_metric = 5;
 constexpr int snippet_context = 2;
 
@@ -66,6 +67,7 @@ CaseProfiler::CaseProfiler(CUcontext context, int device_ordinal, ProfilePlan pl
     if (!plan_.range_metrics.empty()) {
         std::vector<std::string> cupti_names;
         for (const auto& name : plan_.range_metrics) cupti_names.emplace_back(find_metric(name)->source);
+        cupti_names.emplace_back(duration_metric);  // weights per-launch ratios of multi-kernel cases
         range_ = std::make_unique<RangeProfiler>(context, device_ordinal, cupti_names);
     }
     if (plan_.sass) sass_ = std::make_unique<SassProfiler>(context, device_ordinal, hotspot_sass_metrics());
@@ -75,21 +77,34 @@ CaseProfiler::~CaseProfiler() = default;
 
 std::size_t CaseProfiler::range_passes() const { return range_ ? range_->passes() : 0; }
 
-void CaseProfiler::profile(const std::function<void()>& prepare, const std::function<void()>& launch,
+void CaseProfiler::profile(const std::function<void()>& prepare, const std::vector<std::function<void()>>& launches,
                            const CaseSource& source, CaseResult& r)
 {
     if (range_) {
-        const auto values = range_->measure(prepare, launch);
+        const auto rows = range_->measure(prepare, launches);
+        const std::size_t duration_column = range_->metrics().size() - 1;
+        double total_duration = 0;
+        for (const auto& row : rows) total_duration += row[duration_column];
         for (std::size_t m = 0; m < plan_.range_metrics.size(); ++m) {
             const auto info = *find_metric(plan_.range_metrics[m]);
-            double value = values[m];
+            double value = 0;
+            if (ends_with(info.source, ".sum")) {
+                for (const auto& row : rows) value += row[m];
+            } else {
+                // A ratio (e.g. achieved occupancy): weight each launch by its duration, as a
+                // per-kernel profiler's figures would be combined.
+                for (const auto& row : rows)
+                    value += row[m] * (total_duration > 0 ? row[duration_column] / total_duration : 1.0 / rows.size());
+            }
             if (ends_with(info.source, ".pct_of_peak_sustained_active") && info.unit == "fraction") value /= 100.0;
             r.set_metric(plan_.range_metrics[m], value);
         }
     }
 
     if (sass_ && source.cubin) {
-        const auto records = sass_->measure(prepare, launch);
+        const auto records = sass_->measure(prepare, [&] {
+            for (const auto& launch : launches) launch();
+        });
         const auto& names = sass_->metrics();
         std::optional<SourceMap> lines;
         lines.emplace(*source.cubin);

@@ -117,16 +117,18 @@ RangeProfiler::RangeProfiler(CUcontext context, int device_ordinal, std::vector<
 
 RangeProfiler::~RangeProfiler() = default;
 
-std::vector<double> RangeProfiler::measure(const std::function<void()>& prepare, const std::function<void()>& launch)
+std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void()>& prepare,
+                                                        const std::vector<std::function<void()>>& launches)
 {
+    const std::size_t ranges = launches.size();
     EnabledRangeProfiler profiler(context_);
 
     auto size = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
     size.pRangeProfilerObject = profiler.get();
     size.pMetricNames = metric_names_.data();
     size.numMetrics = metric_names_.size();
-    size.maxNumOfRanges = 1;
-    size.maxNumRangeTreeNodes = 1;
+    size.maxNumOfRanges = ranges;
+    size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(ranges);
     CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
     std::vector<std::uint8_t> counter_data(size.counterDataSize);
 
@@ -144,7 +146,7 @@ std::vector<double> RangeProfiler::measure(const std::function<void()>& prepare,
     config.pCounterDataImage = counter_data.data();
     config.range = CUPTI_UserRange;
     config.replayMode = CUPTI_UserReplay;
-    config.maxRangesPerPass = 1;
+    config.maxRangesPerPass = ranges;
     config.numNestingLevels = 1;
     config.minNestingLevel = 1;
     config.passIndex = 0;
@@ -164,14 +166,16 @@ std::vector<double> RangeProfiler::measure(const std::function<void()>& prepare,
         stop.pRangeProfilerObject = profiler.get();
         try {
             prepare();
-            auto push = cupti_params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
-            push.pRangeProfilerObject = profiler.get();
-            push.pRangeName = "case";
-            CUPTI_CHECK(cuptiRangeProfilerPushRange(&push));
-            launch();
-            auto pop = cupti_params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
-            pop.pRangeProfilerObject = profiler.get();
-            CUPTI_CHECK(cuptiRangeProfilerPopRange(&pop));
+            for (const auto& launch : launches) {
+                auto push = cupti_params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
+                push.pRangeProfilerObject = profiler.get();
+                push.pRangeName = "launch";
+                CUPTI_CHECK(cuptiRangeProfilerPushRange(&push));
+                launch();
+                auto pop = cupti_params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
+                pop.pRangeProfilerObject = profiler.get();
+                CUPTI_CHECK(cuptiRangeProfilerPopRange(&pop));
+            }
         } catch (...) {
             cuptiRangeProfilerStop(&stop);
             throw;
@@ -192,20 +196,25 @@ std::vector<double> RangeProfiler::measure(const std::function<void()>& prepare,
     info.pCounterDataImage = counter_data.data();
     info.counterDataImageSize = counter_data.size();
     CUPTI_CHECK(cuptiRangeProfilerGetCounterDataInfo(&info));
-    if (info.numTotalRanges != 1)
-        throw Error(ErrorKind::internal, fmt::format("the range profiler recorded {} ranges, expected 1", info.numTotalRanges));
+    if (info.numTotalRanges != ranges)
+        throw Error(ErrorKind::internal,
+                    fmt::format("the range profiler recorded {} ranges for {} launches", info.numTotalRanges, ranges));
 
-    std::vector<double> values(metric_names_.size());
-    auto eval = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-    eval.pHostObject = host_->object;
-    eval.pCounterDataImage = counter_data.data();
-    eval.counterDataImageSize = counter_data.size();
-    eval.rangeIndex = 0;
-    eval.ppMetricNames = metric_names_.data();
-    eval.numMetrics = metric_names_.size();
-    eval.pMetricValues = values.data();
-    CUPTI_CHECK(cuptiProfilerHostEvaluateToGpuValues(&eval));
-    return values;
+    std::vector<std::vector<double>> rows;
+    for (std::size_t i = 0; i < ranges; ++i) {
+        std::vector<double> values(metric_names_.size());
+        auto eval = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+        eval.pHostObject = host_->object;
+        eval.pCounterDataImage = counter_data.data();
+        eval.counterDataImageSize = counter_data.size();
+        eval.rangeIndex = i;
+        eval.ppMetricNames = metric_names_.data();
+        eval.numMetrics = metric_names_.size();
+        eval.pMetricValues = values.data();
+        CUPTI_CHECK(cuptiProfilerHostEvaluateToGpuValues(&eval));
+        rows.push_back(std::move(values));
+    }
+    return rows;
 }
 
 } // namespace harness::profile

@@ -1,7 +1,7 @@
 #pragma once
-// CUPTI Range Profiler with user replay and one user range around all of a case's launches: the
-// caller's prepare (restore inputs, empty the L2) and launch run once per pass, each pass inside
-// its own start/stop, so every pass starts from the state Nsight Compute's cache control gives and
+// CUPTI Range Profiler with user replay and one user range per launch of a case: the caller's
+// prepare (restore inputs, empty the L2) and the launches run once per pass, each pass inside its
+// own start/stop, so every pass starts from the state Nsight Compute's cache control gives and
 // nothing but the caller touches memory or caches.
 
 #include <cuda.h>
@@ -32,9 +32,11 @@ public:
     std::size_t passes() const { return passes_; }
     const std::vector<std::string>& metrics() const { return metrics_; }
 
-    /// Runs `prepare`, then `launch` (which launches a case's kernels and synchronises) once per
-    /// pass; returns the metric values over all of the launches, in the order of metrics().
-    std::vector<double> measure(const std::function<void()>& prepare, const std::function<void()>& launch);
+    /// Runs `prepare`, then each of `launches` (each launches one step of a case and synchronises)
+    /// in a range of its own, once per pass; returns one row of metric values per launch, in the
+    /// order of metrics().
+    std::vector<std::vector<double>> measure(const std::function<void()>& prepare,
+                                             const std::vector<std::function<void()>>& launches);
 
 private:
     struct HostObject;

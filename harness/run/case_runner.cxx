@@ -227,11 +227,15 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
 
 void CaseRunner::launch_all(Prepared& p)
 {
-    const Driver& d = driver();
-    for (auto& l : p.launches)
-        if (l.builtin) l.builtin->call(l.builtin_args, session_.stream());
-        else CU_CHECK(d.cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
-                                  l.shared_bytes, session_.stream(), l.params.data(), nullptr));
+    for (std::size_t step = 0; step < p.launches.size(); ++step) launch_step(p, step);
+}
+
+void CaseRunner::launch_step(Prepared& p, std::size_t step)
+{
+    auto& l = p.launches[step];
+    if (l.builtin) l.builtin->call(l.builtin_args, session_.stream());
+    else CU_CHECK(driver().cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                                          l.block[2], l.shared_bytes, session_.stream(), l.params.data(), nullptr));
 }
 
 std::map<std::string, Bytes> CaseRunner::download_outputs(Prepared& p)
@@ -360,11 +364,13 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, Ca
         if (!options_.hot_cache) session_.flush_l2();
         CU_CHECK(d.cuStreamSynchronize(session_.stream()));
     };
-    const auto launch = [&] {
-        launch_all(p);
-        CU_CHECK(d.cuStreamSynchronize(session_.stream()));
-    };
-    profiler_->profile(prepare, launch, source, r);
+    std::vector<std::function<void()>> steps;
+    for (std::size_t step = 0; step < p.launches.size(); ++step)
+        steps.emplace_back([&, step] {
+            launch_step(p, step);
+            CU_CHECK(d.cuStreamSynchronize(session_.stream()));
+        });
+    profiler_->profile(prepare, steps, source, r);
     last_cost_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     last_cost_.range_passes = profiler_->range_passes();
 }

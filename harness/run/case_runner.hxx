@@ -63,6 +63,7 @@ private:
     CUmodule module_for(const suite::VariantSpec& variant);
     std::unique_ptr<Prepared> prepare(const suite::VariantSpec& variant, const suite::Bindings& params);
     void launch_all(Prepared& p);
+    void launch_step(Prepared& p, std::size_t step);
     std::map<std::string, Bytes> download_outputs(Prepared& p);
     void read_resources(const suite::VariantSpec& variant, Prepared& p, CaseResult& r);
     void time_case(const suite::VariantSpec& variant, const suite::Case& c, Prepared& p, CaseResult& r);
