@@ -166,12 +166,14 @@ std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void
         stop.pRangeProfilerObject = profiler.get();
         try {
             prepare();
-            for (const auto& launch : launches) {
+            for (std::size_t i = 0; i < ranges; ++i) {
+                // Ranges of the same name are accumulated into one: each launch gets its own.
+                const std::string name = fmt::format("launch {}", i);
                 auto push = cupti_params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
                 push.pRangeProfilerObject = profiler.get();
-                push.pRangeName = "launch";
+                push.pRangeName = name.c_str();
                 CUPTI_CHECK(cuptiRangeProfilerPushRange(&push));
-                launch();
+                launches[i]();
                 auto pop = cupti_params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
                 pop.pRangeProfilerObject = profiler.get();
                 CUPTI_CHECK(cuptiRangeProfilerPopRange(&pop));
