@@ -14,6 +14,7 @@ const Command commands[] = {
     {"run", "compile, verify, time and measure every case of one or more suites", run_command},
     {"check", "validate suites and compile every variant (no GPU needed)", check_command},
     {"list", "list the cases a suite expands to", list_command},
+    {"metrics", "list every metric: unit, exact or noisy, better direction, default rule, source", metrics_command},
     {"baseline", "record baselines: `baseline update [--static] SUITE...`", baseline_command},
     {"merge", "combine results.json files of one suite (e.g. shards): `merge A.json B.json -o OUT.json`",
      merge_command},

@@ -22,6 +22,7 @@ int dispatch(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);
 int check_command(const std::vector<std::string>& args);
 int list_command(const std::vector<std::string>& args);
+int metrics_command(const std::vector<std::string>& args);
 int baseline_command(const std::vector<std::string>& args);
 int merge_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);

@@ -7,6 +7,7 @@
 #include "harness/compare/compare_run.hxx"
 #include "harness/compile/compile_suite.hxx"
 #include "harness/core/error.hxx"
+#include "harness/core/metrics.hxx"
 #include "harness/report/run_report.hxx"
 #include "harness/suite/sweep.hxx"
 
@@ -120,6 +121,18 @@ int list_command(const std::vector<std::string>& args)
         for (const auto& c : suite::expand_cases(s))
             fmt::print("{} {} {}\n", s.name, s.variants[c.variant].name, c.params_text);
     }
+    return exit_pass;
+}
+
+int metrics_command(const std::vector<std::string>& args)
+{
+    CLI::App app{"Print the metric table: every figure a run can produce, its unit, whether it repeats exactly, "
+                 "which way is better, its default gating rule and where it comes from.",
+                 "metrics"};
+    bool markdown = false;
+    app.add_flag("--markdown", markdown, "print the table as Markdown, with sources and descriptions");
+    if (auto code = parse(app, args)) return *code;
+    fmt::print("{}", markdown ? metric_table_markdown() : metric_table_text());
     return exit_pass;
 }
 

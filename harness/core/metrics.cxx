@@ -1,5 +1,7 @@
 #include "harness/core/metrics.hxx"
 
+#include <fmt/format.h>
+
 namespace harness {
 
 namespace {
@@ -177,6 +179,28 @@ const char* to_string(Collector collector)
     case Collector::derived: return "derived";
     }
     return "?";
+}
+
+std::string metric_table_markdown()
+{
+    std::string out = "| metric | unit | figure | better | default rule | default set | from | description |\n"
+                      "|---|---|---|---|---|---|---|---|\n";
+    for (const auto& m : table)
+        out += fmt::format("| `{}` | {} | {} | {} | `{}` | {} | {}: `{}` | {} |\n", m.name, m.unit,
+                           to_string(m.stability), to_string(m.direction), m.default_rule,
+                           m.in_default_set ? "yes" : "no", to_string(m.collector), m.source, m.description);
+    return out;
+}
+
+std::string metric_table_text()
+{
+    std::string out = fmt::format("{:<30} {:<16} {:<6} {:<17} {:<22} {}\n", "metric", "unit", "figure", "better",
+                                  "default rule", "from");
+    for (const auto& m : table)
+        out += fmt::format("{:<30} {:<16} {:<6} {:<17} {:<22} {}{}\n", m.name, m.unit, to_string(m.stability),
+                           to_string(m.direction), m.default_rule, to_string(m.collector),
+                           m.in_default_set ? "" : " (not in the default set)");
+    return out;
 }
 
 } // namespace harness

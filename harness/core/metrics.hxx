@@ -3,6 +3,7 @@
 // Reports, comparison rules, collectors and docs read this table; a new metric touches this file.
 
 #include <optional>
+#include <string>
 #include <span>
 #include <string_view>
 
@@ -49,5 +50,11 @@ std::optional<MetricInfo> find_metric(std::string_view name);
 const char* to_string(Direction direction);
 const char* to_string(Stability stability);
 const char* to_string(Collector collector);
+
+/// The metric table as a Markdown table (docs/metrics.md holds it; a test keeps the two equal).
+std::string metric_table_markdown();
+
+/// The metric table as aligned plain text, one metric per line.
+std::string metric_table_text();
 
 } // namespace harness

@@ -230,7 +230,7 @@ public:
         if (find_metric(name)) return name;
         std::vector<std::string> known;
         for (const auto& m : metric_table()) known.emplace_back(m.name);
-        fail(key, field, fmt::format("unknown metric '{}'{} (metrics are listed in docs/baselines.md)", name,
+        fail(key, field, fmt::format("unknown metric '{}'{} (`harness metrics` lists them; see docs/metrics.md)", name,
                                      did_you_mean(name, known)));
     }
 
