@@ -46,9 +46,8 @@ public:
     /// Runs `prepare` (restore inputs, clean caches) and `launches` (each one step of a case, then a
     /// synchronise) under the range profiler, once per pass, and once under the SASS profiler, and
     /// adds the counters (summed over the launches, ratios weighted by duration), SASS totals and
-    /// hotspots to `r`. A built-in (no cubin) gets counters
-    /// only: library kernels have no source lines of ours, and their instrumented figures need not
-    /// repeat.
+    /// hotspots to `r`. A built-in (no cubin) gets counters only: library kernels have no source
+    /// lines of ours, and their instrumented figures need not repeat.
     void profile(const std::function<void()>& prepare, const std::vector<std::function<void()>>& launches,
                  const CaseSource& source, CaseResult& r);
 
