@@ -121,6 +121,7 @@ std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void
                                                         const std::vector<std::function<void()>>& launches)
 {
     const std::size_t ranges = launches.size();
+    if (ranges == 0) throw Error(ErrorKind::internal, "the range profiler was given a case with no launch");
     EnabledRangeProfiler profiler(context_);
 
     auto size = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
