@@ -1,5 +1,6 @@
 #include "harness/suite/expression.hxx"
 
+#include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
 
@@ -8,9 +9,10 @@ namespace harness::suite {
 struct ExprNode {
     enum class Kind { literal, name, negate, binary, call } kind;
     std::int64_t value = 0;
-    std::string name;  // parameter name or function name
-    char op = 0;       // for binary
+    std::string name; // parameter name or function name
+    char op = 0;      // for binary
     std::size_t offset = 0;
+    std::size_t depth = 1; // of the tree below and including this node
     std::vector<std::shared_ptr<const ExprNode>> operands;
 };
 
@@ -24,24 +26,37 @@ struct FunctionInfo {
 };
 constexpr FunctionInfo functions[] = {{"ceil_div", 2}, {"min", 2}, {"max", 2}};
 
+// Evaluation recurses over the tree, so its depth is bounded (a launch expression needs a handful).
+constexpr std::size_t max_tree_depth = 200;
+constexpr std::size_t max_nesting = 100; // parentheses, calls and signs inside one another
+
+std::size_t depth_of(const std::vector<std::shared_ptr<const ExprNode>>& operands)
+{
+    std::size_t deepest = 0;
+    for (const auto& op : operands) deepest = std::max(deepest, op->depth);
+    return deepest + 1;
+}
+
 // Recursive descent: expr := term (('+'|'-') term)*, term := unary (('*'|'/'|'%') unary)*,
 // unary := '-' unary | primary, primary := literal | name | name '(' args ')' | '(' expr ')'.
 class Parser {
-public:
+  public:
     explicit Parser(const std::string& text) : text_(text) {}
 
     NodePtr parse_all()
     {
+        if (text_.size() > max_expression_length)
+            throw ExpressionError(fmt::format("longer than {} characters", max_expression_length),
+                                  max_expression_length);
         skip_space();
         if (pos_ == text_.size()) throw ExpressionError("empty expression", 0);
         auto node = parse_sum();
         skip_space();
-        if (pos_ != text_.size())
-            throw ExpressionError(fmt::format("unexpected '{}'", text_[pos_]), pos_);
+        if (pos_ != text_.size()) throw ExpressionError(fmt::format("unexpected '{}'", text_[pos_]), pos_);
         return node;
     }
 
-private:
+  private:
     void skip_space()
     {
         while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
@@ -63,8 +78,34 @@ private:
         node->op = op;
         node->offset = offset;
         node->operands = {std::move(lhs), std::move(rhs)};
+        return finish(std::move(node));
+    }
+
+    /// Sets the node's depth and refuses a tree too deep to evaluate safely.
+    NodePtr finish(std::shared_ptr<ExprNode> node) const
+    {
+        node->depth = depth_of(node->operands);
+        if (node->depth > max_tree_depth)
+            throw ExpressionError(fmt::format("more than {} operations inside one another", max_tree_depth),
+                                  node->offset);
         return node;
     }
+
+    /// Counts how deeply the parser has descended into parentheses, calls and signs.
+    class Nesting {
+      public:
+        Nesting(Parser& parser, std::size_t at) : parser_(parser)
+        {
+            if (++parser_.nesting_ > max_nesting)
+                throw ExpressionError(fmt::format("more than {} levels of nesting", max_nesting), at);
+        }
+        ~Nesting() { --parser_.nesting_; }
+        Nesting(const Nesting&) = delete;
+        Nesting& operator=(const Nesting&) = delete;
+
+      private:
+        Parser& parser_;
+    };
 
     NodePtr parse_sum()
     {
@@ -72,9 +113,12 @@ private:
         for (;;) {
             skip_space();
             const std::size_t at = pos_;
-            if (accept('+')) lhs = binary('+', at, lhs, parse_product());
-            else if (accept('-')) lhs = binary('-', at, lhs, parse_product());
-            else return lhs;
+            if (accept('+'))
+                lhs = binary('+', at, lhs, parse_product());
+            else if (accept('-'))
+                lhs = binary('-', at, lhs, parse_product());
+            else
+                return lhs;
         }
     }
 
@@ -84,10 +128,14 @@ private:
         for (;;) {
             skip_space();
             const std::size_t at = pos_;
-            if (accept('*')) lhs = binary('*', at, lhs, parse_unary());
-            else if (accept('/')) lhs = binary('/', at, lhs, parse_unary());
-            else if (accept('%')) lhs = binary('%', at, lhs, parse_unary());
-            else return lhs;
+            if (accept('*'))
+                lhs = binary('*', at, lhs, parse_unary());
+            else if (accept('/'))
+                lhs = binary('/', at, lhs, parse_unary());
+            else if (accept('%'))
+                lhs = binary('%', at, lhs, parse_unary());
+            else
+                return lhs;
         }
     }
 
@@ -96,13 +144,17 @@ private:
         skip_space();
         const std::size_t at = pos_;
         if (accept('-')) {
+            const Nesting nested(*this, at);
             auto node = std::make_shared<ExprNode>();
             node->kind = ExprNode::Kind::negate;
             node->offset = at;
             node->operands = {parse_unary()};
-            return node;
+            return finish(std::move(node));
         }
-        if (accept('+')) return parse_unary();
+        if (accept('+')) {
+            const Nesting nested(*this, at);
+            return parse_unary();
+        }
         return parse_primary();
     }
 
@@ -113,6 +165,7 @@ private:
         const std::size_t start = pos_;
         const char c = text_[pos_];
         if (c == '(') {
+            const Nesting nested(*this, pos_);
             ++pos_;
             auto inner = parse_sum();
             if (!accept(')')) throw ExpressionError("missing ')'", pos_);
@@ -126,8 +179,10 @@ private:
                     throw ExpressionError("integer literal too large", start);
                 ++pos_;
             }
-            if (pos_ < text_.size() && (std::isalpha(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.'))
-                throw ExpressionError(fmt::format("bad number '{}'", text_.substr(start, pos_ - start + 1)), start);
+            if (pos_ < text_.size() &&
+                (std::isalpha(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.'))
+                throw ExpressionError(fmt::format("bad number '{}'", text_.substr(start, pos_ - start + 1)),
+                                      start);
             auto node = std::make_shared<ExprNode>();
             node->kind = ExprNode::Kind::literal;
             node->value = value;
@@ -144,6 +199,7 @@ private:
             node->offset = start;
             node->name = name;
             if (pos_ < text_.size() && text_[pos_] == '(') {
+                const Nesting nested(*this, pos_);
                 ++pos_;
                 const FunctionInfo* info = nullptr;
                 for (const auto& f : functions)
@@ -159,7 +215,7 @@ private:
                     throw ExpressionError(fmt::format("{} takes {} arguments, got {}", name, info->arity,
                                                       node->operands.size()),
                                           start);
-                return node;
+                return finish(std::move(node));
             }
             node->kind = ExprNode::Kind::name;
             return node;
@@ -169,25 +225,32 @@ private:
 
     const std::string& text_;
     std::size_t pos_ = 0;
+    std::size_t nesting_ = 0;
 };
 
 /// Applies a checked builtin (`__builtin_add_overflow` etc.) and throws on overflow.
-template <typename Op>
-std::int64_t checked(Op op, std::int64_t x, std::int64_t y, std::size_t offset)
+template <typename Op> std::int64_t checked(Op op, std::int64_t x, std::int64_t y, std::size_t offset)
 {
     std::int64_t r = 0;
     if (op(x, y, &r)) throw ExpressionError("integer overflow", offset);
     return r;
 }
 
-constexpr auto add = [](std::int64_t a, std::int64_t b, std::int64_t* r) { return __builtin_add_overflow(a, b, r); };
-constexpr auto sub = [](std::int64_t a, std::int64_t b, std::int64_t* r) { return __builtin_sub_overflow(a, b, r); };
-constexpr auto mul = [](std::int64_t a, std::int64_t b, std::int64_t* r) { return __builtin_mul_overflow(a, b, r); };
+constexpr auto add = [](std::int64_t a, std::int64_t b, std::int64_t* r) {
+    return __builtin_add_overflow(a, b, r);
+};
+constexpr auto sub = [](std::int64_t a, std::int64_t b, std::int64_t* r) {
+    return __builtin_sub_overflow(a, b, r);
+};
+constexpr auto mul = [](std::int64_t a, std::int64_t b, std::int64_t* r) {
+    return __builtin_mul_overflow(a, b, r);
+};
 
 std::int64_t eval(const ExprNode& n, const Bindings& b)
 {
     switch (n.kind) {
-    case ExprNode::Kind::literal: return n.value;
+    case ExprNode::Kind::literal:
+        return n.value;
     case ExprNode::Kind::name: {
         auto it = b.find(n.name);
         if (it == b.end()) throw ExpressionError(fmt::format("unknown name '{}'", n.name), n.offset);
@@ -200,9 +263,12 @@ std::int64_t eval(const ExprNode& n, const Bindings& b)
         const std::int64_t x = eval(*n.operands[0], b);
         const std::int64_t y = eval(*n.operands[1], b);
         switch (n.op) {
-        case '+': return checked(add, x, y, n.offset);
-        case '-': return checked(sub, x, y, n.offset);
-        case '*': return checked(mul, x, y, n.offset);
+        case '+':
+            return checked(add, x, y, n.offset);
+        case '-':
+            return checked(sub, x, y, n.offset);
+        case '*':
+            return checked(mul, x, y, n.offset);
         case '/':
         case '%':
             if (y == 0) throw ExpressionError("division by zero", n.offset);

@@ -10,19 +10,22 @@
 
 namespace harness::suite {
 
+/// The longest expression text parse() accepts.
+inline constexpr std::size_t max_expression_length = 4096;
+
 /// Values of named parameters for one case.
 using Bindings = std::map<std::string, std::int64_t, std::less<>>;
 
 /// A parse or evaluation error with the 0-based offset of the offending token in the text.
 class ExpressionError : public std::runtime_error {
-public:
+  public:
     ExpressionError(const std::string& message, std::size_t offset)
         : std::runtime_error(message), offset_(offset)
     {
     }
     std::size_t offset() const { return offset_; }
 
-private:
+  private:
     std::size_t offset_;
 };
 
@@ -30,9 +33,10 @@ struct ExprNode;
 
 /// A parsed expression: + - * / %, parentheses, unary minus, ceil_div, min, max, literals, names.
 class Expression {
-public:
+  public:
     Expression() = default;
-    /// Parses text; throws ExpressionError with the position of the first bad token.
+    /// Parses text; throws ExpressionError with the position of the first bad token, also for
+    /// text longer than max_expression_length or nested too deeply to evaluate.
     static Expression parse(const std::string& text);
     /// A constant expression.
     static Expression constant(std::int64_t value);
@@ -47,7 +51,7 @@ public:
     const std::string& text() const { return text_; }
     bool empty() const { return root_ == nullptr; }
 
-private:
+  private:
     std::string text_;
     std::shared_ptr<const ExprNode> root_;
 };

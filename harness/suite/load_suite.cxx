@@ -1,10 +1,14 @@
+#include "harness/core/arch_limits.hxx"
 #include "harness/core/error.hxx"
+#include "harness/core/input_files.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/core/text.hxx"
 #include "harness/run/builtins.hxx"
 #include "harness/suite/suite.hxx"
+#include "harness/suite/sweep.hxx"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <fstream>
 #include <regex>
@@ -95,10 +99,40 @@ std::vector<ExpectSpec> Suite::expectations_for(const VariantSpec& variant) cons
 
 namespace {
 
+/// Why `entry` is not a C++ name expression NVRTC can look up (a qualified name with optional
+/// template arguments), or "". It is compiled as code, so nothing else may ride along.
+std::string entry_problem(const std::string& entry)
+{
+    if (entry.empty()) return "must not be empty";
+    if (entry.size() > max_entry_length) return fmt::format("longer than {} characters", max_entry_length);
+    static const std::regex head("[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*");
+    const std::size_t open = entry.find('<');
+    if (!std::regex_match(entry.substr(0, open), head))
+        return fmt::format("'{}' is not a kernel name (an identifier, optionally qualified with ::)",
+                           entry.substr(0, std::min<std::size_t>(open, 80)));
+    if (open == std::string::npos) return "";
+    int angle = 0, paren = 0;
+    for (std::size_t i = open; i < entry.size(); ++i) {
+        const char c = entry[i];
+        if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_:<>,() +-*/.&").find(c) == std::string_view::npos)
+            return fmt::format("character {} of the template arguments is not allowed in a kernel name", i + 1);
+        angle += c == '<' ? 1 : c == '>' ? -1 : 0;
+        paren += c == '(' ? 1 : c == ')' ? -1 : 0;
+        if (angle < 0 || paren < 0 || (angle == 0 && i + 1 < entry.size()))
+            return "the template arguments' brackets do not match";
+    }
+    if (angle != 0 || paren != 0) return "the template arguments' brackets do not match";
+    return "";
+}
+
 /// Walks the YAML tree, keeping the file name so that every error can say where it is.
 class Loader {
 public:
-    Loader(fs::path file) : file_(std::move(file)), dir_(fs::absolute(file_).parent_path()) {}
+    Loader(fs::path file, LoadOptions options)
+        : file_(std::move(file)), dir_(fs::absolute(file_).parent_path()), root_(project_root(file_)),
+          options_(options)
+    {
+    }
 
     [[noreturn]] void fail(const YAML::Node& node, const std::string& field, const std::string& message) const
     {
@@ -107,9 +141,16 @@ public:
         throw InputError(file_.string(), mark.line + 1, mark.column + 1, field, message);
     }
 
+    /// A map whose keys are single values, each given once (YAML would keep only the first).
     void expect_map(const YAML::Node& node, const std::string& field) const
     {
         if (!node.IsMap()) fail(node, field, "expected a map");
+        std::set<std::string> seen;
+        for (const auto& kv : node) {
+            if (!kv.first.IsScalar()) fail(kv.first, field, "a key must be a single value");
+            if (!seen.insert(kv.first.Scalar()).second)
+                fail(kv.first, prefixed(field, kv.first.Scalar()), "given twice (YAML would keep only the first)");
+        }
     }
 
     void check_keys(const YAML::Node& node, const std::string& field, const std::vector<std::string>& allowed,
@@ -143,10 +184,10 @@ public:
         try {
             std::size_t used = 0;
             const double v = std::stod(text, &used);
-            if (used == text.size()) return v;
+            if (used == text.size() && std::isfinite(v)) return v;
         } catch (const std::exception&) {
         }
-        fail(node, field, fmt::format("expected a number, got '{}'", text));
+        fail(node, field, fmt::format("expected a finite number, got '{}'", text));
     }
 
     std::int64_t integer(const YAML::Node& node, const std::string& field) const
@@ -159,6 +200,21 @@ public:
         } catch (const std::exception&) {
         }
         fail(node, field, fmt::format("expected an integer, got '{}'", text));
+    }
+
+    std::int64_t integer_in(const YAML::Node& node, const std::string& field, std::int64_t low,
+                            std::int64_t high) const
+    {
+        const std::int64_t v = integer(node, field);
+        if (v < low || v > high) fail(node, field, fmt::format("{} is outside {}..{}", v, low, high));
+        return v;
+    }
+
+    double number_in(const YAML::Node& node, const std::string& field, double low, double high) const
+    {
+        const double v = number(node, field);
+        if (v < low || v > high) fail(node, field, fmt::format("{} is outside {}..{}", v, low, high));
+        return v;
     }
 
     /// Parses an expression and checks that it reads only `names`.
@@ -295,7 +351,8 @@ public:
     Tolerance tolerance(const YAML::Node& node, const std::string& field, Tolerance base) const
     {
         check_keys(node, field, {"rel", "abs"});
-        if (node["rel"]) base.rel = non_negative(node["rel"], field + ".rel");
+        // A relative tolerance of 1 already accepts any output of the reference's sign.
+        if (node["rel"]) base.rel = number_in(node["rel"], field + ".rel", 0.0, 1.0);
         if (node["abs"]) base.abs = non_negative(node["abs"], field + ".abs");
         return base;
     }
@@ -311,10 +368,13 @@ public:
     {
         static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
         ParamSpec p{name, {}};
-        if (!std::regex_match(name, identifier)) fail(node, field, "a parameter name must be an identifier");
+        if (!std::regex_match(name, identifier) || name.size() > max_name_length)
+            fail(node, field, "a parameter name must be an identifier of at most 100 characters");
         if (name == "i") fail(node, field, "'i' is reserved for buffer index expressions");
         if (node.IsSequence()) {
             if (node.size() == 0) fail(node, field, "needs at least one value");
+            if (node.size() > max_param_values)
+                fail(node, field, fmt::format("{} values, more than the {} allowed", node.size(), max_param_values));
             for (std::size_t k = 0; k < node.size(); ++k)
                 p.values.push_back(integer(node[k], fmt::format("{}[{}]", field, k)));
         } else if (node.IsMap()) {
@@ -334,9 +394,16 @@ public:
             } else {
                 const std::int64_t step = node["step"] ? integer(node["step"], field + ".step") : 1;
                 if (step < 1) fail(node["step"], field + ".step", "must be positive");
-                for (std::int64_t v = from; v <= to; v += step) p.values.push_back(v);
+                // Counted before a value is built, in unsigned arithmetic: to - from may exceed INT64_MAX.
+                const std::uint64_t span = static_cast<std::uint64_t>(to) - static_cast<std::uint64_t>(from);
+                const std::uint64_t count = span / static_cast<std::uint64_t>(step) + 1;
+                if (count > max_param_values)
+                    fail(node, field,
+                         fmt::format("the range has {} values, more than the {} allowed", count, max_param_values));
+                for (std::uint64_t k = 0; k < count; ++k)
+                    p.values.push_back(static_cast<std::int64_t>(static_cast<std::uint64_t>(from) +
+                                                                 k * static_cast<std::uint64_t>(step)));
             }
-            if (p.values.size() > 10000) fail(node, field, "more than 10000 values");
         } else {
             p.values.push_back(integer(node, field));
         }
@@ -358,6 +425,7 @@ public:
                                  did_you_mean(type, {"f32", "f64", "i32", "u32", "i64", "u64"})));
         b.type = *t;
         b.count = expression(node["count"], field + ".count", params);
+        check_count(node["count"], field + ".count", b);
         const std::string init = node["init"] ? scalar(node["init"], field + ".init") : "zeros";
         static const std::vector<std::string> inits = {"zeros", "ones", "sequence", "uniform"};
         if (init == "zeros") b.init = InitKind::zeros;
@@ -368,7 +436,8 @@ public:
                   fmt::format("unknown init '{}'{}; one of {}", init, did_you_mean(init, inits), join(inits)));
         if (b.init == InitKind::uniform && !node["seed"])
             fail(node, field + ".seed", "init 'uniform' needs a seed");
-        if (node["seed"]) b.seed = static_cast<std::uint64_t>(integer(node["seed"], field + ".seed"));
+        if (node["seed"])
+            b.seed = static_cast<std::uint64_t>(integer_in(node["seed"], field + ".seed", 0, INT64_MAX));
         if (node["min"]) b.min = number(node["min"], field + ".min");
         if (node["max"]) b.max = number(node["max"], field + ".max");
         if (b.max < b.min) fail(node, field, "'max' is below 'min'");
@@ -394,8 +463,12 @@ public:
     {
         std::vector<BufferSpec> out;
         expect_map(node, field);
+        static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
         for (const auto& kv : node) {
             const std::string name = kv.first.as<std::string>();
+            if (!std::regex_match(name, identifier) || name.size() > max_name_length)
+                fail(kv.first, prefixed(field, name.substr(0, max_name_length)),
+                     "a buffer name must be an identifier of at most 100 characters");
             out.push_back(buffer(name, kv.second, prefixed(field, name), params));
         }
         return out;
@@ -434,6 +507,7 @@ public:
             a.scalar = Expression::constant(0);
         } else {
             a.scalar = expression(kv.second, field + "." + type, params);
+            check_scalar(kv.second, field + "." + type, a);
         }
         return a;
     }
@@ -444,11 +518,13 @@ public:
         LaunchSpec l;
         l.where = where(node);
         l.entry = scalar(node["entry"], field + ".entry");
-        if (l.entry.empty()) fail(node["entry"], field + ".entry", "must not be empty");
+        if (const std::string problem = entry_problem(l.entry); !problem.empty())
+            fail(node["entry"], field + ".entry", problem);
         l.block = dims(node["block"], field + ".block", params);
         l.grid = dims(node["grid"], field + ".grid", params);
         l.shared_bytes = node["shared_bytes"] ? expression(node["shared_bytes"], field + ".shared_bytes", params)
                                               : Expression::constant(0);
+        check_geometry(node, field, l);
         const YAML::Node args = node["args"];
         if (!args.IsSequence()) fail(args, field + ".args", "expected a list of arguments");
         for (std::size_t i = 0; i < args.size(); ++i)
@@ -471,15 +547,29 @@ public:
         check_keys(node, field, allowed, {"source"});
         const std::string source = scalar(node["source"], field + ".source");
         v.source = fs::weakly_canonical(dir_ / source);
+        check_inside_project(node["source"], field + ".source", v.source);
         if (!fs::is_regular_file(v.source))
             fail(node["source"], field + ".source", fmt::format("no such file: {}", v.source.string()));
         if (node["defines"]) {
             expect_map(node["defines"], field + ".defines");
-            for (const auto& kv : node["defines"])
-                v.defines[kv.first.as<std::string>()] =
-                    scalar(kv.second, field + ".defines." + kv.first.as<std::string>());
+            static const std::regex macro("[A-Za-z_][A-Za-z0-9_]*");
+            for (const auto& kv : node["defines"]) {
+                const std::string name = kv.first.Scalar();
+                const std::string f = field + ".defines." + name;
+                if (!std::regex_match(name, macro)) fail(kv.first, f, "a macro name must be an identifier");
+                const std::string value = scalar(kv.second, f);
+                if (std::any_of(value.begin(), value.end(), [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); }))
+                    fail(kv.second, f, "a macro value must be one line without control characters");
+                v.defines[name] = value;
+            }
         }
-        if (node["options"]) v.options = string_list(node["options"], field + ".options");
+        if (node["options"]) {
+            v.options = string_list(node["options"], field + ".options");
+            for (std::size_t i = 0; i < v.options.size(); ++i)
+                if (const std::string problem = nvrtc_option_problem(v.options[i]); !problem.empty())
+                    fail(node["options"].IsSequence() ? node["options"][i] : node["options"],
+                         fmt::format("{}.options[{}]", field, i), problem);
+        }
         if (node["buffers"]) v.buffers = buffers(node["buffers"], field + ".buffers", params);
 
         std::vector<BufferSpec> known = suite_buffers;
@@ -500,10 +590,20 @@ public:
                 if (!node[key]) fail(node, prefixed(field, key), "missing required key (or give 'launches')");
             v.launches.push_back(launch(node, field, params, known));
         }
-        if (node["flops"]) v.flops = expression(node["flops"], field + ".flops", params);
-        if (node["bytes"]) v.bytes = expression(node["bytes"], field + ".bytes", params);
+        work_figures(v, node, field, params);
         gating(v, node, field);
         return v;
+    }
+
+    /// A variant's own `flops:` and `bytes:`, computable at every sweep point.
+    void work_figures(VariantSpec& v, const YAML::Node& node, const std::string& field,
+                      const std::set<std::string, std::less<>>& params) const
+    {
+        for (const auto& [key, target] : {std::pair{"flops", &v.flops}, std::pair{"bytes", &v.bytes}})
+            if (node[key]) {
+                *target = expression(node[key], field + "." + key, params);
+                check_computable(node[key], field + "." + key, **target);
+            }
     }
 
     /// A variant's `compare:` and `expect:`.
@@ -543,13 +643,12 @@ public:
                 fail(args[i], fmt::format("{}.args[{}]", field, i), fmt::format("{} takes {}", v.builtin, info->signature));
         }
         v.launches.push_back(std::move(l));
-        if (node["flops"]) v.flops = expression(node["flops"], field + ".flops", params);
-        if (node["bytes"]) v.bytes = expression(node["bytes"], field + ".bytes", params);
+        work_figures(v, node, field, params);
         gating(v, node, field);
         return v;
     }
 
-    Suite suite(const YAML::Node& root) const
+    Suite suite(const YAML::Node& root)
     {
         if (!root.IsMap()) fail(root, "", "a suite file is a YAML map (see docs/suite-format.md)");
         check_keys(root, "",
@@ -558,16 +657,21 @@ public:
                    {"suite", "params", "reference", "variants"});
         Suite s;
         s.file = file_;
+        s.project_root = root_;
         s.name = scalar(root["suite"], "suite");
-        static const std::regex suite_name("[A-Za-z0-9_.-]+");
-        if (!std::regex_match(s.name, suite_name))
-            fail(root["suite"], "suite", "a suite name uses only letters, digits, '_', '.' and '-'");
+        // The name becomes a folder under baselines/ and the report folder.
+        if (const std::string problem = name_problem(s.name); !problem.empty())
+            fail(root["suite"], "suite",
+                 fmt::format("the suite name {}; use 1 to 100 letters, digits, '_', '.' and '-', starting with a "
+                             "letter, digit or '_'",
+                             problem));
         if (root["description"]) s.description = scalar(root["description"], "description");
 
         if (root["include"]) {
             for (const auto& dir : string_list(root["include"], "include")) {
                 const fs::path p = fs::weakly_canonical(dir_ / dir);
                 if (!fs::is_directory(p)) fail(root["include"], "include", "no such directory: " + p.string());
+                check_inside_project(root["include"], "include", p);
                 s.include_dirs.push_back(p);
             }
         } else if (fs::is_directory(dir_ / ".." / "kernels")) {
@@ -575,9 +679,14 @@ public:
         }
 
         s.archs = root["archs"] ? string_list(root["archs"], "archs") : std::vector<std::string>{"sm_80", "sm_90"};
-        static const std::regex arch("sm_[0-9]{2,3}[a-z]?");
         for (const auto& a : s.archs)
-            if (!std::regex_match(a, arch)) fail(root["archs"], "archs", fmt::format("'{}' is not like sm_90", a));
+            if (!find_arch_limits(a)) {
+                std::vector<std::string> known;
+                for (const auto& limits : known_arch_limits()) known.emplace_back(limits.name);
+                fail(root["archs"], "archs",
+                     fmt::format("unknown architecture '{}'{}; one of {}", a.substr(0, 40), did_you_mean(a, known),
+                                 join(known)));
+            }
 
         // Metrics to collect through the profiler; without the key, the metric table's default set.
         if (const YAML::Node metrics = root["metrics"]) {
@@ -596,19 +705,28 @@ public:
             s.params.push_back(param(name, kv.second, "params." + name));
             names.insert(name);
         }
+        std::size_t point_count = 1;
+        for (const auto& p : s.params) {
+            point_count *= p.values.size();
+            if (point_count > max_cases)
+                fail(params, "params",
+                     fmt::format("the sweep has more than {} points (the product of every parameter's values)",
+                                 max_cases));
+        }
+        points_ = sweep_points(s);
+        for (const auto& point : points_) point_texts_.push_back(params_text(s, point));
+        archs_ = s.archs;
 
         if (root["tolerance"]) s.tolerance = tolerance(root["tolerance"], "tolerance", Tolerance{});
         if (root["timing"]) {
             const YAML::Node t = root["timing"];
             check_keys(t, "timing", {"min_samples", "max_noise", "budget_s", "timeout_s"});
-            if (t["min_samples"]) {
-                s.timing.min_samples = static_cast<int>(integer(t["min_samples"], "timing.min_samples"));
-                if (s.timing.min_samples < 1) fail(t["min_samples"], "timing.min_samples", "must be at least 1");
-            }
-            if (t["max_noise"]) s.timing.max_noise = non_negative(t["max_noise"], "timing.max_noise");
-            if (t["budget_s"]) s.timing.budget_s = non_negative(t["budget_s"], "timing.budget_s");
+            if (t["min_samples"])
+                s.timing.min_samples = static_cast<int>(integer_in(t["min_samples"], "timing.min_samples", 1, 100000));
+            if (t["max_noise"]) s.timing.max_noise = number_in(t["max_noise"], "timing.max_noise", 0.0, 1.0);
+            if (t["budget_s"]) s.timing.budget_s = number_in(t["budget_s"], "timing.budget_s", 0.0, 3600.0);
             if (t["timeout_s"]) {
-                s.timing.timeout_s = number(t["timeout_s"], "timing.timeout_s");
+                s.timing.timeout_s = number_in(t["timeout_s"], "timing.timeout_s", 0.0, 86400.0);
                 if (s.timing.timeout_s <= 0) fail(t["timeout_s"], "timing.timeout_s", "must be positive");
             }
         }
@@ -617,23 +735,32 @@ public:
         if (root["expect"]) s.expect = expectations(root["expect"], "expect");
 
         std::optional<Expression> flops, bytes;
-        if (root["flops"]) flops = expression(root["flops"], "flops", names);
-        if (root["bytes"]) bytes = expression(root["bytes"], "bytes", names);
+        for (const auto& [key, target] : {std::pair{"flops", &flops}, std::pair{"bytes", &bytes}})
+            if (root[key]) {
+                *target = expression(root[key], key, names);
+                check_computable(root[key], key, **target);
+            }
 
         const YAML::Node variants = root["variants"];
         expect_map(variants, "variants");
         if (variants.size() == 0) fail(variants, "variants", "needs at least one variant");
         for (const auto& kv : variants) {
             const std::string name = kv.first.as<std::string>();
-            static const std::regex variant_name("[A-Za-z0-9_.-]+");
-            if (!std::regex_match(name, variant_name))
-                fail(kv.first, "variants." + name, "a variant name uses only letters, digits, '_', '.' and '-'");
+            if (const std::string problem = name_problem(name); !problem.empty())
+                fail(kv.first, "variants." + name.substr(0, max_name_length),
+                     fmt::format("the variant name {}; use 1 to 100 letters, digits, '_', '.' and '-', starting with "
+                                 "a letter, digit or '_'",
+                                 problem));
             if (s.find_variant(name)) fail(kv.first, "variants." + name, "declared twice");
             VariantSpec v = variant(name, kv.second, "variants." + name, names, s.buffers);
             if (!v.flops) v.flops = flops;
             if (!v.bytes) v.bytes = bytes;
             s.variants.push_back(std::move(v));
         }
+        if (s.variants.size() * points_.size() > max_cases)
+            fail(variants, "variants",
+                 fmt::format("{} variants x {} sweep points make more than the {} cases allowed", s.variants.size(),
+                             points_.size(), max_cases));
 
         s.reference = scalar(root["reference"], "reference");
         const VariantSpec* reference = s.find_variant(s.reference);
@@ -673,15 +800,131 @@ public:
         }
     }
 
+    /// Refuses a source or include folder outside the project, unless the user allowed it.
+    void check_inside_project(const YAML::Node& node, const std::string& field, const fs::path& path) const
+    {
+        if (options_.sources_anywhere || is_inside(path, root_)) return;
+        fail(node, field,
+             fmt::format("{} lies outside the project {} (the nearest folder above the suite that holds kernels/, "
+                         "baselines/ or .git); pass --sources-anywhere to allow it",
+                         path.string(), root_.string()));
+    }
+
+    /// The value of `e` at sweep point `point`, or an error naming the field and the point.
+    std::int64_t value_at(const YAML::Node& node, const std::string& field, const Expression& e,
+                          std::size_t point) const
+    {
+        try {
+            return e.evaluate(points_[point]);
+        } catch (const ExpressionError& err) {
+            fail(node, field, fmt::format("{} in '{}' at {}", err.what(), e.text(), point_texts_[point]));
+        }
+    }
+
+    /// Every sweep point's launch fits what any GPU can launch: 1 to 1024 threads per block (z up
+    /// to 64), a grid of 1 to 2^31-1 x 65535 x 65535 blocks, and dynamic shared memory from 0 to
+    /// the suite's architectures' opt-in maximum per block.
+    void check_geometry(const YAML::Node& node, const std::string& field, const LaunchSpec& l) const
+    {
+        static constexpr std::int64_t block_max[3] = {1024, 1024, 64};
+        static constexpr std::int64_t grid_max[3] = {2147483647, 65535, 65535};
+        static constexpr char axis[3] = {'x', 'y', 'z'};
+        std::int64_t shared_max = INT64_MAX;
+        std::string shared_arch;
+        for (const auto& arch : archs_)
+            if (const ArchLimits* limits = find_arch_limits(arch);
+                limits && limits->shared_bytes_per_block_optin < shared_max) {
+                shared_max = limits->shared_bytes_per_block_optin;
+                shared_arch = arch;
+            }
+        for (std::size_t p = 0; p < points_.size(); ++p) {
+            const auto& where = point_texts_[p];
+            std::int64_t threads = 1;
+            for (std::size_t d = 0; d < l.block.size(); ++d) {
+                const std::int64_t v = value_at(node["block"], field + ".block", l.block[d], p);
+                if (v < 1 || v > block_max[d])
+                    fail(node["block"], field + ".block",
+                         fmt::format("block.{} is {} at {}; it must be 1 to {}", axis[d], v, where, block_max[d]));
+                threads *= v;
+            }
+            if (threads > 1024)
+                fail(node["block"], field + ".block",
+                     fmt::format("{} threads per block at {}; a block holds at most 1024", threads, where));
+            for (std::size_t d = 0; d < l.grid.size(); ++d) {
+                const std::int64_t v = value_at(node["grid"], field + ".grid", l.grid[d], p);
+                if (v < 1 || v > grid_max[d])
+                    fail(node["grid"], field + ".grid",
+                         fmt::format("grid.{} is {} at {}; it must be 1 to {}", axis[d], v, where, grid_max[d]));
+            }
+            if (!node["shared_bytes"]) continue;
+            const std::int64_t shared = value_at(node["shared_bytes"], field + ".shared_bytes", l.shared_bytes, p);
+            if (shared < 0 || shared > shared_max)
+                fail(node["shared_bytes"], field + ".shared_bytes",
+                     fmt::format("{} bytes of dynamic shared memory at {}; it must be 0 to {} ({} per block)", shared,
+                                 where, shared_max, shared_arch));
+        }
+    }
+
+    /// A buffer's element count at every sweep point: not negative, at most 1 TiB of data.
+    void check_count(const YAML::Node& node, const std::string& field, const BufferSpec& b) const
+    {
+        constexpr std::int64_t max_bytes = std::int64_t{1} << 40;
+        for (std::size_t p = 0; p < points_.size(); ++p) {
+            const std::int64_t count = value_at(node, field, b.count, p);
+            if (count < 0 || count > max_bytes / static_cast<std::int64_t>(element_size(b.type)))
+                fail(node, field,
+                     fmt::format("{} elements at {}; a buffer holds 0 to {} bytes", count, point_texts_[p], max_bytes));
+        }
+    }
+
+    /// An integer scalar at every sweep point: computable and within its type's range.
+    void check_scalar(const YAML::Node& node, const std::string& field, const ArgSpec& a) const
+    {
+        if (a.literal) return;
+        std::int64_t low = INT64_MIN, high = INT64_MAX;
+        switch (a.scalar_type) {
+        case ElementType::i32: low = INT32_MIN, high = INT32_MAX; break;
+        case ElementType::u32: low = 0, high = UINT32_MAX; break;
+        case ElementType::u64: low = 0; break;
+        case ElementType::i64:
+        case ElementType::f32:
+        case ElementType::f64: break;
+        }
+        for (std::size_t p = 0; p < points_.size(); ++p) {
+            const std::int64_t v = value_at(node, field, a.scalar, p);
+            if (v < low || v > high)
+                fail(node, field,
+                     fmt::format("{} at {} does not fit {}", v, point_texts_[p], element_type_name(a.scalar_type)));
+        }
+    }
+
+    /// An expression of the sweep (flops, bytes) is computable at every point.
+    void check_computable(const YAML::Node& node, const std::string& field, const Expression& e) const
+    {
+        for (std::size_t p = 0; p < points_.size(); ++p) value_at(node, field, e, p);
+    }
+
 private:
     fs::path file_;
     fs::path dir_;
+    fs::path root_;
+    LoadOptions options_;
+    std::vector<Bindings> points_;
+    std::vector<std::string> point_texts_;
+    std::vector<std::string> archs_;
 };
 
 } // namespace
 
-Suite parse_suite(const std::string& text, const fs::path& file)
+Suite parse_suite(const std::string& text, const fs::path& file, const LoadOptions& options)
 {
+    if (text.size() > max_suite_file_bytes)
+        throw InputError(file.string(), 0, 0, "",
+                         fmt::format("{} bytes, more than the {} a suite file may have", text.size(), max_suite_file_bytes));
+    if (const std::size_t bad = invalid_utf8_offset(text); bad != std::string::npos) {
+        const auto [line, column] = line_and_column(text, bad);
+        throw InputError(file.string(), line, column, "", "the file is not UTF-8 text");
+    }
     YAML::Node root;
     try {
         root = YAML::Load(text);
@@ -689,19 +932,63 @@ Suite parse_suite(const std::string& text, const fs::path& file)
         throw InputError(file.string(), e.mark.line + 1, e.mark.column + 1, "", "YAML syntax error: " + e.msg);
     }
     try {
-        return Loader(file).suite(root);
+        return Loader(file, options).suite(root);
     } catch (const YAML::Exception& e) {
         throw InputError(file.string(), e.mark.line + 1, e.mark.column + 1, "", e.msg);
     }
 }
 
-Suite load_suite(const fs::path& file)
+Suite load_suite(const fs::path& file, const LoadOptions& options)
 {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError(file.string(), 0, 0, "", "cannot open the suite file");
-    std::stringstream text;
-    text << in.rdbuf();
-    return parse_suite(text.str(), file);
+    return parse_suite(read_input_file(file, max_suite_file_bytes, "suite file"), file, options);
+}
+
+std::string nvrtc_option_problem(const std::string& option)
+{
+    // NVRTC options that only change code generation or diagnostics. Left out on purpose: those
+    // that write files (--time, --fdevice-time-trace), widen the include search (-I,
+    // --include-path, --pre-include), or replace what the harness sets (architecture, output kind).
+    static const std::vector<std::string> allowed = {
+        "-G", "--device-debug", "-lineinfo", "--generate-line-info", "-dopt", "--dopt", "-maxrregcount",
+        "--maxrregcount", "-ftz", "--ftz", "-prec-sqrt", "--prec-sqrt", "-prec-div", "--prec-div", "-fmad", "--fmad",
+        "-use_fast_math", "--use_fast_math", "-extra-device-vectorization", "--extra-device-vectorization",
+        "-modify-stack-limit", "--modify-stack-limit", "-std", "--std", "-builtin-move-forward",
+        "--builtin-move-forward", "-builtin-initializer-list", "--builtin-initializer-list", "-w",
+        "--disable-warnings", "-restrict", "--restrict", "-default-device", "--device-as-default-execution-space",
+        "-device-int128", "--device-int128", "-opt-info", "--optimization-info", "-err-no", "--display-error-number",
+        "-no-err-no", "--no-display-error-number", "-diag-error", "--diag-error", "-diag-suppress",
+        "--diag-suppress", "-diag-warn", "--diag-warn", "-brief-diag", "--brief-diagnostics", "-jump-table-density",
+        "--jump-table-density", "-Xptxas", "--ptxas-options"};
+    static const std::vector<std::string> ptxas_allowed = {
+        "-v", "--verbose", "-O0", "-O1", "-O2", "-O3", "--maxrregcount", "-maxrregcount", "--warn-on-spills",
+        "-warn-spills", "--warn-on-local-memory-usage", "-warn-lmem-usage", "--allow-expensive-optimizations",
+        "-allow-expensive-optimizations", "-dlcm", "--def-load-cache", "-dscm", "--def-store-cache",
+        "--disable-optimizer-constants", "-disable-optimizer-consts", "--sp-bounds-check", "-sp-bounds-check",
+        "-lineinfo", "--generate-line-info", "--fmad", "-fmad", "--device-debug", "-g"};
+    if (option.size() > 1000) return "longer than 1000 characters";
+    if (std::any_of(option.begin(), option.end(), [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); }))
+        return "an option must not contain control characters";
+    static const std::regex define_option("-[DU][A-Za-z_][A-Za-z0-9_]*(=.*)?");
+    if (option.starts_with("-D") || option.starts_with("-U")) {
+        if (std::regex_match(option, define_option)) return "";
+        return "a macro option is -DNAME, -DNAME=VALUE or -UNAME";
+    }
+    const std::string name = option.substr(0, option.find('='));
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end())
+        return fmt::format("'{}' is not an NVRTC option a suite may set (options that write files, change the "
+                           "include search or the architecture are refused; see docs/suite-format.md)",
+                           name.substr(0, 80));
+    if (name == "-Xptxas" || name == "--ptxas-options") {
+        const std::size_t eq = option.find('=');
+        if (eq == std::string::npos) return fmt::format("{} takes its ptxas options after '='", name);
+        std::istringstream list(option.substr(eq + 1));
+        for (std::string sub; std::getline(list, sub, ',');) {
+            const std::string sub_name = sub.substr(0, sub.find('='));
+            if (std::find(ptxas_allowed.begin(), ptxas_allowed.end(), sub_name) == ptxas_allowed.end())
+                return fmt::format("ptxas option '{}' is not one a suite may set", sub_name.substr(0, 80));
+        }
+    }
+    return "";
 }
 
 } // namespace harness::suite

@@ -120,9 +120,22 @@ struct TimingSpec {
     double timeout_s = 30.0;
 };
 
+/// Limits that keep a suite file from exhausting the machine; an input past one is refused at load.
+inline constexpr std::size_t max_suite_file_bytes = 1024 * 1024;
+inline constexpr std::size_t max_param_values = 10000;  ///< values of one parameter
+inline constexpr std::size_t max_cases = 10000;         ///< sweep points x variants
+inline constexpr std::size_t max_entry_length = 512;
+
+/// How a suite may reach outside the project that holds it.
+struct LoadOptions {
+    /// Sources and include folders may lie outside the project (`--sources-anywhere`).
+    bool sources_anywhere = false;
+};
+
 /// A loaded, validated suite.
 struct Suite {
     std::filesystem::path file;  ///< as given on the command line
+    std::filesystem::path project_root;  ///< absolute; see project_root() in core/input_files.hxx
     std::string name;
     std::string description;
     std::vector<std::filesystem::path> include_dirs;  ///< absolute
@@ -147,9 +160,14 @@ struct Suite {
 };
 
 /// Loads and validates a suite file; throws InputError naming file, line, column and field.
-Suite load_suite(const std::filesystem::path& file);
+Suite load_suite(const std::filesystem::path& file, const LoadOptions& options = {});
 
-/// Same, from text (for tests); `file` is only used in messages and to resolve relative paths.
-Suite parse_suite(const std::string& text, const std::filesystem::path& file);
+/// Same, from text (for tests); `file` is only used in messages, to resolve relative paths and
+/// to find the project.
+Suite parse_suite(const std::string& text, const std::filesystem::path& file, const LoadOptions& options = {});
+
+/// Why an NVRTC option may not appear in a suite (it writes files, changes the include search,
+/// or is not an option NVRTC takes), or "" when it may.
+std::string nvrtc_option_problem(const std::string& option);
 
 } // namespace harness::suite
