@@ -40,14 +40,14 @@ int baseline_update(const std::vector<std::string>& args)
     const auto cache = make_cache(common);
     const auto device = from.empty() ? choose_device(options) : std::nullopt;
     int exit_code = exit_pass;
-    for (const auto& file : common.suites) {
-        const suite::Suite s = suite::load_suite(file);
+    for (const auto& s : load_suites(common)) {
         report::RunReport rep;
         if (!from.empty()) {
             rep = report::read_results_json(from);
             if (rep.suite != s.name)
-                throw Error(ErrorKind::bad_input,
-                            fmt::format("{} holds suite '{}', not '{}' ({})", from, rep.suite, s.name, file));
+                throw Error(ErrorKind::bad_input, fmt::format("{} holds suite '{}', not '{}' ({})", from,
+                                                              rep.suite.substr(0, 100), s.name, s.file.string()));
+            rep.suite_file = from;
         } else {
             rep = device ? run_suite_gpu(s, *device, options, cache ? &*cache : nullptr)
                          : run_suite_static(s, options, cache ? &*cache : nullptr);

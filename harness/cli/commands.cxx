@@ -64,4 +64,21 @@ int dispatch(const std::vector<std::string>& args)
     return exit_bad_input;
 }
 
+int run_tool(const std::vector<std::string>& args)
+{
+    try {
+        return dispatch(args);
+    } catch (const Error& e) {
+        fmt::print(stderr, "harness: {}\n", e.what());
+        switch (e.kind()) {
+        case ErrorKind::bad_input: return exit_bad_input;
+        case ErrorKind::environment: return exit_environment;
+        case ErrorKind::internal: return exit_environment;
+        }
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "harness: internal error: {}\n", e.what());
+    }
+    return exit_environment;
+}
+
 } // namespace harness::cli

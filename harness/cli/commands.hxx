@@ -19,6 +19,9 @@ std::span<const Command> command_table();
 /// Dispatches argv (without the program name) to a subcommand; returns the exit code.
 int dispatch(const std::vector<std::string>& args);
 
+/// The whole tool: dispatch, with every error printed and mapped to its documented exit code.
+int run_tool(const std::vector<std::string>& args);
+
 int run_command(const std::vector<std::string>& args);
 int check_command(const std::vector<std::string>& args);
 int list_command(const std::vector<std::string>& args);

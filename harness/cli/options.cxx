@@ -27,6 +27,15 @@ void add_common(CLI::App& app, CommonOptions& o)
     app.add_option("--cache-dir", o.cache_dir,
                    "compiled-kernel cache (default $HARNESS_CACHE_DIR or ~/.cache/harness)");
     app.add_flag("--no-cache", o.no_cache, "compile every kernel afresh");
+    app.add_flag("--sources-anywhere", o.sources_anywhere,
+                 "allow kernel sources and include folders outside the suite's project");
+}
+
+std::vector<suite::Suite> load_suites(const CommonOptions& o)
+{
+    std::vector<suite::Suite> suites;
+    for (const auto& file : o.suites) suites.push_back(suite::load_suite(file, {.sources_anywhere = o.sources_anywhere}));
+    return suites;
 }
 
 std::optional<compile::CompileCache> make_cache(const CommonOptions& o)

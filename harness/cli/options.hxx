@@ -2,6 +2,7 @@
 // Command-line pieces the subcommands share.
 
 #include "harness/compile/nvrtc_compiler.hxx"
+#include "harness/suite/suite.hxx"
 
 #include <CLI/CLI.hpp>
 #include <optional>
@@ -18,9 +19,13 @@ struct CommonOptions {
     std::vector<std::string> suites;
     std::string cache_dir;
     bool no_cache = false;
+    bool sources_anywhere = false;  ///< sources and include folders may lie outside the suite's project
 };
 
 void add_common(CLI::App& app, CommonOptions& o);
 std::optional<compile::CompileCache> make_cache(const CommonOptions& o);
+
+/// Loads every suite named on the command line, before anything runs: a bad one stops the command.
+std::vector<suite::Suite> load_suites(const CommonOptions& o);
 
 } // namespace harness::cli

@@ -5,6 +5,7 @@
 #include "harness/cli/options.hxx"
 #include "harness/cli/suite_runner.hxx"
 #include "harness/compare/compare_run.hxx"
+#include "harness/compare/waivers.hxx"
 #include "harness/compile/compile_suite.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
@@ -51,8 +52,10 @@ int run_command(const std::vector<std::string>& args)
     app.add_option("--variant", options.only_variants, "run only these variants (the reference always runs)");
     if (auto code = parse(app, args)) return *code;
 
-    std::vector<suite::Suite> suites;
-    for (const auto& file : common.suites) suites.push_back(suite::load_suite(file));
+    const std::vector<suite::Suite> suites = load_suites(common);
+    // Read once before anything runs, so that a bad waiver file stops the run at once.
+    compare::read_waivers(waiver_file.empty() ? fs::path(baseline_dir) / "waivers.yaml" : fs::path(waiver_file),
+                          !waiver_file.empty());
     for (const auto& s : suites)
         for (const auto& v : options.only_variants)
             if (!s.find_variant(v))
@@ -90,14 +93,15 @@ int check_command(const std::vector<std::string>& args)
 
     const auto cache = make_cache(common);
     int exit_code = exit_pass;
-    for (const auto& file : common.suites) {
-        const suite::Suite s = suite::load_suite(file);
+    for (const auto& s : load_suites(common)) {
         const auto cases = suite::expand_cases(s);
-        fmt::print("{}: suite {}, {} variants, {} cases\n", file, s.name, s.variants.size(), cases.size());
+        fmt::print("{}: suite {}, {} variants, {} cases\n", s.file.string(), s.name, s.variants.size(), cases.size());
         for (const auto& arch : archs.empty() ? s.archs : archs) {
             const auto compiled = compile::compile_suite(s, arch, cache ? &*cache : nullptr);
             for (const auto& v : s.variants) {
-                if (auto err = compiled.errors.find(v.name); err != compiled.errors.end()) {
+                if (v.is_builtin()) {
+                    fmt::print("  {:<8} {:<24} built-in {} (nothing to compile)\n", arch, v.name, v.builtin);
+                } else if (auto err = compiled.errors.find(v.name); err != compiled.errors.end()) {
                     fmt::print("  {:<8} {:<24} FAILED\n{}\n", arch, v.name, err->second);
                     exit_code = exit_failure;
                 } else {
@@ -116,8 +120,7 @@ int list_command(const std::vector<std::string>& args)
     CommonOptions common;
     add_common(app, common);
     if (auto code = parse(app, args)) return *code;
-    for (const auto& file : common.suites) {
-        const suite::Suite s = suite::load_suite(file);
+    for (const auto& s : load_suites(common)) {
         for (const auto& c : suite::expand_cases(s))
             fmt::print("{} {} {}\n", s.name, s.variants[c.variant].name, c.params_text);
     }

@@ -2,12 +2,14 @@
 
 #include "harness/core/atomic_file.hxx"
 #include "harness/core/error.hxx"
+#include "harness/core/input_files.hxx"
 
 #include <cmath>
 #include <csv.h>
 #include <fmt/format.h>
-#include <fstream>
+#include <map>
 #include <sstream>
+#include <tuple>
 
 namespace harness::compare {
 
@@ -104,7 +106,20 @@ std::string noisy_baseline_key(const std::string& gpu_name)
 
 std::filesystem::path baseline_path(const std::filesystem::path& dir, const std::string& suite, const std::string& key)
 {
-    return dir / suite / (key + ".csv");
+    return child_path(child_path(dir, suite, "suite name"), key, "baseline key", ".csv");
+}
+
+void check_baseline_identity(const BaselineFile& file, const std::string& name, const std::string& suite,
+                             const std::string& key)
+{
+    for (const auto& [field, expected] : {std::pair{"suite", suite}, std::pair{"key", key}}) {
+        const std::string value = file.meta(field);
+        if (!value.empty() && value != expected)
+            throw InputError(name, 0, 0, std::string("# ") + field,
+                             fmt::format("the file says {} '{}', but it is the baseline of {} '{}'; was it copied from "
+                                         "elsewhere?",
+                                         field, value.substr(0, max_name_length), field, expected));
+    }
 }
 
 std::string baseline_text(const BaselineFile& file)
@@ -126,6 +141,10 @@ std::string baseline_text(const BaselineFile& file)
 BaselineFile parse_baseline(const std::string& text, const std::string& name)
 {
     BaselineFile file;
+    if (const std::size_t bad = invalid_utf8_offset(text); bad != std::string::npos) {
+        const auto [at_line, column] = line_and_column(text, bad);
+        throw InputError(name, at_line, column, "", "the file is not UTF-8 text");
+    }
     std::size_t pos = 0;
     int line = 0;
     // Metadata: the comment lines before the table.
@@ -180,12 +199,17 @@ BaselineFile parse_baseline(const std::string& text, const std::string& name)
     if (!parsed) throw InputError(name, records.line, 0, "", "malformed CSV: " + csv_problem);
     if (records.rows.empty() || records.rows.front() != columns)
         throw InputError(name, line + 1, 1, "", fmt::format("expected the header '{}'", fmt::join(columns, ",")));
+    std::map<std::tuple<std::string, std::string, std::string>, int> seen;  // row -> line
     for (std::size_t i = 1; i < records.rows.size(); ++i) {
         const auto& f = records.rows[i];
         const int at = records.lines[i];
         if (f.size() != columns.size())
             throw InputError(name, at, 0, "", fmt::format("expected {} fields, found {}", columns.size(), f.size()));
         BaselineRow r{f[0], f[1], f[2], parse_double(f[3], name, at, "value"), {}, f[5]};
+        if (const auto [it, fresh] = seen.emplace(std::tuple{r.variant, r.params, r.metric}, at); !fresh)
+            throw InputError(name, at, 0, "",
+                             fmt::format("a second row for {} {} {} (the first is on line {})", r.variant, r.params,
+                                         r.metric, it->second));
         std::istringstream samples(f[4]);
         for (std::string s; samples >> s;) r.samples.push_back(parse_double(s, name, at, "samples"));
         file.rows.push_back(std::move(r));
@@ -195,11 +219,7 @@ BaselineFile parse_baseline(const std::string& text, const std::string& name)
 
 BaselineFile read_baseline(const std::filesystem::path& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path.string(), 0, 0, "", "cannot open the baseline file");
-    std::stringstream text;
-    text << in.rdbuf();
-    return parse_baseline(text.str(), path.string());
+    return parse_baseline(read_input_file(path, max_baseline_file_bytes, "baseline file"), path.string());
 }
 
 void write_baseline(const std::filesystem::path& path, const BaselineFile& file)

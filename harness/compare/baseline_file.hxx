@@ -48,7 +48,8 @@ struct BaselineFile {
 std::string exact_baseline_key(const std::string& arch);
 /// Key of the file that holds noisy figures: the GPU model made file-safe, "NVIDIA-H200".
 std::string noisy_baseline_key(const std::string& gpu_name);
-/// <dir>/<suite>/<key>.csv
+/// <dir>/<suite>/<key>.csv; throws Error (bad_input) when the suite or key could not name a file
+/// inside `dir` (see name_problem in core/input_files.hxx).
 std::filesystem::path baseline_path(const std::filesystem::path& dir, const std::string& suite, const std::string& key);
 
 /// The file's text: metadata comments, then the CSV table (libcsv quoting).
@@ -57,6 +58,12 @@ std::string baseline_text(const BaselineFile& file);
 BaselineFile parse_baseline(const std::string& text, const std::string& name);
 /// Reads a baseline file; throws InputError (bad input) when it is malformed or unreadable.
 BaselineFile read_baseline(const std::filesystem::path& path);
+/// Throws InputError when the file's `# suite:` or `# key:` metadata names another suite or key
+/// than the place it was found at (a file copied or planted from elsewhere).
+void check_baseline_identity(const BaselineFile& file, const std::string& name, const std::string& suite,
+                             const std::string& key);
+/// The largest baseline file read.
+inline constexpr std::size_t max_baseline_file_bytes = 64 * 1024 * 1024;
 /// Writes atomically: a reader, or an interrupted update, leaves the old file whole.
 void write_baseline(const std::filesystem::path& path, const BaselineFile& file);
 

@@ -1,6 +1,10 @@
 #include "harness/compare/baseline_update.hxx"
 
 #include "harness/compare/baseline_file.hxx"
+#include "harness/core/arch_limits.hxx"
+#include "harness/core/error.hxx"
+#include "harness/core/file_transaction.hxx"
+#include "harness/core/input_files.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/suite/sweep.hxx"
 
@@ -26,6 +30,37 @@ std::size_t metric_order(const std::string& name)
 
 } // namespace
 
+/// Refuses results that do not belong to `suite` before anything is written: another suite's
+/// name, a case the suite does not have, an architecture the harness does not know (it names a
+/// file), or a case given twice for one architecture.
+void check_results(const suite::Suite& suite, const report::RunReport& report,
+                   const std::map<CaseKey, std::size_t>& case_order)
+{
+    const std::string from = report.suite_file.empty() ? std::string("the results") : report.suite_file;
+    if (report.suite != suite.name)
+        throw Error(ErrorKind::bad_input, fmt::format("the results are of suite '{}', not '{}' ({})",
+                                                      report.suite.substr(0, max_name_length), suite.name,
+                                                      suite.file.string()));
+    std::set<std::tuple<std::string, std::string, std::string>> seen;
+    for (const auto& r : report.results) {
+        const std::string what = fmt::format("case '{} {}'", r.variant.substr(0, max_name_length),
+                                             r.params_text.substr(0, 200));
+        if (!case_order.contains({r.variant, r.params_text}))
+            throw Error(ErrorKind::bad_input,
+                        fmt::format("{} is not a case of suite '{}' ({}); nothing was recorded", what, suite.name,
+                                    suite.file.string()));
+        if (r.status == CaseStatus::skipped) continue;
+        if (r.status == CaseStatus::passed && (!find_arch_limits(r.arch) || !name_problem(r.arch).empty()))
+            throw Error(ErrorKind::bad_input,
+                        fmt::format("{} has architecture '{}', which is not one the harness knows; nothing was "
+                                    "recorded",
+                                    what, r.arch.substr(0, 40)));
+        if (!seen.emplace(r.variant, r.params_text, r.arch).second)
+            throw Error(ErrorKind::bad_input,
+                        fmt::format("{} appears twice for {} in {}; nothing was recorded", what, r.arch, from));
+    }
+}
+
 BaselineUpdate update_baselines(const suite::Suite& suite, const report::RunReport& report,
                                 const std::filesystem::path& dir)
 {
@@ -33,6 +68,10 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const report::RunRepo
     std::map<CaseKey, std::size_t> case_order;
     for (const auto& c : suite::expand_cases(suite))
         case_order.emplace(CaseKey{suite.variants[c.variant].name, c.params_text}, case_order.size());
+    check_results(suite, report, case_order);
+    const std::filesystem::path suite_dir = child_path(dir, suite.name, "suite name");
+    // Updates of one suite's files take turns: each reads what the one before it wrote.
+    const FolderLock lock(suite_dir);
 
     const bool gpu = report.mode != "static";
     const std::string source = gpu ? "gpu" : "static";
@@ -67,10 +106,14 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const report::RunRepo
         out.notes.push_back(fmt::format("not recorded: {} skipped cases (e.g. built-in library calls in the static tier)",
                                         skipped));
 
+    std::vector<std::pair<std::filesystem::path, std::string>> files;
     for (auto& [key, rows] : fresh) {
         const auto path = baseline_path(dir, suite.name, key);
         BaselineFile file;
-        if (std::filesystem::exists(path)) file = read_baseline(path);
+        if (std::filesystem::exists(path)) {
+            file = read_baseline(path);
+            check_baseline_identity(file, path.string(), suite.name, key);
+        }
         std::set<std::tuple<std::string, std::string, std::string>> replaced;
         for (const auto& r : rows) replaced.emplace(r.variant, r.params, r.metric);
         std::size_t dropped = 0;
@@ -105,9 +148,11 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const report::RunRepo
         file.set_meta("harness", report.harness_version);
         file.set_meta("git_revision", report.git_revision);
         file.set_meta("date", report.timestamp);
-        write_baseline(path, file);
+        files.emplace_back(path, baseline_text(file));
         out.written.push_back(path.string());
     }
+    // Every file is read, merged and checked above; now all of them change, or none does.
+    replace_files_together(files);
     return out;
 }
 

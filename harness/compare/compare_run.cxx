@@ -214,7 +214,8 @@ void compare_run(report::RunReport& report, const suite::Suite& suite, const Com
 {
     const fs::path waiver_file =
         options.waiver_file.empty() ? options.baseline_dir / "waivers.yaml" : options.waiver_file;
-    const std::vector<Waiver> waivers = read_waivers(waiver_file);
+    // The default file may be absent; one named on the command line must be there.
+    const std::vector<Waiver> waivers = read_waivers(waiver_file, !options.waiver_file.empty());
     const std::string today = options.today.empty() ? today_utc() : options.today;
 
     std::map<std::string, std::optional<BaselineFile>> files;  // by path
@@ -225,6 +226,7 @@ void compare_run(report::RunReport& report, const suite::Suite& suite, const Com
             std::optional<BaselineFile> file;
             if (fs::exists(path)) {
                 file = read_baseline(path);
+                check_baseline_identity(*file, key, suite.name, path.stem().string());
                 report.baseline_files.push_back(key);
             } else {
                 report.notes.push_back(fmt::format("no baseline {}: record one with `harness baseline update{} {}`",

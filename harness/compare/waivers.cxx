@@ -1,6 +1,7 @@
 #include "harness/compare/waivers.hxx"
 
 #include "harness/core/error.hxx"
+#include "harness/core/input_files.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/core/text.hxx"
 
@@ -9,6 +10,7 @@
 #include <fnmatch.h>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <yaml-cpp/yaml.h>
 
@@ -55,6 +57,10 @@ bool is_date(const std::string& text)
 
 std::vector<Waiver> parse_waivers(const std::string& text, const std::string& file)
 {
+    if (const std::size_t bad = invalid_utf8_offset(text); bad != std::string::npos) {
+        const auto [line, column] = line_and_column(text, bad);
+        throw InputError(file, line, column, "", "the file is not UTF-8 text");
+    }
     YAML::Node root;
     try {
         root = YAML::Load(text);
@@ -67,6 +73,7 @@ std::vector<Waiver> parse_waivers(const std::string& text, const std::string& fi
     for (const auto& kv : root)
         if (kv.first.Scalar() != "waivers")
             fail(file, kv.first, kv.first.Scalar(), "unknown key" + did_you_mean(kv.first.Scalar(), {"waivers"}));
+    if (root.size() != 1) fail(file, root, "waivers", "given twice (YAML would keep only the first)");
     const YAML::Node list = root["waivers"];
     if (list.IsNull()) return out;
     if (!list.IsSequence()) fail(file, list, "waivers", "expected a list of waivers");
@@ -75,8 +82,11 @@ std::vector<Waiver> parse_waivers(const std::string& text, const std::string& fi
         const YAML::Node w = list[i];
         const std::string field = fmt::format("waivers[{}]", i);
         if (!w.IsMap()) fail(file, w, field, "expected a map with suite, variant, params, metric, reason, expires");
+        std::set<std::string> seen;
         for (const auto& kv : w) {
             const std::string key = kv.first.Scalar();
+            if (!seen.insert(key).second)
+                fail(file, kv.first, field + "." + key, "given twice (YAML would keep only the first)");
             if (std::find(keys.begin(), keys.end(), key) == keys.end())
                 fail(file, kv.first, field + "." + key, "unknown key" + did_you_mean(key, keys) + "; allowed: " + join(keys));
             if (!kv.second.IsScalar()) fail(file, kv.second, field + "." + key, "expected a single value");
@@ -105,14 +115,13 @@ std::vector<Waiver> parse_waivers(const std::string& text, const std::string& fi
     return out;
 }
 
-std::vector<Waiver> read_waivers(const std::filesystem::path& file)
+std::vector<Waiver> read_waivers(const std::filesystem::path& file, bool required)
 {
-    if (!std::filesystem::exists(file)) return {};
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError(file.string(), 0, 0, "", "cannot open the waiver file");
-    std::stringstream text;
-    text << in.rdbuf();
-    return parse_waivers(text.str(), file.string());
+    if (!required && !std::filesystem::exists(file)) return {};
+    if (!std::filesystem::is_regular_file(file))
+        throw InputError(file.string(), 0, 0, "--waivers",
+                         std::filesystem::exists(file) ? "not a regular file" : "no such file");
+    return parse_waivers(read_input_file(file, 1024 * 1024, "waiver file"), file.string());
 }
 
 bool waiver_matches(const Waiver& waiver, const CaseResult& result, const std::string& metric)

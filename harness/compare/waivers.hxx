@@ -32,8 +32,9 @@ struct Waiver {
 
 /// Parses a waiver file's text; throws InputError with file:line:col and the field.
 std::vector<Waiver> parse_waivers(const std::string& text, const std::string& file);
-/// Reads the waiver file; none when it does not exist.
-std::vector<Waiver> read_waivers(const std::filesystem::path& file);
+/// Reads the waiver file; none when it does not exist, unless `required` (a file named on the
+/// command line), when a missing file or a folder is bad input.
+std::vector<Waiver> read_waivers(const std::filesystem::path& file, bool required = false);
 
 /// Whether the waiver names this case and metric.
 bool waiver_matches(const Waiver& waiver, const CaseResult& result, const std::string& metric);

@@ -341,7 +341,7 @@ std::string hotspots_section(const RunReport& report)
                                        html_escape(format_number(h.actual / h.ideal)));
             std::string code;
             for (std::size_t i = 0; i < h.snippet.size(); ++i) {
-                const int line = h.snippet_first_line + static_cast<int>(i);
+                const long long line = static_cast<long long>(h.snippet_first_line) + static_cast<long long>(i);
                 code += fmt::format("<span class=\"line{}\"><span class=\"ln\">{}</span>{}</span>\n",
                                     line == h.line ? " hot" : "", line, html_escape(h.snippet[i]));
             }

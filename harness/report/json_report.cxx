@@ -1,4 +1,5 @@
 #include "harness/core/error.hxx"
+#include "harness/core/input_files.hxx"
 #include "harness/report/run_report.hxx"
 
 #include <fmt/format.h>
@@ -60,35 +61,65 @@ void from_json(const nlohmann::json& j, RunReport& r)
 
 std::string results_json(const RunReport& report)
 {
-    return nlohmann::json(report).dump(1) + "\n";
+    // Text from compilers and kernels' files may hold bytes that are not UTF-8: written as U+FFFD.
+    return nlohmann::json(report).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
+
+namespace {
+
+/// Names that later become paths or report anchors are checked as the loaders check them.
+void check_names(const RunReport& r, const std::string& file)
+{
+    const auto refuse = [&](const std::string& field, const std::string& value, const std::string& problem) {
+        throw Error(ErrorKind::bad_input,
+                    fmt::format("{}: {} '{}' {}", file, field, value.substr(0, max_name_length), problem));
+    };
+    if (const auto problem = name_problem(r.suite); !problem.empty()) refuse("suite", r.suite, problem);
+    for (std::size_t i = 0; i < r.results.size(); ++i) {
+        const CaseResult& c = r.results[i];
+        const std::string at = fmt::format("results[{}].", i);
+        if (c.suite != r.suite) refuse(at + "suite", c.suite, fmt::format("is not the file's suite '{}'", r.suite));
+        if (const auto problem = name_problem(c.variant); !problem.empty()) refuse(at + "variant", c.variant, problem);
+        if (!c.arch.empty())
+            if (const auto problem = name_problem(c.arch); !problem.empty()) refuse(at + "arch", c.arch, problem);
+        for (const auto& h : c.hotspots)
+            if (h.line < 0 || h.snippet_first_line < 0 || h.line > max_source_line ||
+                h.snippet_first_line > max_source_line || h.snippet.size() > 1000)
+                refuse(at + "hotspots", h.file, "has a line number or snippet out of range");
+    }
+}
+
+} // namespace
 
 RunReport read_results_json(const std::filesystem::path& file)
 {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw Error(ErrorKind::bad_input, fmt::format("{}: cannot open", file.string()));
-    std::stringstream text;
-    text << in.rdbuf();
+    const std::string name = file.string();
+    const std::string text = read_input_file(file, max_results_file_bytes, "results file");
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(text.str());
-    } catch (const nlohmann::json::parse_error& e) {
-        throw Error(ErrorKind::bad_input, fmt::format("{}: not valid JSON (byte {}): {}", file.string(), e.byte, e.what()));
-    }
-    if (!j.is_object() || j.value("schema", "") != schema_name)
-        throw Error(ErrorKind::bad_input, fmt::format("{}: not a harness results file (schema is not '{}')",
-                                                      file.string(), schema_name));
-    const int version = j.value("schema_version", 0);
-    if (version != results_schema_version)
-        throw Error(ErrorKind::bad_input, fmt::format("{}: results schema version {} (this harness reads version {})",
-                                                      file.string(), version, results_schema_version));
-    try {
-        return j.get<RunReport>();
+        j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {
-        throw Error(ErrorKind::bad_input, fmt::format("{}: {}", file.string(), e.what()));
-    } catch (const Error& e) {
-        throw Error(ErrorKind::bad_input, fmt::format("{}: {}", file.string(), e.what()));
+        throw Error(ErrorKind::bad_input, fmt::format("{}: not valid JSON: {}", name, e.what()));
     }
+    const auto* schema = j.is_object() && j.contains("schema") ? &j["schema"] : nullptr;
+    if (!schema || !schema->is_string() || schema->get<std::string>() != schema_name)
+        throw Error(ErrorKind::bad_input,
+                    fmt::format("{}: not a harness results file (schema is not '{}')", name, schema_name));
+    const auto* version = j.contains("schema_version") ? &j["schema_version"] : nullptr;
+    if (!version || !version->is_number_integer() || version->get<std::int64_t>() != results_schema_version)
+        throw Error(ErrorKind::bad_input,
+                    fmt::format("{}: results schema version {} (this harness reads version {})", name,
+                                version ? version->dump() : std::string("missing"), results_schema_version));
+    RunReport report;
+    try {
+        report = j.get<RunReport>();
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(ErrorKind::bad_input, fmt::format("{}: {}", name, e.what()));
+    } catch (const Error& e) {
+        throw Error(ErrorKind::bad_input, fmt::format("{}: {}", name, e.what()));
+    }
+    check_names(report, name);
+    return report;
 }
 
 } // namespace harness::report

@@ -50,6 +50,8 @@ Totals totals(const RunReport& report, bool fail_on_improvement = false);
 
 /// The versioned JSON results file (results.json) that `harness report` and `harness merge` read.
 inline constexpr int results_schema_version = 1;
+inline constexpr std::size_t max_results_file_bytes = 256 * 1024 * 1024;
+inline constexpr int max_source_line = 100000000;  ///< the largest line number a hotspot may name
 std::string results_json(const RunReport& report);
 /// Reads results.json; throws Error(bad_input) naming the file for a wrong schema or version.
 RunReport read_results_json(const std::filesystem::path& file);

@@ -121,7 +121,7 @@ std::optional<DeviceInfo> probe_device(int ordinal, std::string* why)
         try {
             return nlohmann::json{{"device", query_device(ordinal)}}.dump();
         } catch (const std::exception& e) {
-            return nlohmann::json{{"error", e.what()}}.dump();
+            return nlohmann::json{{"error", e.what()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         }
     });
     const auto answer = nlohmann::json::parse(text);

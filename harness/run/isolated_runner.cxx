@@ -21,7 +21,7 @@ using Clock = std::chrono::steady_clock;
 
 void write_line(int fd, const nlohmann::json& message)
 {
-    const std::string line = message.dump() + "\n";
+    const std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     std::size_t done = 0;
     while (done < line.size()) {
         const ssize_t n = ::write(fd, line.data() + done, line.size() - done);

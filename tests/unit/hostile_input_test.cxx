@@ -1,0 +1,568 @@
+// Bad and hostile input: every reproducer of a defect found by fuzzing and by hand is refused
+// with exit 2 and the file, line and field, and nothing is written outside where it belongs.
+
+#include "harness/cli/commands.hxx"
+#include "harness/compare/baseline_file.hxx"
+#include "harness/compare/baseline_update.hxx"
+#include "harness/compare/waivers.hxx"
+#include "harness/core/error.hxx"
+#include "harness/core/file_transaction.hxx"
+#include "harness/core/input_files.hxx"
+#include "harness/report/run_report.hxx"
+#include "harness/suite/expression.hxx"
+#include "harness/suite/suite.hxx"
+#include "test_paths.hxx"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <map>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+using namespace harness;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A fresh folder under the system temp dir, removed afterwards.
+struct TempDir {
+    fs::path path;
+    TempDir()
+    {
+        path = fs::temp_directory_path() / ("harness-hostile-test-" + std::to_string(getpid()) + "-" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(path);
+        fs::create_directories(path);
+    }
+    ~TempDir()
+    {
+        std::error_code ec;
+        fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
+        fs::remove_all(path, ec);
+    }
+};
+
+void write(const fs::path& path, const std::string& text)
+{
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string read(const fs::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+/// Every file under `dir` with its content: a folder's state, to compare before and after.
+std::map<std::string, std::string> snapshot(const fs::path& dir)
+{
+    std::map<std::string, std::string> files;
+    if (!fs::exists(dir)) return files;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+        if (e.is_regular_file()) files[fs::relative(e.path(), dir).string()] = read(e.path());
+    return files;
+}
+
+// A suite parsed as if it lived in the repository's suites/ folder.
+const fs::path suite_path = repo_root() / "suites" / "hostile.yaml";
+
+const std::string valid = R"(suite: hostile
+params:
+  N: [256, 1024]
+reference: a
+buffers:
+  x: {type: f32, count: N, init: uniform, seed: 1}
+  y: {type: f32, count: N, role: out}
+variants:
+  a:
+    source: ../kernels/memory/vector_add.cu
+    entry: vector_add
+    block: [256]
+    grid: [ceil_div(N, 256)]
+    args: [x, x, y, {i32: N}]
+)";
+
+/// The load error after replacing `from` with `to` in the valid suite.
+std::string error_after(const std::string& from, const std::string& to)
+{
+    std::string text = valid;
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    try {
+        suite::parse_suite(text, suite_path);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "no error after replacing '" << from << "' with '" << to << "'";
+    return "";
+}
+
+} // namespace
+
+TEST(HostileSuite, TheValidSuiteLoads)
+{
+    EXPECT_NO_THROW(suite::parse_suite(valid, suite_path));
+}
+
+TEST(HostileSuite, NamesThatWouldLeaveTheirFolderAreRefused)
+{
+    EXPECT_NE(error_after("suite: hostile", "suite: \"..\"").find("hostile.yaml:1:8: suite: the suite name starts with"),
+              std::string::npos);
+    EXPECT_NE(error_after("suite: hostile", "suite: .").find("suite: the suite name"), std::string::npos);
+    EXPECT_NE(error_after("suite: hostile", "suite: a/b").find("suite: the suite name uses a character"),
+              std::string::npos);
+    EXPECT_NE(error_after("suite: hostile", "suite: " + std::string(300, 'a')).find("300 characters long"),
+              std::string::npos);
+    EXPECT_NE(error_after("  a:\n    source", "  ..:\n    source").find("variants..."), std::string::npos);
+}
+
+TEST(HostileSuite, SourcesAndIncludesStayInsideTheProject)
+{
+    const std::string passwd = error_after("../kernels/memory/vector_add.cu", "/etc/passwd");
+    EXPECT_NE(passwd.find("variants.a.source: /etc/passwd lies outside the project"), std::string::npos) << passwd;
+    EXPECT_NE(passwd.find("--sources-anywhere"), std::string::npos);
+    EXPECT_EQ(passwd.find("root:"), std::string::npos) << "the file's content must not be echoed";
+    EXPECT_NE(error_after("../kernels/memory/vector_add.cu", "/proc/self/environ").find("lies outside the project"),
+              std::string::npos);
+    EXPECT_NE(error_after("params:", "include: [/usr/include]\nparams:").find("include: /usr/include lies outside"),
+              std::string::npos);
+
+    // With the switch, a kernel outside the project loads.
+    TempDir dir;
+    write(dir.path / "k.cu", "extern \"C\" __global__ void k(float* y) {}\n");
+    std::string text = valid;
+    text.replace(text.find("../kernels/memory/vector_add.cu"), 31, (dir.path / "k.cu").string());
+    EXPECT_THROW(suite::parse_suite(text, suite_path), InputError);
+    const auto s = suite::parse_suite(text, suite_path, {.sources_anywhere = true});
+    EXPECT_EQ(s.variants[0].source, dir.path / "k.cu");
+    EXPECT_EQ(s.project_root, fs::canonical(repo_root()));
+}
+
+TEST(HostileSuite, OptionsThatWriteFilesOrWidenIncludesAreRefused)
+{
+    for (const char* option : {"--time=/tmp/x", "--fdevice-time-trace=/tmp/y", "-I/etc", "--include-path=/etc",
+                               "--pre-include=/etc/passwd", "-include", "/etc", "-Xptxas=-o,/tmp/x",
+                               "--gpu-architecture=sm_50"}) {
+        const std::string e = error_after("    entry: vector_add",
+                                          "    options: [\"" + std::string(option) + "\"]\n    entry: vector_add");
+        EXPECT_NE(e.find("variants.a.options[0]"), std::string::npos) << option << ": " << e;
+    }
+    for (const char* option : {"-maxrregcount=64", "-Xptxas=-v,-O3", "--use_fast_math", "-DTILE=32", "-lineinfo"})
+        EXPECT_EQ(suite::nvrtc_option_problem(option), "") << option;
+    EXPECT_NE(error_after("    entry: vector_add", "    defines: {\"A B\": 1}\n    entry: vector_add")
+                  .find("a macro name must be an identifier"),
+              std::string::npos);
+}
+
+TEST(HostileSuite, EntryIsACppNameAndNothingElse)
+{
+    EXPECT_NE(error_after("entry: vector_add", "entry: \"vector_add\\n#include \\\"/etc/passwd\\\"\"")
+                  .find("variants.a.entry"),
+              std::string::npos);
+    EXPECT_NE(error_after("entry: vector_add", "entry: \"a; b\"").find("not a kernel name"), std::string::npos);
+    EXPECT_NE(error_after("entry: vector_add", "entry: \"t<1>>\"").find("brackets do not match"), std::string::npos);
+    EXPECT_NE(error_after("entry: vector_add", "entry: vector_\x80").find("not UTF-8"), std::string::npos);
+    EXPECT_NE(error_after("suite: hostile", "suite: hostile\x80").find("hostile.yaml:1:15: the file is not UTF-8"),
+              std::string::npos);
+}
+
+TEST(HostileSuite, DuplicateKeysAreErrors)
+{
+    EXPECT_NE(error_after("reference: a", "reference: a\nsuite: other").find("hostile.yaml:5:1: suite: given twice"),
+              std::string::npos);
+    EXPECT_NE(error_after("  N: [256, 1024]", "  N: [256, 1024]\n  N: [1]").find("params.N: given twice"),
+              std::string::npos);
+    EXPECT_NE(error_after("    entry: vector_add", "    entry: vector_add\n    entry: other").find("given twice"),
+              std::string::npos);
+    EXPECT_NE(error_after("    block: [256]", "    block: [256]\n    block: [128]").find("variants.a.block: given twice"),
+              std::string::npos);
+    EXPECT_NE(error_after("variants:", "variants:\n  a: {source: x}\n").find("variants.a: given twice"),
+              std::string::npos);
+}
+
+TEST(HostileSuite, NumbersMustBeFiniteAndInRange)
+{
+    EXPECT_NE(error_after("reference: a", "reference: a\ntolerance: {rel: nan}").find("tolerance.rel: expected a finite"),
+              std::string::npos);
+    EXPECT_NE(error_after("reference: a", "reference: a\ntolerance: {abs: inf}").find("tolerance.abs: expected a finite"),
+              std::string::npos);
+    EXPECT_NE(error_after("reference: a", "reference: a\ntiming: {timeout_s: nan}").find("timing.timeout_s"),
+              std::string::npos);
+    EXPECT_NE(error_after("reference: a", "reference: a\ntiming: {min_samples: 4294967297}")
+                  .find("timing.min_samples: 4294967297 is outside 1..100000"),
+              std::string::npos);
+    EXPECT_NE(error_after("seed: 1", "seed: -1").find("buffers.x.seed"), std::string::npos);
+}
+
+TEST(HostileSuite, SweepsAreCountedBeforeTheyAreBuilt)
+{
+    EXPECT_NE(error_after("[256, 1024]", "{from: 1, to: 100000000000}").find("100000000000 values, more than the 10000"),
+              std::string::npos);
+    // Near INT64_MAX the range neither overflows nor grows: 8 values.
+    EXPECT_NE(error_after("[256, 1024]", "{from: 9223372036854775800, to: 9223372036854775807}")
+                  .find("9223372036854775800 elements at N=9223372036854775800"),
+              std::string::npos);
+    std::string two_params = valid;
+    two_params.replace(two_params.find("  N: [256, 1024]"), 16, "  N: {from: 1, to: 1000}\n  M: {from: 1, to: 1000}");
+    try {
+        suite::parse_suite(two_params, suite_path);
+        ADD_FAILURE() << "a sweep of a million points loaded";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("params: the sweep has more than 10000 points"), std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(HostileSuite, ExpressionsAreBoundedInLengthAndDepth)
+{
+    EXPECT_THROW(suite::Expression::parse(std::string(20000, '(') + "1" + std::string(20000, ')')),
+                 suite::ExpressionError);
+    std::string terms = "N";
+    for (int i = 0; i < 100000; ++i) terms += "+N";
+    EXPECT_THROW(suite::Expression::parse(terms), suite::ExpressionError);
+    std::string chain = "1";
+    for (int i = 0; i < 1000; ++i) chain += "+1";  // under the length limit, over the depth limit
+    EXPECT_THROW(suite::Expression::parse(chain), suite::ExpressionError);
+    EXPECT_THROW(suite::Expression::parse(std::string(150, '-') + "1"), suite::ExpressionError);
+    // What suites write stays well inside.
+    EXPECT_EQ(suite::Expression::parse(std::string(50, '(') + "2*3" + std::string(50, ')')).evaluate({}), 6);
+    std::string sum = "1";
+    for (int i = 0; i < 100; ++i) sum += "+1";
+    EXPECT_EQ(suite::Expression::parse(sum).evaluate({}), 101);
+}
+
+TEST(HostileSuite, LaunchGeometryIsCheckedAtLoad)
+{
+    EXPECT_NE(error_after("block: [256]", "block: [0]").find("hostile.yaml:12:12: variants.a.block: block.x is 0 at N=256"),
+              std::string::npos);
+    EXPECT_NE(error_after("block: [256]", "block: [2048]").find("block.x is 2048"), std::string::npos);
+    EXPECT_NE(error_after("block: [256]", "block: [64, 64]").find("4096 threads per block"), std::string::npos);
+    EXPECT_NE(error_after("block: [256]", "block: [256]\n    shared_bytes: -1")
+                  .find("variants.a.shared_bytes: -1 bytes of dynamic shared memory"),
+              std::string::npos);
+    EXPECT_NE(error_after("block: [256]", "block: [256]\n    shared_bytes: 200000")
+                  .find("it must be 0 to 166912 (sm_80 per block)"),
+              std::string::npos);
+    EXPECT_NE(error_after("grid: [ceil_div(N, 256)]", "grid: [N / (N - 256)]").find("division by zero"),
+              std::string::npos);
+    EXPECT_NE(error_after("{i32: N}", "{i32: N * 4194304}").find("does not fit i32"), std::string::npos);
+    EXPECT_NE(error_after("count: N, role", "count: -N, role").find("buffers.y.count: -256 elements"),
+              std::string::npos);
+    EXPECT_NE(error_after("params:", "archs: [sm_10]\nparams:").find("archs: unknown architecture 'sm_10'"),
+              std::string::npos);
+}
+
+TEST(HostileFiles, ResultsFilesThatAreNotResultsAreBadInput)
+{
+    TempDir dir;
+    const auto expect_bad_input = [&](const std::string& text, const std::string& message) {
+        write(dir.path / "results.json", text);
+        try {
+            report::read_results_json(dir.path / "results.json");
+            ADD_FAILURE() << "accepted: " << text;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::bad_input) << e.what();
+            EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+        }
+    };
+    expect_bad_input(R"({"schema": 5})", "not a harness results file");
+    expect_bad_input(R"({"schema": "harness-results", "schema_version": "1"})", "results schema version \"1\"");
+    expect_bad_input(R"({"schema": "harness-results", "schema_version": 1, "x": 1e999})", "not valid JSON");
+    expect_bad_input("\x80", "not valid JSON");
+    const std::string head = R"({"schema": "harness-results", "schema_version": 1, "mode": "gpu", "suite": "gemm",)";
+    expect_bad_input(head + R"("results": [{"suite": "gemm", "variant": "a", "arch": "../reduce/sm_90",
+        "params": {}, "params_text": "", "status": "passed", "metrics": {}}]})",
+                     "results[0].arch '../reduce/sm_90'");
+    expect_bad_input(head + R"("results": [{"suite": "gemm", "variant": "a", "arch": "/tmp/x",
+        "params": {}, "params_text": "", "status": "passed", "metrics": {}}]})",
+                     "results[0].arch '/tmp/x'");
+    expect_bad_input(head + R"("results": [{"suite": "gemm", "variant": "a", "arch": "sm_90",
+        "params": {}, "params_text": "", "status": "passed", "metrics": {},
+        "hotspots": [{"metric": "m", "line": 1, "snippet_first_line": 2147483647, "snippet": ["x", "y"]}]}]})",
+                     "out of range");
+    fs::create_directories(dir.path / "folder.json");
+    EXPECT_THROW(report::read_results_json(dir.path / "folder.json"), InputError);
+}
+
+TEST(HostileFiles, WaiverFilesRefuseDuplicatesAndNonUtf8)
+{
+    const std::string w = "waivers:\n  - {suite: gemm, metric: registers, reason: known, expires: 2099-01-01}\n";
+    EXPECT_NO_THROW(compare::parse_waivers(w, "w.yaml"));
+    EXPECT_THROW(compare::parse_waivers(
+                     "waivers:\n  - {suite: gemm, suite: x, metric: registers, reason: r, expires: 2099-01-01}\n", "w.yaml"),
+                 InputError);
+    EXPECT_THROW(compare::parse_waivers(w + "waivers: []\n", "w.yaml"), InputError);
+    try {
+        compare::parse_waivers("waivers:\n  - {suite: gemm, metric: registers, reason: \x80, expires: 2099-01-01}\n",
+                               "w.yaml");
+        ADD_FAILURE();
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("w.yaml:2:"), std::string::npos) << e.what();
+    }
+}
+
+TEST(HostileFiles, BaselinesRefuseRepeatedRowsAndAnotherSuitesIdentity)
+{
+    const std::string head = "# harness baseline\n# schema_version: 1\n# suite: other\n# key: sm_90\n"
+                             "variant,params,metric,value,samples,source\n";
+    const auto file = compare::parse_baseline(head + "a,N=1,registers,10,,static\n", "b.csv");
+    EXPECT_THROW(compare::check_baseline_identity(file, "b.csv", "gemm", "sm_90"), InputError);
+    EXPECT_NO_THROW(compare::check_baseline_identity(file, "b.csv", "other", "sm_90"));
+    EXPECT_THROW(compare::check_baseline_identity(file, "b.csv", "other", "sm_80"), InputError);
+    try {
+        compare::parse_baseline(head + "a,N=1,registers,10,,static\na,N=1,registers,12,,static\n", "b.csv");
+        ADD_FAILURE();
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("b.csv:7:0: a second row for a N=1 registers (the first is on line 6)"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_THROW(compare::baseline_path("baselines", "..", "sm_90"), Error);
+    EXPECT_THROW(compare::baseline_path("baselines", "gemm", "../reduce/sm_90"), Error);
+    EXPECT_THROW(compare::baseline_path("baselines", "gemm", "/tmp/x"), Error);
+}
+
+namespace {
+
+/// A scratch project: the suite above with its kernel, and an empty baselines folder.
+struct Project {
+    TempDir dir;
+    fs::path suite = dir.path / "suites" / "hostile.yaml";
+    fs::path baselines = dir.path / "baselines";
+    Project()
+    {
+        write(suite, valid);
+        fs::create_directories(dir.path / "kernels" / "memory");
+        fs::copy_file(repo_root() / "kernels" / "memory" / "vector_add.cu",
+                      dir.path / "kernels" / "memory" / "vector_add.cu");
+        fs::create_directories(baselines);
+    }
+};
+
+CaseResult passed_case(const std::string& variant, const std::string& params, const std::string& arch, double regs)
+{
+    CaseResult r;
+    r.suite = "hostile";
+    r.variant = variant;
+    r.params_text = params;
+    r.arch = arch;
+    r.status = CaseStatus::passed;
+    r.set_metric("registers", regs);
+    return r;
+}
+
+report::RunReport static_run(std::vector<CaseResult> results)
+{
+    report::RunReport rep;
+    rep.suite = "hostile";
+    rep.mode = "static";
+    rep.results = std::move(results);
+    return rep;
+}
+
+} // namespace
+
+TEST(BaselineUpdate, ADotDotSuiteOrATraversingArchWritesNothingAndExitsTwo)
+{
+    Project p;
+    write(p.baselines / "reduce" / "sm_90.csv", "precious\n");
+    const auto before = snapshot(p.dir.path);
+
+    std::string dotdot = valid;
+    dotdot.replace(0, 14, "suite: \"..\"");
+    ASSERT_THROW(suite::parse_suite(dotdot, suite_path), InputError);
+    write(p.dir.path / "suites" / "dotdot.yaml", dotdot);
+    EXPECT_EQ(cli::run_tool({"baseline", "update", "--static", "--no-cache", (p.dir.path / "suites" / "dotdot.yaml").string(),
+                             "--baseline-dir", p.baselines.string()}),
+              2);
+    EXPECT_EQ(cli::run_tool({"run", "--static", "--no-cache", (p.dir.path / "suites" / "dotdot.yaml").string(),
+                             "--baseline-dir", p.baselines.string(), "--out", (p.dir.path / "out" / "o").string()}),
+              2);
+
+    const std::string results = R"({"schema": "harness-results", "schema_version": 1, "mode": "static",
+        "suite": "hostile", "results": [{"suite": "hostile", "variant": "a", "arch": "../reduce/sm_90",
+        "params": {"N": 256}, "params_text": "N=256", "status": "passed", "metrics": {"registers": 8}}]})";
+    write(p.dir.path / "results.json", results);
+    fs::remove(p.dir.path / "suites" / "dotdot.yaml");
+    auto with_inputs = snapshot(p.dir.path);
+    EXPECT_EQ(cli::run_tool({"baseline", "update", "--from", (p.dir.path / "results.json").string(),
+                             p.suite.string(), "--baseline-dir", p.baselines.string()}),
+              2);
+    EXPECT_EQ(snapshot(p.dir.path), with_inputs);
+    EXPECT_EQ(read(p.baselines / "reduce" / "sm_90.csv"), "precious\n");
+    with_inputs.erase("results.json");
+    EXPECT_EQ(with_inputs, before);
+}
+
+TEST(BaselineUpdate, AnUpdateThatFailsHalfwayLeavesEveryFileByteIdentical)
+{
+    Project p;
+    const auto s = suite::load_suite(p.suite);
+    // A first update records both architectures.
+    compare::update_baselines(s,
+                              static_run({passed_case("a", "N=256", "sm_80", 10), passed_case("a", "N=256", "sm_90", 12)}),
+                              p.baselines);
+    const auto recorded = snapshot(p.baselines);
+    ASSERT_EQ(recorded.size(), 2u);
+
+    // A case the suite does not have: refused before anything is written.
+    EXPECT_THROW(compare::update_baselines(s,
+                                           static_run({passed_case("a", "N=256", "sm_80", 20),
+                                                       passed_case("nope", "N=256", "sm_90", 20)}),
+                                           p.baselines),
+                 Error);
+    EXPECT_EQ(snapshot(p.baselines), recorded);
+
+    // The same case twice: refused.
+    EXPECT_THROW(compare::update_baselines(s,
+                                           static_run({passed_case("a", "N=256", "sm_80", 20),
+                                                       passed_case("a", "N=256", "sm_80", 21)}),
+                                           p.baselines),
+                 Error);
+    EXPECT_EQ(snapshot(p.baselines), recorded);
+
+    // A malformed sm_90.csv: sm_80.csv (read and merged first) is not rewritten either.
+    const fs::path sm90 = p.baselines / "hostile" / "sm_90.csv";
+    write(sm90, read(sm90) + "broken,row\n");
+    const auto damaged = snapshot(p.baselines);
+    EXPECT_THROW(compare::update_baselines(s,
+                                           static_run({passed_case("a", "N=256", "sm_80", 20),
+                                                       passed_case("a", "N=256", "sm_90", 20)}),
+                                           p.baselines),
+                 InputError);
+    EXPECT_EQ(snapshot(p.baselines), damaged);
+
+    // A file that cannot be replaced (here a folder where sm_90.csv goes): the rename of sm_80.csv
+    // that came first is undone.
+    fs::remove(sm90);
+    fs::create_directories(sm90);
+    write(sm90 / "inside", "x");
+    const auto blocked = snapshot(p.baselines);
+    EXPECT_THROW(compare::update_baselines(s,
+                                           static_run({passed_case("a", "N=256", "sm_80", 30),
+                                                       passed_case("a", "N=256", "sm_90", 30)}),
+                                           p.baselines),
+                 Error);
+    EXPECT_EQ(snapshot(p.baselines), blocked);
+    for (const auto& e : fs::directory_iterator(p.baselines / "hostile"))
+        EXPECT_FALSE(e.path().filename().string().starts_with(".")) << "left behind: " << e.path();
+}
+
+TEST(BaselineUpdate, ConcurrentUpdatesOfOneFileBothLand)
+{
+    Project p;
+    const auto s = suite::load_suite(p.suite);
+    for (int round = 0; round < 20; ++round) {
+        fs::remove_all(p.baselines / "hostile");
+        std::thread first([&] {
+            compare::update_baselines(s, static_run({passed_case("a", "N=256", "sm_90", 10 + round)}), p.baselines);
+        });
+        std::thread second([&] {
+            compare::update_baselines(s, static_run({passed_case("a", "N=1024", "sm_90", 20 + round)}), p.baselines);
+        });
+        first.join();
+        second.join();
+        const auto file = compare::read_baseline(p.baselines / "hostile" / "sm_90.csv");
+        ASSERT_NE(file.find("a", "N=256", "registers"), nullptr) << "round " << round;
+        ASSERT_NE(file.find("a", "N=1024", "registers"), nullptr) << "round " << round;
+        EXPECT_EQ(file.find("a", "N=256", "registers")->value, 10 + round);
+    }
+}
+
+TEST(BaselineUpdate, ABaselineFromAnotherSuiteIsRefused)
+{
+    Project p;
+    write(p.baselines / "hostile" / "sm_90.csv",
+          "# harness baseline\n# schema_version: 1\n# suite: reduce\n# key: sm_90\n"
+          "variant,params,metric,value,samples,source\n");
+    const auto before = snapshot(p.baselines);
+    EXPECT_THROW(compare::update_baselines(suite::load_suite(p.suite),
+                                           static_run({passed_case("a", "N=256", "sm_90", 10)}), p.baselines),
+                 InputError);
+    EXPECT_EQ(snapshot(p.baselines), before);
+}
+
+TEST(HostileCli, AMissingOrFolderWaiverFileIsBadInput)
+{
+    Project p;
+    const auto run = [&](const std::string& waivers) {
+        return cli::run_tool({"run", "--static", "--no-cache", p.suite.string(), "--baseline-dir",
+                              p.baselines.string(), "--waivers", waivers, "--out", (p.dir.path / "out").string()});
+    };
+    EXPECT_EQ(run((p.dir.path / "missing.yaml").string()), 2);
+    EXPECT_EQ(run(p.dir.path.string()), 2);
+    EXPECT_FALSE(fs::exists(p.dir.path / "out"));
+}
+
+TEST(HostileCli, BadSuitesExitTwoFromEveryCommand)
+{
+    Project p;
+    std::string bad = valid;
+    bad.replace(bad.find("block: [256]"), 12, "block: [0]");
+    write(p.suite, bad);
+    for (const char* command : {"check", "list", "run"}) {
+        std::vector<std::string> args = {command, p.suite.string(), "--no-cache"};
+        if (std::string(command) == "run")
+            args.insert(args.end(), {"--static", "--out", (p.dir.path / "out").string()});
+        EXPECT_EQ(cli::run_tool(args), 2) << command;
+    }
+    EXPECT_FALSE(fs::exists(p.dir.path / "out"));
+}
+
+TEST(FileTransaction, ReplacesEveryFileOrNone)
+{
+    TempDir dir;
+    write(dir.path / "a", "old a");
+    write(dir.path / "b", "old b");
+    replace_files_together({{dir.path / "a", "new a"}, {dir.path / "b", "new b"}, {dir.path / "sub" / "c", "new c"}});
+    EXPECT_EQ(read(dir.path / "a"), "new a");
+    EXPECT_EQ(read(dir.path / "sub" / "c"), "new c");
+
+    fs::create_directories(dir.path / "d");
+    const auto before = snapshot(dir.path);
+    EXPECT_THROW(replace_files_together({{dir.path / "a", "newer a"}, {dir.path / "e", "e"}, {dir.path / "d", "d"}}),
+                 Error);
+    EXPECT_EQ(snapshot(dir.path), before);
+    EXPECT_FALSE(fs::exists(dir.path / "e"));
+}
+
+TEST(FileTransaction, AReadOnlyFolderSaysPermissionDenied)
+{
+    if (geteuid() == 0) GTEST_SKIP() << "root writes into read-only folders";
+    TempDir dir;
+    write(dir.path / "a", "old");
+    fs::permissions(dir.path, fs::perms::owner_read | fs::perms::owner_exec);
+    try {
+        replace_files_together({{dir.path / "a", "new"}});
+        ADD_FAILURE();
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("Permission denied"), std::string::npos) << e.what();
+    }
+    fs::permissions(dir.path, fs::perms::owner_all);
+    EXPECT_EQ(read(dir.path / "a"), "old");
+}
+
+TEST(InputFiles, NamesPathsAndUtf8)
+{
+    EXPECT_EQ(name_problem("gemm"), "");
+    EXPECT_EQ(name_problem("NVIDIA-H100-80GB-HBM3"), "");
+    EXPECT_NE(name_problem(".."), "");
+    EXPECT_NE(name_problem(""), "");
+    EXPECT_NE(name_problem("a/b"), "");
+    EXPECT_NE(name_problem("-rf"), "");
+    EXPECT_TRUE(is_inside(repo_root() / "kernels" / "x.cu", repo_root()));
+    EXPECT_FALSE(is_inside(repo_root() / ".." / "x.cu", repo_root()));
+    EXPECT_FALSE(is_inside("/etc/passwd", repo_root()));
+    EXPECT_EQ(invalid_utf8_offset("plain ascii"), std::string::npos);
+    EXPECT_EQ(invalid_utf8_offset("caf\xc3\xa9 \xe2\x82\xac"), std::string::npos);
+    EXPECT_EQ(invalid_utf8_offset("ab\x80"), 2u);
+    EXPECT_EQ(invalid_utf8_offset("\xc0\xaf"), 0u);  // an overlong '/'
+    EXPECT_EQ(invalid_utf8_offset("\xed\xa0\x80"), 0u);  // a surrogate
+    EXPECT_EQ(invalid_utf8_offset("x\xe2\x82"), 1u);  // cut short
+}
