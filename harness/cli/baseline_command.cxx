@@ -27,7 +27,8 @@ int baseline_update(const std::vector<std::string>& args)
     std::string from;
     app.add_flag("--static", options.static_only,
                  "record the static figures for each of the suite's architectures (no GPU)");
-    app.add_option("--arch", options.archs, "architectures for the static tier (default: the suite's archs)");
+    app.add_option("--arch", options.archs, "architectures for the static tier (default: the suite's archs)")
+        ->check(known_arch_validator());
     app.add_option("--baseline-dir", baseline_dir, "baseline folder")->capture_default_str();
     app.add_option("--from", from, "record the results of this results.json instead of running (one suite)")
         ->check(CLI::ExistingFile);

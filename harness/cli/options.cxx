@@ -1,6 +1,9 @@
 #include "harness/cli/options.hxx"
 
 #include "harness/cli/exit_codes.hxx"
+#include "harness/core/arch_limits.hxx"
+#include "harness/core/input_files.hxx"
+#include "harness/core/text.hxx"
 
 #include <fmt/format.h>
 
@@ -19,6 +22,18 @@ std::optional<int> parse(CLI::App& app, const std::vector<std::string>& args)
         return exit_bad_input;
     }
     return std::nullopt;
+}
+
+CLI::Validator known_arch_validator()
+{
+    return CLI::Validator(
+        [](std::string& arch) -> std::string {
+            if (find_arch_limits(arch) && name_problem(arch).empty()) return "";
+            std::vector<std::string> known;
+            for (const auto& limits : known_arch_limits()) known.emplace_back(limits.name);
+            return fmt::format("unknown architecture '{}'; one of {}", arch.substr(0, 40), join(known));
+        },
+        "ARCH");
 }
 
 void add_common(CLI::App& app, CommonOptions& o)

@@ -14,6 +14,9 @@ namespace harness::cli {
 /// Parses a subcommand's options; returns an exit code when it should stop (help or an error).
 std::optional<int> parse(CLI::App& app, const std::vector<std::string>& args);
 
+/// Accepts an architecture the harness knows (sm_80, sm_90a, ...); the message lists them.
+CLI::Validator known_arch_validator();
+
 /// Suite files and the compile cache.
 struct CommonOptions {
     std::vector<std::string> suites;

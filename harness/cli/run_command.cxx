@@ -33,7 +33,8 @@ int run_command(const std::vector<std::string>& args)
     bool fail_on_improvement = false;
     app.add_flag("--static", options.static_only,
                  "static tier only: compile for each architecture, read resources, no GPU");
-    app.add_option("--arch", options.archs, "architectures for the static tier (default: the suite's archs)");
+    app.add_option("--arch", options.archs, "architectures for the static tier (default: the suite's archs)")
+        ->check(known_arch_validator());
     app.add_option("--out", out_root, "report folder; each suite writes to <out>/<suite>/")->capture_default_str();
     app.add_option("--baseline-dir", baseline_dir, "baseline folder: <dir>/<suite>/<key>.csv")->capture_default_str();
     app.add_option("--waivers", waiver_file, "waiver file (default <baseline-dir>/waivers.yaml)");
@@ -88,7 +89,8 @@ int check_command(const std::vector<std::string>& args)
     CommonOptions common;
     add_common(app, common);
     std::vector<std::string> archs;
-    app.add_option("--arch", archs, "architectures, e.g. sm_90 (default: the suite's archs)");
+    app.add_option("--arch", archs, "architectures, e.g. sm_90 (default: the suite's archs)")
+        ->check(known_arch_validator());
     if (auto code = parse(app, args)) return *code;
 
     const auto cache = make_cache(common);
