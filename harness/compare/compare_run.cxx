@@ -119,7 +119,7 @@ std::optional<std::string> occupancy_cliff(const std::string& arch, const Occupa
 }
 
 void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* exact, const BaselineFile* noisy,
-                  const std::string& noisy_elsewhere)
+                  const std::string& noisy_elsewhere, const CompareOptions& options)
 {
     r.verdicts.clear();
     if (r.status != CaseStatus::passed) return;
@@ -133,8 +133,12 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
         const std::string name(info.name);
         const auto value = r.metric(name);
         if (!value) continue;
-        const Rule rule = suite.rule_for(spec, name);
+        Rule rule = suite.rule_for(spec, name);
         if (rule.kind == RuleKind::ignore) continue;
+        if (rule.kind == RuleKind::report && options.strict) {
+            rule.kind = RuleKind::exact;
+            rule.text = "exact (--strict)";
+        }
         const bool is_exact = info.stability == Stability::exact;
         const BaselineFile* file = is_exact ? exact : noisy;
         MetricVerdict v;
@@ -143,11 +147,11 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
         v.rule = rule.text;
         if (!file) {
             if (!is_exact && !noisy_elsewhere.empty()) {
-                v.verdict = Verdict::skipped;
+                v.verdict = options.ci ? Verdict::not_gated : Verdict::skipped;
                 v.message = fmt::format("{} is noisy and gated only on the GPU model it was recorded on ({})", name,
                                         noisy_elsewhere);
             } else {
-                v.verdict = Verdict::no_baseline;
+                v.verdict = options.ci ? Verdict::not_gated : Verdict::no_baseline;
                 v.message = fmt::format("{}: no baseline file", name);
             }
             r.verdicts.push_back(std::move(v));
@@ -155,14 +159,17 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
         }
         const BaselineRow* row = file->find(r.variant, r.params_text, name);
         if (!row) {
-            v.verdict = Verdict::no_baseline;
+            v.verdict = options.ci ? Verdict::not_gated : Verdict::no_baseline;
             v.message = fmt::format("{}: not in the baseline", name);
             r.verdicts.push_back(std::move(v));
             continue;
         }
         v = rule.kind == RuleKind::samples ? judge_samples(info, rule, row->samples, r.time_samples_us)
                                            : judge_value(info, rule, row->value, *value);
-        if ((v.verdict == Verdict::regressed || v.verdict == Verdict::improved) && is_occupancy_metric(name)) {
+        if (v.verdict == Verdict::no_baseline && options.ci) v.verdict = Verdict::not_gated;
+        const bool moved =
+            v.verdict == Verdict::regressed || v.verdict == Verdict::improved || v.verdict == Verdict::drifted;
+        if (moved && is_occupancy_metric(name)) {
             if (!cliff_known) {
                 cliff = occupancy_cliff(r.arch, figures_of(*exact, r), figures_of(r));
                 cliff_known = true;
@@ -171,6 +178,8 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
                 v.message = name == "theoretical_occupancy" || name == "blocks_per_sm"
                                 ? "occupancy cliff: " + *cliff
                                 : v.message + "; occupancy cliff: " + *cliff;
+            else if (v.verdict == Verdict::drifted)
+                v.message += "; theoretical occupancy unchanged";
         }
         if (v.verdict == Verdict::regressed)
             if (const Hotspot* h = top_hotspot(r, name)) {
@@ -229,8 +238,11 @@ void compare_run(report::RunReport& report, const suite::Suite& suite, const Com
                 check_baseline_identity(*file, key, suite.name, path.stem().string());
                 report.baseline_files.push_back(key);
             } else {
-                report.notes.push_back(fmt::format("no baseline {}: record one with `harness baseline update{} {}`",
-                                                   key, report.mode == "static" ? " --static" : "", report.suite_file));
+                report.notes.push_back(fmt::format("no baseline {}{}: record one with `harness baseline update{}{} {}`",
+                                                   key, options.ci ? " (CI mode: its figures fail as not gated)" : "",
+                                                   report.mode == "static" ? " --static" : "",
+                                                   report.mode == "static" ? " --arch " + path.stem().string() : "",
+                                                   report.suite_file));
             }
             it = files.emplace(key, std::move(file)).first;
         }
@@ -250,7 +262,7 @@ void compare_run(report::RunReport& report, const suite::Suite& suite, const Com
     for (auto& r : report.results) {
         if (r.status != CaseStatus::passed) continue;
         const BaselineFile* exact = load(baseline_path(options.baseline_dir, suite.name, exact_baseline_key(r.arch)));
-        compare_case(r, suite, exact, noisy, elsewhere);
+        compare_case(r, suite, exact, noisy, elsewhere, options);
         apply_waivers(r, waivers, today);
     }
     for (const auto& w : waivers)

@@ -13,11 +13,13 @@
 
 namespace harness::compare {
 
-/// Where the baselines and waivers are, and what day it is (for waiver expiry).
+/// Where the baselines and waivers are, what day it is (for waiver expiry), and how strictly to gate.
 struct CompareOptions {
     std::filesystem::path baseline_dir = "baselines";
     std::filesystem::path waiver_file;  ///< empty: <baseline_dir>/waivers.yaml when it exists
     std::string today;                  ///< YYYY-MM-DD; empty: today (UTC)
+    bool strict = false;  ///< drift figures (rule "report") are gated exactly, as snapshots (`--strict`)
+    bool ci = false;      ///< a figure with no baseline fails as not gated (`--ci`, or CI=true)
 };
 
 /// Compares every case that ran cleanly; failed and skipped cases get no verdicts. Throws
@@ -28,7 +30,7 @@ void compare_run(report::RunReport& report, const suite::Suite& suite, const Com
 /// `noisy` the GPU model's (nullptr where there is none; `noisy_elsewhere` names GPU models that
 /// have one, for the note that noisy figures were skipped).
 void compare_case(CaseResult& result, const suite::Suite& suite, const BaselineFile* exact, const BaselineFile* noisy,
-                  const std::string& noisy_elsewhere);
+                  const std::string& noisy_elsewhere, const CompareOptions& options = {});
 
 /// The static figures that decide theoretical occupancy, as stored in a result or a baseline.
 struct OccupancyFigures {

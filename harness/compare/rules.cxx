@@ -44,7 +44,7 @@ double parse_percent(std::string_view text, std::string_view rule)
 }
 
 constexpr const char* rule_help =
-    "rules are 'exact', 'rel 5%', 'abs 0.05', 'samples 5%' or 'ignore'; rel and samples take an optional "
+    "rules are 'exact', 'rel 5%', 'abs 0.05', 'samples 5%', 'report' or 'ignore'; rel and samples take an optional "
     "'min <value>' below which a change never counts, e.g. 'rel 5% min 1048576'";
 
 /// True when `value` is worse than `baseline` for this metric (any change, for direction neither).
@@ -75,9 +75,9 @@ Rule parse_rule(std::string_view text)
     const std::size_t space = t.find(' ');
     const std::string_view word = t.substr(0, space);
     const std::string_view rest = space == std::string_view::npos ? std::string_view{} : trim(t.substr(space));
-    if (word == "exact" || word == "ignore") {
+    if (word == "exact" || word == "ignore" || word == "report") {
         if (!rest.empty()) throw std::invalid_argument(fmt::format("'{}': '{}' takes no tolerance", t, word));
-        r.kind = word == "exact" ? RuleKind::exact : RuleKind::ignore;
+        r.kind = word == "exact" ? RuleKind::exact : word == "report" ? RuleKind::report : RuleKind::ignore;
         return r;
     }
     if (word == "rel" || word == "samples") {
@@ -159,6 +159,7 @@ MetricVerdict judge_value(const MetricInfo& metric, const Rule& rule, double bas
     bool beyond = false;
     switch (rule.kind) {
     case RuleKind::exact:
+    case RuleKind::report:
         // Baselines store 17 significant digits; allow only the rounding of derived ratios.
         beyond = difference > 1e-9 * std::max(1.0, std::abs(baseline));
         break;
@@ -180,6 +181,11 @@ MetricVerdict judge_value(const MetricInfo& metric, const Rule& rule, double bas
     const bool worse = is_worse(metric.direction, baseline, value);
     v.verdict = worse ? Verdict::regressed : Verdict::improved;
     v.message = change_text(metric, baseline, value);
+    if (rule.kind == RuleKind::report) {
+        v.verdict = Verdict::drifted;
+        v.message += ": reported, not gated (it moves with most edits; --strict gates it)";
+        return v;
+    }
     if (metric.direction == Direction::neither) v.message += ": changed";
     if (rule.kind != RuleKind::exact) v.message += fmt::format(", beyond '{}'", rule.text);
     return v;

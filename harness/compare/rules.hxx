@@ -19,6 +19,7 @@ enum class RuleKind {
     relative, ///< |value - baseline| / |baseline| beyond `tolerance`
     absolute, ///< |value - baseline| beyond `tolerance`
     samples,  ///< Mann-Whitney U on the time samples (p < 0.01) plus a minimum effect on the medians
+    report,   ///< compared exactly, but a change is only reported (drift), never a failure
     ignore,   ///< not compared
 };
 
@@ -32,7 +33,7 @@ struct Rule {
     std::string text;        ///< as written, for reports
 };
 
-/// Parses "exact", "rel 5%", "abs 0.05", "samples 5%", "ignore" (rel and samples take an optional
+/// Parses "exact", "rel 5%", "abs 0.05", "samples 5%", "report", "ignore" (rel and samples take an optional
 /// "min <value>"); throws std::invalid_argument
 /// with a message that says what is wrong and what is allowed.
 Rule parse_rule(std::string_view text);

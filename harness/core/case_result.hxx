@@ -35,6 +35,8 @@ enum class Verdict {
     expect_failed,  ///< an `expect:` rule of the suite does not hold: fails the run
     no_baseline,    ///< nothing to compare with (new case or metric): passes with a note
     skipped,        ///< not compared (rule "ignore", or a noisy figure from another GPU model)
+    drifted,        ///< a drift figure (rule "report") moved: reported, never fails
+    not_gated,      ///< nothing to compare with in CI mode: fails, so a green run always gated
 };
 
 const char* verdict_name(Verdict verdict);

@@ -36,10 +36,12 @@ const char* verdict_color(Verdict v)
 {
     switch (v) {
     case Verdict::regressed:
+    case Verdict::not_gated:
     case Verdict::expect_failed: return color_bad;
     case Verdict::improved: return color_good;
     case Verdict::waived: return color_waived;
     case Verdict::passed: return color_neutral;
+    case Verdict::drifted: return "#90a4ae";
     case Verdict::no_baseline:
     case Verdict::skipped: return "#b0bec5";
     }
@@ -56,6 +58,8 @@ const char* verdict_label(Verdict v)
     case Verdict::expect_failed: return "expect failed";
     case Verdict::no_baseline: return "no baseline";
     case Verdict::skipped: return "not compared";
+    case Verdict::drifted: return "moved (reported, not gated)";
+    case Verdict::not_gated: return "not gated (no baseline; CI mode)";
     }
     return "?";
 }
