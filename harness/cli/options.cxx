@@ -9,6 +9,15 @@
 
 namespace harness::cli {
 
+namespace {
+
+std::filesystem::path cache_dir(const CommonOptions& o)
+{
+    return o.cache_dir.empty() ? compile::CompileCache::default_dir() : std::filesystem::path(o.cache_dir);
+}
+
+} // namespace
+
 std::optional<int> parse(CLI::App& app, const std::vector<std::string>& args)
 {
     std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -40,24 +49,30 @@ void add_common(CLI::App& app, CommonOptions& o)
 {
     app.add_option("suites", o.suites, "suite files (YAML)")->required()->check(CLI::ExistingFile);
     app.add_option("--cache-dir", o.cache_dir,
-                   "compiled-kernel cache (default $HARNESS_CACHE_DIR or ~/.cache/harness)");
+                   "compiled-kernel cache, a folder only you may write to (default $HARNESS_CACHE_DIR, "
+                   "$XDG_CACHE_HOME/harness, ~/.cache/harness or $TMPDIR/harness-cache-<uid>)");
     app.add_flag("--no-cache", o.no_cache, "compile every kernel afresh");
     app.add_flag("--sources-anywhere", o.sources_anywhere,
                  "allow kernel sources and include folders outside the suite's project");
+    // A cache folder others may write to is refused as soon as the command line is read, before any
+    // suite is loaded or compiled, by every command that takes one.
+    app.final_callback([&o] {
+        if (!o.no_cache) compile::CompileCache::check_folder(cache_dir(o));
+    });
 }
 
 std::vector<suite::Suite> load_suites(const CommonOptions& o)
 {
     std::vector<suite::Suite> suites;
-    for (const auto& file : o.suites) suites.push_back(suite::load_suite(file, {.sources_anywhere = o.sources_anywhere}));
+    for (const auto& file : o.suites)
+        suites.push_back(suite::load_suite(file, {.sources_anywhere = o.sources_anywhere}));
     return suites;
 }
 
 std::optional<compile::CompileCache> make_cache(const CommonOptions& o)
 {
     if (o.no_cache) return std::nullopt;
-    return compile::CompileCache(o.cache_dir.empty() ? compile::CompileCache::default_dir()
-                                                     : std::filesystem::path(o.cache_dir));
+    return compile::CompileCache(cache_dir(o));
 }
 
 } // namespace harness::cli

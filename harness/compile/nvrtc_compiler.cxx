@@ -1,10 +1,7 @@
 #include "harness/compile/nvrtc_compiler.hxx"
 
-#include "harness/core/atomic_file.hxx"
-
 #include <fmt/format.h>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <nvrtc.h>
 #include <regex>
 #include <set>
@@ -35,18 +32,19 @@ void check_nvrtc(nvrtcResult result, const char* call, const fs::path& source)
 
 /// Owns an nvrtcProgram so every exit path destroys it.
 class Program {
-public:
+  public:
     Program(const std::string& text, const fs::path& source)
     {
-        check_nvrtc(nvrtcCreateProgram(&program_, text.c_str(), source.filename().c_str(), 0, nullptr, nullptr),
-                    "nvrtcCreateProgram", source);
+        check_nvrtc(
+            nvrtcCreateProgram(&program_, text.c_str(), source.filename().c_str(), 0, nullptr, nullptr),
+            "nvrtcCreateProgram", source);
     }
     ~Program() { nvrtcDestroyProgram(&program_); }
     Program(const Program&) = delete;
     Program& operator=(const Program&) = delete;
     nvrtcProgram get() const { return program_; }
 
-private:
+  private:
     nvrtcProgram program_ = nullptr;
 };
 
@@ -54,9 +52,9 @@ private:
 
 std::vector<std::string> nvrtc_options(const CompileRequest& request)
 {
-    std::vector<std::string> options = {
-        "--gpu-architecture=" + request.arch, "-lineinfo", "-std=c++17", "-Xptxas=-v",
-        "--include-path=" + request.source.parent_path().string()};
+    std::vector<std::string> options = {"--gpu-architecture=" + request.arch, "-lineinfo", "-std=c++17",
+                                        "-Xptxas=-v",
+                                        "--include-path=" + request.source.parent_path().string()};
     for (const auto& dir : request.include_dirs) options.push_back("--include-path=" + dir.string());
     for (const auto& [name, value] : request.defines)
         options.push_back(value.empty() ? "-D" + name : "-D" + name + "=" + value);
@@ -123,46 +121,6 @@ std::string cache_key(const CompileRequest& request)
     return fmt::format("{}-{:016x}{:016x}", request.arch, hash.high64, hash.low64);
 }
 
-fs::path CompileCache::default_dir()
-{
-    if (const char* dir = std::getenv("HARNESS_CACHE_DIR"); dir && *dir) return dir;
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "harness";
-    if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "harness";
-    return fs::temp_directory_path() / "harness-cache";
-}
-
-std::optional<CompiledModule> CompileCache::load(const std::string& key) const
-{
-    const fs::path cubin = dir_ / (key + ".cubin");
-    const fs::path meta = dir_ / (key + ".json");
-    if (!fs::is_regular_file(cubin) || !fs::is_regular_file(meta)) return std::nullopt;
-    try {
-        const auto json = nlohmann::json::parse(read_file(meta));
-        CompiledModule m;
-        m.cubin = read_file(cubin);
-        m.log = json.at("log").get<std::string>();
-        m.lowered_names = json.at("lowered_names").get<std::map<std::string, std::string>>();
-        m.cache_key = key;
-        m.from_cache = true;
-        return m;
-    } catch (const std::exception&) {
-        return std::nullopt;  // a damaged entry is recompiled and overwritten
-    }
-}
-
-void CompileCache::store(const CompiledModule& module) const
-{
-    std::error_code ec;
-    fs::create_directories(dir_, ec);
-    if (ec) return;  // the cache is an optimisation; a read-only home must not fail the run
-    try {
-        write_file_atomically(dir_ / (module.cache_key + ".cubin"), module.cubin);
-        const nlohmann::json meta = {{"log", module.log}, {"lowered_names", module.lowered_names}};
-        write_file_atomically(dir_ / (module.cache_key + ".json"), meta.dump());
-    } catch (const std::exception&) {
-    }
-}
-
 CompiledModule compile(const CompileRequest& request, const CompileCache* cache)
 {
     CompiledModule module;
@@ -172,7 +130,8 @@ CompiledModule compile(const CompileRequest& request, const CompileCache* cache)
 
     Program program(read_file(request.source), request.source);
     for (const auto& entry : request.entries)
-        check_nvrtc(nvrtcAddNameExpression(program.get(), entry.c_str()), "nvrtcAddNameExpression", request.source);
+        check_nvrtc(nvrtcAddNameExpression(program.get(), entry.c_str()), "nvrtcAddNameExpression",
+                    request.source);
 
     const auto options = nvrtc_options(request);
     std::vector<const char*> argv;
@@ -183,13 +142,15 @@ CompiledModule compile(const CompileRequest& request, const CompileCache* cache)
     nvrtcGetProgramLogSize(program.get(), &log_size);
     module.log.resize(log_size);
     if (log_size > 0) nvrtcGetProgramLog(program.get(), module.log.data());
-    while (!module.log.empty() && (module.log.back() == '\0' || module.log.back() == '\n')) module.log.pop_back();
+    while (!module.log.empty() && (module.log.back() == '\0' || module.log.back() == '\n'))
+        module.log.pop_back();
 
     if (result != NVRTC_SUCCESS) {
         std::string joined;
         for (const auto& o : options) joined += " " + o;
-        throw CompileError(fmt::format("{}: compilation for {} failed ({}):\n{}\n  options:{}", request.source.string(),
-                                       request.arch, nvrtcGetErrorString(result), module.log, joined),
+        throw CompileError(fmt::format("{}: compilation for {} failed ({}):\n{}\n  options:{}",
+                                       request.source.string(), request.arch, nvrtcGetErrorString(result),
+                                       module.log, joined),
                            module.log);
     }
 

@@ -1,11 +1,11 @@
 #pragma once
-// Run-time compilation of kernel sources with NVRTC, with an on-disk cubin cache.
+// Run-time compilation of kernel sources with NVRTC; compiled modules are kept in a CompileCache.
 
+#include "harness/compile/kernel_cache.hxx"
 #include "harness/core/error.hxx"
 
 #include <filesystem>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,30 +16,21 @@ struct CompileRequest {
     std::filesystem::path source;
     std::vector<std::filesystem::path> include_dirs;
     std::map<std::string, std::string> defines;
-    std::vector<std::string> options;  ///< extra NVRTC options from the suite
+    std::vector<std::string> options; ///< extra NVRTC options from the suite
     std::string arch = "sm_90";
-    std::vector<std::string> entries;  ///< name expressions, e.g. "gemm_smem_tiled<32>"
-};
-
-/// A compiled cubin and the mangled name of every requested entry point.
-struct CompiledModule {
-    std::string cubin;
-    std::string log;  ///< NVRTC's log, including ptxas' resource report
-    std::map<std::string, std::string> lowered_names;  ///< entry expression -> symbol in the cubin
-    std::string cache_key;
-    bool from_cache = false;
+    std::vector<std::string> entries; ///< name expressions, e.g. "gemm_smem_tiled<32>"
 };
 
 /// A kernel that does not compile; what() holds the source, options and NVRTC's log.
 class CompileError : public Error {
-public:
+  public:
     CompileError(const std::string& message, std::string log)
         : Error(ErrorKind::bad_input, message), log_(std::move(log))
     {
     }
     const std::string& log() const { return log_; }
 
-private:
+  private:
     std::string log_;
 };
 
@@ -54,21 +45,6 @@ std::vector<std::filesystem::path> source_closure(const CompileRequest& request)
 
 /// A hash of source (with includes), options, architecture, entries and the NVRTC version.
 std::string cache_key(const CompileRequest& request);
-
-/// A folder of cubins named by cache key; writes are atomic so concurrent runs do not corrupt it.
-class CompileCache {
-public:
-    explicit CompileCache(std::filesystem::path dir) : dir_(std::move(dir)) {}
-    std::optional<CompiledModule> load(const std::string& key) const;
-    void store(const CompiledModule& module) const;
-    const std::filesystem::path& dir() const { return dir_; }
-
-    /// $HARNESS_CACHE_DIR, else $XDG_CACHE_HOME/harness, else ~/.cache/harness.
-    static std::filesystem::path default_dir();
-
-private:
-    std::filesystem::path dir_;
-};
 
 /// Compiles (or fetches from `cache` when given); throws CompileError with NVRTC's log.
 CompiledModule compile(const CompileRequest& request, const CompileCache* cache = nullptr);

@@ -3,34 +3,116 @@
 #include "harness/core/error.hxx"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <fstream>
+#include <random>
+#include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace harness {
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view content)
+namespace fs = std::filesystem;
+
+namespace {
+
+Error write_error(const std::string& what, const fs::path& path, int error_number)
 {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-    if (ec) throw Error(ErrorKind::environment, fmt::format("cannot create {}: {}", path.parent_path().string(), ec.message()));
-    const fs::path temp = path.string() + fmt::format(".tmp.{}", getpid());
+    return Error(ErrorKind::environment,
+                 fmt::format("cannot {} {}: {}", what, path.string(), std::strerror(error_number)));
+}
+
+/// The process's umask, read without changing it: umask(2) can only be read by setting it, which
+/// would race with threads creating files meanwhile.
+mode_t current_umask()
+{
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.starts_with("Umask:"))
+            return static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8));
+    return 022;
+}
+
+/// Twelve random characters: about 71 bits, which nobody can guess in advance.
+std::string random_suffix()
+{
+    static constexpr char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    std::random_device random;
+    std::string suffix;
+    for (int i = 0; i < 12; ++i) suffix += alphabet[random() % (sizeof(alphabet) - 1)];
+    return suffix;
+}
+
+/// A temporary file beside its target, created exclusively and never through a link (a file or link
+/// planted under the name makes the open fail); removed unless renamed into place.
+class TempFile {
+  public:
+    explicit TempFile(const fs::path& target) : target_(target)
     {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        out.write(content.data(), static_cast<std::streamsize>(content.size()));
-        out.flush();
-        if (!out) {
-            fs::remove(temp, ec);
-            throw Error(ErrorKind::environment, fmt::format("cannot write {}: {}", temp.string(), std::strerror(errno)));
+        for (int attempt = 0; attempt < 100; ++attempt) {
+            name_ = target;
+            name_ += ".tmp." + random_suffix();
+            fd_ = ::open(name_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+            if (fd_ >= 0) return;
+            if (errno != EEXIST) throw write_error("create a temporary file for", target, errno);
+        }
+        throw Error(
+            ErrorKind::environment,
+            fmt::format("cannot create a temporary file for {}: every name tried exists", target.string()));
+    }
+    ~TempFile()
+    {
+        if (fd_ >= 0) ::close(fd_);
+        if (!renamed_) ::unlink(name_.c_str());
+    }
+    TempFile(const TempFile&) = delete;
+    TempFile& operator=(const TempFile&) = delete;
+
+    void write(std::string_view content)
+    {
+        while (!content.empty()) {
+            const ssize_t written = ::write(fd_, content.data(), content.size());
+            if (written < 0 && errno == EINTR) continue;
+            if (written < 0) throw write_error("write", target_, errno);
+            content.remove_prefix(static_cast<std::size_t>(written));
         }
     }
-    fs::rename(temp, path, ec);
-    if (ec) {
-        fs::remove(temp, ec);
-        throw Error(ErrorKind::environment, fmt::format("cannot replace {}: {}", path.string(), ec.message()));
+
+    /// Makes the file readable as any other the process creates, flushes it to disk (so a crash
+    /// leaves the old file or the new one, not an empty one), and renames it over the target.
+    void rename_over_target()
+    {
+        if (::fchmod(fd_, 0644 & ~current_umask()) != 0) throw write_error("set the mode of", target_, errno);
+        if (::fsync(fd_) != 0) throw write_error("flush", target_, errno);
+        const int fd = fd_;
+        fd_ = -1;
+        if (::close(fd) != 0) throw write_error("write", target_, errno);
+        if (::rename(name_.c_str(), target_.c_str()) != 0) throw write_error("replace", target_, errno);
+        renamed_ = true;
     }
+
+  private:
+    fs::path target_;
+    fs::path name_;
+    int fd_ = -1;
+    bool renamed_ = false;
+};
+
+} // namespace
+
+void write_file_atomically(const fs::path& path, std::string_view content)
+{
+    std::error_code ec;
+    if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+    if (ec)
+        throw Error(ErrorKind::environment,
+                    fmt::format("cannot create {}: {}", path.parent_path().string(), ec.message()));
+    TempFile temp(path);
+    temp.write(content);
+    temp.rename_over_target();
 }
 
 } // namespace harness

@@ -8,7 +8,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <csignal>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 using namespace harness;
@@ -144,13 +146,18 @@ TEST(BaselineFile, FailedWriteLeavesTheOldFile)
     old.set_meta("schema_version", "1");
     old.rows.push_back({"a", "N=256", "registers", 32, {}, "static"});
     write_baseline(path, old);
-    // The temporary file cannot be created (a folder has its name): the update fails midway.
-    const fs::path blocker = path.string() + ".tmp." + std::to_string(getpid());
-    fs::create_directories(blocker);
+    // The update fails midway: files may not grow past one byte (a limit that binds root too).
     BaselineFile fresh = old;
     fresh.rows[0].value = 40;
+    rlimit saved{};
+    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+    rlimit one_byte = saved;
+    one_byte.rlim_cur = 1;
+    const auto handler = std::signal(SIGXFSZ, SIG_IGN);
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &one_byte), 0);
     EXPECT_THROW(write_baseline(path, fresh), Error);
-    fs::remove(blocker);
+    setrlimit(RLIMIT_FSIZE, &saved);
+    std::signal(SIGXFSZ, handler);
     EXPECT_EQ(read_baseline(path).rows.at(0).value, 32);
     // Without the obstacle the same update goes through.
     write_baseline(path, fresh);

@@ -1,0 +1,49 @@
+#pragma once
+// The on-disk cubin cache: a folder private to the user, of entries named by cache key, each
+// checked against the hash recorded with it before it is used.
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace harness::compile {
+
+/// A compiled cubin and the mangled name of every requested entry point.
+struct CompiledModule {
+    std::string cubin;
+    std::string log;                                  ///< NVRTC's log, including ptxas' resource report
+    std::map<std::string, std::string> lowered_names; ///< entry expression -> symbol in the cubin
+    std::string cache_key;
+    bool from_cache = false;
+};
+
+/// A folder of cubins named by cache key. Only the user may write to it: anyone else could plant a
+/// kernel that a run would then measure and record. Writes are atomic, so concurrent runs do not
+/// corrupt it; an entry that is not a regular file of the user's, or whose cubin does not match the
+/// hash in its metadata, is a miss and is recompiled.
+class CompileCache {
+  public:
+    /// Opens `dir`, creating it (mode 0700) when missing. Throws Error (environment) when it exists
+    /// but is not private: see check_folder(). A folder that cannot be created (a read-only home)
+    /// is no error; the cache then only misses.
+    explicit CompileCache(std::filesystem::path dir);
+
+    std::optional<CompiledModule> load(const std::string& key) const;
+    /// Records `module` under its cache key; a failure to write is ignored (the cache is an optimisation).
+    void store(const CompiledModule& module) const;
+    const std::filesystem::path& dir() const { return dir_; }
+
+    /// Throws Error (environment) when `dir` exists and is not a folder owned by the current user
+    /// that nobody else may write to (after following a link of the user's); a missing folder passes.
+    static void check_folder(const std::filesystem::path& dir);
+
+    /// $HARNESS_CACHE_DIR, else $XDG_CACHE_HOME/harness, else ~/.cache/harness, else
+    /// $TMPDIR/harness-cache-<uid>.
+    static std::filesystem::path default_dir();
+
+  private:
+    std::filesystem::path dir_;
+};
+
+} // namespace harness::compile
