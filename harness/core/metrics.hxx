@@ -34,8 +34,9 @@ struct MetricInfo {
     Direction direction;
     Stability stability;
     Collector collector;
-    /// Gating rule when the suite says nothing, in the suite's rule syntax: "exact", "rel 5%",
-    /// "abs 0.02", "samples 3%" (Mann-Whitney on the time samples plus a minimum effect), "ignore".
+    /// Gating rule when the suite says nothing, in the suite's rule syntax: "exact" (cliffs and
+    /// pathologies), "rel 5%", "abs 0.02", "samples 3%" (Mann-Whitney on the time samples plus a
+    /// minimum effect), "report" (drift: a change is shown, never fails), "ignore".
     std::string_view default_rule;
     bool in_default_set;  ///< collected when a suite does not list its metrics
     std::string_view description;

@@ -231,7 +231,11 @@ TEST(CompareRun, EveryVerdict)
 
     const auto& cliff = rep.results[0];
     ASSERT_TRUE(verdict(cliff, "registers"));
-    EXPECT_EQ(verdict(cliff, "registers")->verdict, Verdict::regressed);
+    // Registers are drift: reported with the cliff they caused; the cliff itself fails.
+    EXPECT_EQ(verdict(cliff, "registers")->verdict, Verdict::drifted);
+    EXPECT_NE(verdict(cliff, "registers")->message.find("occupancy cliff: registers 32 -> 40"), std::string::npos);
+    EXPECT_EQ(verdict(cliff, "theoretical_occupancy")->verdict, Verdict::regressed);
+    EXPECT_EQ(verdict(cliff, "blocks_per_sm")->verdict, Verdict::regressed);
     EXPECT_NE(verdict(cliff, "theoretical_occupancy")->message.find(
                   "registers 32 -> 40: resident blocks 8 -> 6, theoretical occupancy 100 % -> 75 % (limiter: registers)"),
               std::string::npos)
@@ -259,10 +263,11 @@ TEST(CompareRun, ImprovementIsStaleAndCanFail)
     const auto s = toy_suite();
     update_baselines(s, static_report({result("a", "N=256", 40)}), dir.path);
     auto rep = static_report({result("a", "N=256", 32)});
+    rep.results[0].set_metric("blocks_per_sm", 9);
     CompareOptions options;
     options.baseline_dir = dir.path;
     compare_run(rep, s, options);
-    const auto* v = verdict(rep.results[0], "registers");
+    const auto* v = verdict(rep.results[0], "blocks_per_sm");
     ASSERT_TRUE(v);
     EXPECT_EQ(v->verdict, Verdict::improved);
     EXPECT_NE(v->message.find("baseline is stale: run `harness baseline update`"), std::string::npos);
@@ -379,4 +384,55 @@ TEST(Waivers, MatchExpiryAndMalformedFiles)
                   .find("waivers[0].reason: missing required key"),
               std::string::npos);
     EXPECT_NE(error_of("waivers:\n  - suite: toy\n    metirc: registers\n").find("w.yaml:3:5"), std::string::npos);
+}
+
+TEST(CompareRun, DriftIsReportedCliffsFailAndStrictGatesDrift)
+{
+    TempDir dir;
+    const auto s = toy_suite();
+    update_baselines(s, static_report({result("a", "N=256", 10)}), dir.path);
+    // Two more registers, the same occupancy: reported, the run passes.
+    auto rep = static_report({result("a", "N=256", 12)});
+    CompareOptions options;
+    options.baseline_dir = dir.path;
+    compare_run(rep, s, options);
+    const auto* v = verdict(rep.results[0], "registers");
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->verdict, Verdict::drifted);
+    EXPECT_NE(v->message.find("registers 10 regs/thread -> 12 regs/thread"), std::string::npos) << v->message;
+    EXPECT_NE(v->message.find("reported, not gated"), std::string::npos) << v->message;
+    EXPECT_NE(v->message.find("theoretical occupancy unchanged"), std::string::npos) << v->message;
+    EXPECT_EQ(report::totals(rep).regressed, 0u);
+    EXPECT_EQ(report::totals(rep).passed, 1u);
+
+    // --strict: the same edit fails, as a snapshot would.
+    auto strict = static_report({result("a", "N=256", 12)});
+    options.strict = true;
+    compare_run(strict, s, options);
+    EXPECT_EQ(verdict(strict.results[0], "registers")->verdict, Verdict::regressed);
+    EXPECT_EQ(report::totals(strict).regressed, 1u);
+}
+
+TEST(CompareRun, CiModeFailsWhatHasNoBaseline)
+{
+    TempDir dir;
+    const auto s = toy_suite();
+    update_baselines(s, static_report({result("a", "N=256", 10)}), dir.path);
+    CompareOptions options;
+    options.baseline_dir = dir.path;
+    options.ci = true;
+    // N=256 has a baseline, N=512 has none; sm_80 has no baseline file at all.
+    auto sm80 = result("a", "N=256", 10);
+    sm80.arch = "sm_80";
+    auto rep = static_report({result("a", "N=256", 10), result("a", "N=512", 10), sm80});
+    compare_run(rep, s, options);
+    EXPECT_EQ(verdict(rep.results[0], "registers")->verdict, Verdict::passed);
+    EXPECT_EQ(verdict(rep.results[1], "registers")->verdict, Verdict::not_gated);
+    EXPECT_EQ(verdict(rep.results[2], "registers")->verdict, Verdict::not_gated);
+    EXPECT_EQ(report::totals(rep).regressed, 2u);
+    // Outside CI mode the same run passes, with notes.
+    options.ci = false;
+    compare_run(rep, s, options);
+    EXPECT_EQ(verdict(rep.results[1], "registers")->verdict, Verdict::no_baseline);
+    EXPECT_EQ(report::totals(rep).regressed, 0u);
 }
