@@ -23,13 +23,15 @@ int baseline_update(const std::vector<std::string>& args)
     CommonOptions common;
     add_common(app, common);
     SuiteRunOptions options;
-    std::string baseline_dir = "baselines";
+    ProjectOptions project;
+    GateOptions gate;
     std::string from;
     app.add_flag("--static", options.static_only,
                  "record the static figures for each of the suite's architectures (no GPU)");
     app.add_option("--arch", options.archs, "architectures for the static tier (default: the suite's archs)")
         ->check(known_arch_validator());
-    app.add_option("--baseline-dir", baseline_dir, "baseline folder")->capture_default_str();
+    add_project_options(app, project, false);
+    add_gate_options(app, gate, false);
     app.add_option("--from", from, "record the results of this results.json instead of running (one suite)")
         ->check(CLI::ExistingFile);
     app.add_option("--device", options.device, "CUDA device ordinal")->capture_default_str();
@@ -37,11 +39,17 @@ int baseline_update(const std::vector<std::string>& args)
     if (auto code = parse(app, args)) return *code;
     if (!from.empty() && common.suites.size() != 1)
         throw Error(ErrorKind::bad_input, "--from records one results file: give exactly one suite");
+    if (gate.ci_mode())
+        throw Error(ErrorKind::bad_input, "CI mode (--ci, or CI=true in the environment) never writes baselines: "
+                                          "record them outside CI, or pass --no-ci");
 
+    const std::vector<suite::Suite> suites = load_suites(common);
     const auto cache = make_cache(common);
+    options.require_gpu = gate.require_gpu;
+    options.require_gpu_because = "--require-gpu";
     const auto device = from.empty() ? choose_device(options) : std::nullopt;
     int exit_code = exit_pass;
-    for (const auto& s : load_suites(common)) {
+    for (const auto& s : suites) {
         report::RunReport rep;
         if (!from.empty()) {
             rep = report::read_results_json(from);
@@ -53,7 +61,7 @@ int baseline_update(const std::vector<std::string>& args)
             rep = device ? run_suite_gpu(s, *device, options, cache ? &*cache : nullptr)
                          : run_suite_static(s, options, cache ? &*cache : nullptr);
         }
-        const auto update = compare::update_baselines(s, rep, baseline_dir);
+        const auto update = compare::update_baselines(s, rep, project_paths(project, s).baselines);
         for (const auto& note : update.notes) fmt::print("{}\n", note);
         for (const auto& written : update.written) fmt::print("wrote {}\n", written);
         if (update.written.empty()) fmt::print("{}: nothing recorded (no case passed)\n", s.name);

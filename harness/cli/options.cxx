@@ -69,6 +69,52 @@ std::vector<suite::Suite> load_suites(const CommonOptions& o)
     return suites;
 }
 
+void add_project_options(CLI::App& app, ProjectOptions& o, bool with_reports)
+{
+    app.add_option("--root", o.root,
+                   "the project folder (default: the nearest folder above the suite that holds kernels/, "
+                   "baselines/ or .git)");
+    app.add_option("--baseline-dir", o.baseline_dir, "baseline folder: <dir>/<suite>/<key>.csv (default <project>/baselines)");
+    if (!with_reports) return;
+    app.add_option("--out", o.out_dir, "report folder; each suite writes to <out>/<suite>/ (default <project>/reports)");
+    app.add_option("--waivers", o.waiver_file, "waiver file (default <baseline-dir>/waivers.yaml)");
+}
+
+ProjectPaths project_paths(const ProjectOptions& o, const suite::Suite& s)
+{
+    namespace fs = std::filesystem;
+    ProjectPaths p;
+    p.root = o.root.empty() ? s.project_root : fs::absolute(o.root);
+    p.baselines = o.baseline_dir.empty() ? p.root / "baselines" : fs::path(o.baseline_dir);
+    p.reports = o.out_dir.empty() ? p.root / "reports" : fs::path(o.out_dir);
+    p.waivers_given = !o.waiver_file.empty();
+    p.waivers = p.waivers_given ? fs::path(o.waiver_file) : p.baselines / "waivers.yaml";
+    return p;
+}
+
+bool GateOptions::ci_mode() const
+{
+    if (ci) return true;
+    if (no_ci) return false;
+    const char* env = std::getenv("CI");
+    if (!env) return false;
+    std::string value(env);
+    for (auto& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return value == "true" || value == "1" || value == "yes";
+}
+
+void add_gate_options(CLI::App& app, GateOptions& o, bool with_strict)
+{
+    auto* ci = app.add_flag("--ci", o.ci,
+                            "CI mode (default when the environment sets CI=true): a figure without a baseline fails, a "
+                            "missing GPU fails unless --static, baselines are never written");
+    app.add_flag("--no-ci", o.no_ci, "not CI mode, even where the environment sets CI=true")->excludes(ci);
+    app.add_flag("--require-gpu", o.require_gpu, "fail (exit 3) when no GPU is usable, instead of the static tier");
+    if (with_strict)
+        app.add_flag("--strict", o.strict,
+                     "gate drift figures too (registers, raw counts, instructions): any change fails, as a snapshot");
+}
+
 std::optional<compile::CompileCache> make_cache(const CommonOptions& o)
 {
     if (o.no_cache) return std::nullopt;

@@ -8,6 +8,7 @@
 #include "harness/compare/waivers.hxx"
 #include "harness/compile/compile_suite.hxx"
 #include "harness/core/error.hxx"
+#include "harness/core/input_files.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/report/run_report.hxx"
 #include "harness/suite/sweep.hxx"
@@ -27,17 +28,15 @@ int run_command(const std::vector<std::string>& args)
     CommonOptions common;
     add_common(app, common);
     SuiteRunOptions options;
-    std::string out_root = "reports";
-    std::string baseline_dir = "baselines";
-    std::string waiver_file;
+    ProjectOptions project;
+    GateOptions gate;
     bool fail_on_improvement = false;
     app.add_flag("--static", options.static_only,
                  "static tier only: compile for each architecture, read resources, no GPU");
     app.add_option("--arch", options.archs, "architectures for the static tier (default: the suite's archs)")
         ->check(known_arch_validator());
-    app.add_option("--out", out_root, "report folder; each suite writes to <out>/<suite>/")->capture_default_str();
-    app.add_option("--baseline-dir", baseline_dir, "baseline folder: <dir>/<suite>/<key>.csv")->capture_default_str();
-    app.add_option("--waivers", waiver_file, "waiver file (default <baseline-dir>/waivers.yaml)");
+    add_project_options(app, project, true);
+    add_gate_options(app, gate, true);
     app.add_flag("--fail-on-improvement", fail_on_improvement,
                  "fail when a metric improved beyond its rule (the baseline is stale)");
     app.add_option("--device", options.device, "CUDA device ordinal")->capture_default_str();
@@ -54,27 +53,35 @@ int run_command(const std::vector<std::string>& args)
     if (auto code = parse(app, args)) return *code;
 
     const std::vector<suite::Suite> suites = load_suites(common);
-    // Read once before anything runs, so that a bad waiver file stops the run at once.
-    compare::read_waivers(waiver_file.empty() ? fs::path(baseline_dir) / "waivers.yaml" : fs::path(waiver_file),
-                          !waiver_file.empty());
-    for (const auto& s : suites)
+    const bool ci = gate.ci_mode();
+    std::vector<ProjectPaths> paths;
+    for (const auto& s : suites) {
+        paths.push_back(project_paths(project, s));
+        // Read once before anything runs, so that a bad waiver file stops the run at once.
+        compare::read_waivers(paths.back().waivers, paths.back().waivers_given);
         for (const auto& v : options.only_variants)
             if (!s.find_variant(v))
                 throw Error(ErrorKind::bad_input, fmt::format("{}: no variant '{}'", s.file.string(), v));
+    }
 
     const auto cache = make_cache(common);
+    options.require_gpu = gate.require_gpu || ci;
+    options.require_gpu_because = gate.require_gpu ? "--require-gpu" : "CI mode (--ci, or CI=true)";
     const auto device = choose_device(options);
-    compare::CompareOptions compare_options;
-    compare_options.baseline_dir = baseline_dir;
-    compare_options.waiver_file = waiver_file;
 
     int exit_code = exit_pass;
-    for (const auto& s : suites) {
+    for (std::size_t i = 0; i < suites.size(); ++i) {
+        const suite::Suite& s = suites[i];
+        compare::CompareOptions compare_options;
+        compare_options.baseline_dir = paths[i].baselines;
+        compare_options.waiver_file = paths[i].waivers_given ? paths[i].waivers : fs::path();
+        compare_options.strict = gate.strict;
+        compare_options.ci = ci;
         report::RunReport rep = device ? run_suite_gpu(s, *device, options, cache ? &*cache : nullptr)
                                        : run_suite_static(s, options, cache ? &*cache : nullptr);
         compare::compare_run(rep, s, compare_options);
         rep.fail_on_improvement = fail_on_improvement;
-        const fs::path out_dir = fs::path(out_root) / s.name;
+        const fs::path out_dir = child_path(paths[i].reports, s.name, "suite name");
         for (const auto& reporter : report::reporter_table()) reporter.write(rep, out_dir, std::cout);
         const report::Totals t = report::totals(rep, fail_on_improvement);
         if (t.failed > 0 || t.regressed > 0) exit_code = exit_failure;

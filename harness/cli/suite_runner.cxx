@@ -2,6 +2,7 @@
 
 #include "harness/compile/compile_suite.hxx"
 #include "harness/compile/static_tier.hxx"
+#include "harness/core/error.hxx"
 #include "harness/core/text.hxx"
 #include "harness/run/isolated_runner.hxx"
 #include "harness/suite/sweep.hxx"
@@ -91,6 +92,11 @@ std::optional<run::DeviceInfo> choose_device(const SuiteRunOptions& options)
 {
     std::string why = "--static given";
     auto device = options.static_only ? std::nullopt : run::probe_device(options.device, &why);
+    if (!device && options.require_gpu && !options.static_only)
+        throw Error(ErrorKind::environment,
+                    fmt::format("no usable GPU ({}), and {} requires one; pass --static to run the static tier "
+                                "only",
+                                why, options.require_gpu_because));
     if (!device)
         fmt::print(stderr,
                    "harness: no usable GPU ({}): running the static tier only. Every variant is compiled for each "

@@ -25,6 +25,8 @@ struct SuiteRunOptions {
     std::vector<std::string> archs;          ///< static tier; empty: the suite's archs
     bool profile = true;                     ///< collect hardware counters (CUPTI)
     bool external_profiler = false;          ///< run each case once in its NVTX range, nothing else
+    bool require_gpu = false;                ///< no usable GPU is an error, not the static tier
+    std::string require_gpu_because;         ///< "--require-gpu", "CI mode (CI=true)": for the message
 };
 
 /// The GPU to run on, or nullopt after saying on stderr why the static tier runs instead.

@@ -378,7 +378,7 @@ TEST(BaselineUpdate, ADotDotSuiteOrATraversingArchWritesNothingAndExitsTwo)
     dotdot.replace(0, 14, "suite: \"..\"");
     ASSERT_THROW(suite::parse_suite(dotdot, suite_path), InputError);
     write(p.dir.path / "suites" / "dotdot.yaml", dotdot);
-    EXPECT_EQ(cli::run_tool({"baseline", "update", "--static", "--no-cache", (p.dir.path / "suites" / "dotdot.yaml").string(),
+    EXPECT_EQ(cli::run_tool({"baseline", "update", "--static", "--no-ci", "--no-cache", (p.dir.path / "suites" / "dotdot.yaml").string(),
                              "--baseline-dir", p.baselines.string()}),
               2);
     EXPECT_EQ(cli::run_tool({"run", "--static", "--no-cache", (p.dir.path / "suites" / "dotdot.yaml").string(),
@@ -391,7 +391,7 @@ TEST(BaselineUpdate, ADotDotSuiteOrATraversingArchWritesNothingAndExitsTwo)
     write(p.dir.path / "results.json", results);
     fs::remove(p.dir.path / "suites" / "dotdot.yaml");
     auto with_inputs = snapshot(p.dir.path);
-    EXPECT_EQ(cli::run_tool({"baseline", "update", "--from", (p.dir.path / "results.json").string(),
+    EXPECT_EQ(cli::run_tool({"baseline", "update", "--no-ci", "--from", (p.dir.path / "results.json").string(),
                              p.suite.string(), "--baseline-dir", p.baselines.string()}),
               2);
     EXPECT_EQ(snapshot(p.dir.path), with_inputs);

@@ -1,0 +1,117 @@
+// CI mode and the project root: a run gives the same verdicts from any folder, and in CI mode
+// it never passes while gating nothing.
+
+#include "harness/cli/commands.hxx"
+#include "test_paths.hxx"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+#include <unistd.h>
+
+using namespace harness;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read(const fs::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+/// A scratch copy of the repository's suites, kernels and baselines: runs write reports into it.
+struct ScratchProject {
+    fs::path root;
+    ScratchProject()
+    {
+        root = fs::temp_directory_path() / ("harness-ci-gate-" + std::to_string(getpid()) + "-" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(root);
+        fs::create_directories(root);
+        for (const char* dir : {"suites", "kernels", "baselines"})
+            fs::copy(repo_root() / dir, root / dir, fs::copy_options::recursive);
+    }
+    ~ScratchProject()
+    {
+        std::error_code ec;
+        fs::remove_all(root, ec);
+    }
+};
+
+/// Runs the tool with the working folder set to `cwd` and CI taken from `ci` ("" unsets it).
+int run_in(const fs::path& cwd, const std::vector<std::string>& args, const char* ci = "")
+{
+    const fs::path before = fs::current_path();
+    const char* saved = std::getenv("CI");
+    const std::string saved_value = saved ? saved : "";
+    if (*ci) setenv("CI", ci, 1);
+    else unsetenv("CI");
+    fs::current_path(cwd);
+    testing::internal::CaptureStdout();
+    const int code = cli::run_tool(args);
+    testing::internal::GetCapturedStdout();
+    fs::current_path(before);
+    if (saved) setenv("CI", saved_value.c_str(), 1);
+    else unsetenv("CI");
+    return code;
+}
+
+} // namespace
+
+TEST(ProjectRoot, ARunFromAnotherFolderFindsTheProjectsBaselinesAndWritesItsReports)
+{
+    ScratchProject p;
+    const fs::path elsewhere = p.root.parent_path() / (p.root.filename().string() + "-elsewhere");
+    fs::create_directories(elsewhere);
+    const std::string suite = (p.root / "suites" / "transpose.yaml").string();
+
+    EXPECT_EQ(run_in(p.root, {"run", "--static", "--ci", "--no-cache", "suites/transpose.yaml"}), 0);
+    const std::string here = read(p.root / "reports" / "transpose" / "results.csv");
+    fs::remove_all(p.root / "reports");
+    // From elsewhere, in CI mode: the same baselines gate it (a missing one would fail).
+    EXPECT_EQ(run_in(elsewhere, {"run", "--static", "--ci", "--no-cache", suite}), 0);
+    EXPECT_FALSE(fs::exists(elsewhere / "reports"));
+    EXPECT_FALSE(fs::exists(elsewhere / "baselines"));
+    EXPECT_EQ(read(p.root / "reports" / "transpose" / "results.csv"), here);
+    EXPECT_NE(here.find("passed"), std::string::npos);
+
+    // baseline update from elsewhere writes into the project, not the working folder.
+    EXPECT_EQ(run_in(elsewhere, {"baseline", "update", "--static", "--no-ci", "--no-cache", suite}), 0);
+    EXPECT_FALSE(fs::exists(elsewhere / "baselines"));
+    fs::remove_all(elsewhere);
+}
+
+TEST(CiMode, AMissingBaselineFailsAsNotGated)
+{
+    ScratchProject p;
+    fs::remove(p.root / "baselines" / "transpose" / "sm_80.csv");
+    const std::vector<std::string> args = {"run", "--static", "--no-cache", "suites/transpose.yaml"};
+    EXPECT_EQ(run_in(p.root, args), 0);          // outside CI: friendly, with a note
+    EXPECT_EQ(run_in(p.root, args, "true"), 1);  // CI=true: the sm_80 figures were not gated
+    const std::string junit = read(p.root / "reports" / "transpose" / "junit.xml");
+    EXPECT_NE(junit.find("no baseline file"), std::string::npos) << junit.substr(0, 2000);
+    EXPECT_EQ(run_in(p.root, {"run", "--static", "--ci", "--no-cache", "suites/transpose.yaml"}), 1);
+    EXPECT_EQ(run_in(p.root, {"run", "--static", "--no-ci", "--no-cache", "suites/transpose.yaml"}, "true"), 0);
+}
+
+TEST(CiMode, AMissingGpuFailsUnlessStaticWasAsked)
+{
+    if (std::getenv("HARNESS_TEST_HAS_GPU")) GTEST_SKIP() << "a GPU is present";
+    ScratchProject p;
+    EXPECT_EQ(run_in(p.root, {"run", "--no-cache", "suites/transpose.yaml"}, "true"), 3);
+    EXPECT_EQ(run_in(p.root, {"run", "--require-gpu", "--no-cache", "suites/transpose.yaml"}), 3);
+    EXPECT_FALSE(fs::exists(p.root / "reports"));
+    EXPECT_EQ(run_in(p.root, {"run", "--static", "--no-cache", "suites/transpose.yaml"}, "true"), 0);
+}
+
+TEST(CiMode, BaselinesAreNeverWritten)
+{
+    ScratchProject p;
+    EXPECT_EQ(run_in(p.root, {"baseline", "update", "--static", "--no-cache", "suites/transpose.yaml"}, "true"), 2);
+    EXPECT_EQ(run_in(p.root, {"baseline", "update", "--static", "--ci", "--no-cache", "suites/transpose.yaml"}), 2);
+}
