@@ -36,6 +36,35 @@ Totals totals(const RunReport& report, bool fail_on_improvement)
     return t;
 }
 
+GateCounts gate_counts(const RunReport& report)
+{
+    GateCounts c;
+    for (const auto& r : report.results)
+        for (const auto& v : r.verdicts) {
+            switch (v.verdict) {
+            case Verdict::no_baseline:
+            case Verdict::not_gated:
+            case Verdict::skipped: ++c.not_gated; continue;
+            case Verdict::drifted: ++c.reported; continue;
+            case Verdict::passed:
+            case Verdict::regressed:
+            case Verdict::improved:
+            case Verdict::waived:
+            case Verdict::expect_failed: break;
+            }
+            if (v.rule.starts_with("expect")) ++c.expected;
+            else if (v.rule == "report") ++c.reported;
+            else ++c.compared;
+        }
+    return c;
+}
+
+std::string gate_counts_text(const GateCounts& c)
+{
+    return fmt::format("{} figures compared with a baseline, {} checked by expect:, {} reported only, {} not gated",
+                       c.compared, c.expected, c.reported, c.not_gated);
+}
+
 namespace {
 
 /// One word for the table: the case status, or the worst verdict of a case that ran.
@@ -148,17 +177,22 @@ void write_console_verdicts(const RunReport& report, std::ostream& out)
                                 ? "improvements (failing: --fail-on-improvement; run `harness baseline update`)"
                                 : "improvements (the baseline is stale: run `harness baseline update`)"},
         {Verdict::waived, "waived regressions"},
+        {Verdict::drifted, "moved, reported only (drift figures: no cliff, not failing; --strict gates them)"},
     };
+    // Drift can touch every figure of every case after an edit: the first few, then a count.
+    constexpr std::size_t drift_lines = 20;
     for (const auto& section : sections) {
-        bool any = false;
+        std::size_t shown = 0, total = 0;
         for (const auto& r : report.results)
             for (const auto& v : r.verdicts) {
                 if (v.verdict != section.verdict) continue;
-                if (!any) fmt::print(out, "\n{}:\n", section.title);
-                any = true;
+                if (total++ == 0) fmt::print(out, "\n{}:\n", section.title);
+                if (section.verdict == Verdict::drifted && shown >= drift_lines) continue;
+                ++shown;
                 fmt::print(out, "  {} {} [{}] {}: {} (rule {})\n", r.variant, r.params_text, r.arch, v.metric,
                            v.message, v.rule);
             }
+        if (total > shown) fmt::print(out, "  ... and {} more (results.csv lists every figure)\n", total - shown);
     }
     // Comparisons that were not made are summarised, not listed: one line per distinct reason.
     std::map<std::string, std::size_t> unjudged;
@@ -180,6 +214,9 @@ void write_console_verdicts(const RunReport& report, std::ostream& out)
                report.suite, t.passed, t.failed, t.regressed, t.skipped, t.improved, t.waived,
                report.mode == "static" ? "static tier" : report.mode,
                report.device_name.empty() ? report.arch : report.device_name);
+    const GateCounts g = gate_counts(report);
+    fmt::print(out, "gated: {}{}\n", gate_counts_text(g),
+               g.compared + g.expected == 0 ? " - NOTHING WAS GATED" : "");
 }
 
 } // namespace harness::report

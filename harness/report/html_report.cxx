@@ -222,10 +222,12 @@ std::string header_section(const RunReport& report, const Totals& t)
     return fmt::format(
         "<header class=\"run {status}\">\n<div class=\"banner\"><span class=\"state\">{state}</span> "
         "<span class=\"headline\">{headline}</span></div>\n"
-        "<h1>{suite}</h1>\n<dl class=\"facts\">{facts}</dl>\n<div class=\"counts\">{counts}</div>\n</header>\n",
+        "<h1>{suite}</h1>\n<dl class=\"facts\">{facts}</dl>\n<div class=\"counts\">{counts}</div>\n"
+        "<p class=\"gated\">{gated}</p>\n</header>\n",
         fmt::arg("status", bad ? "bad" : "good"), fmt::arg("state", bad ? (t.regressed ? "REGRESSED" : "FAILED") : "PASSED"),
         fmt::arg("headline", html_escape(headline)), fmt::arg("suite", html_escape(report.suite)),
         fmt::arg("facts", facts),
+        fmt::arg("gated", html_escape("Gated: " + gate_counts_text(gate_counts(report)))),
         fmt::arg("counts", count(t.passed, "passed", "passed") + count(t.regressed, "regressed", "regressed") +
                                count(t.improved, "improved", "improved") + count(t.failed, "failed", "failed") +
                                count(t.waived, "waived", "waived") + count(t.skipped, "skipped", "skipped")));

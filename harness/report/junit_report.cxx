@@ -113,6 +113,11 @@ std::string junit_xml(const RunReport& report)
             properties += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, xml_escape(*value));
     for (const auto& file : report.baseline_files)
         properties += fmt::format("      <property name=\"baseline\" value=\"{}\"/>\n", xml_escape(file));
+    const GateCounts g = gate_counts(report);
+    for (const auto& [name, value] : {std::pair{"figures_compared", g.compared}, std::pair{"figures_expected", g.expected},
+                                      std::pair{"figures_reported_only", g.reported},
+                                      std::pair{"figures_not_gated", g.not_gated}})
+        properties += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, value);
     const std::string counts = fmt::format("tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"", tests,
                                            failures, errors, skipped);
     return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"

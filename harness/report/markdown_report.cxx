@@ -50,6 +50,9 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
     head += "| passed | failed | regressed | skipped | improved | waived |\n|---:|---:|---:|---:|---:|---:|\n";
     head += fmt::format("| {} | {} | {} | {} | {} | {} |\n", t.passed, t.failed, t.regressed, t.skipped, t.improved,
                         t.waived);
+    const GateCounts g = gate_counts(report);
+    head += fmt::format("\nGated: {}{}\n", gate_counts_text(g),
+                        g.compared + g.expected == 0 ? " — **nothing was gated**" : "");
 
     // The rows that need attention, most serious first.
     std::vector<std::string> rows;

@@ -48,6 +48,18 @@ struct Totals {
 };
 Totals totals(const RunReport& report, bool fail_on_improvement = false);
 
+/// How the run's figures were gated, so that a green run that gated little is seen at once.
+/// Every verdict lands in exactly one count.
+struct GateCounts {
+    std::size_t compared = 0;   ///< judged against a baseline under a gating rule
+    std::size_t expected = 0;   ///< checked by an `expect:` rule
+    std::size_t reported = 0;   ///< drift figures (rule "report"): compared, shown, never failing
+    std::size_t not_gated = 0;  ///< no baseline, too few samples, another GPU model's, or not measured
+};
+GateCounts gate_counts(const RunReport& report);
+/// "812 figures compared with a baseline, 24 checked by expect:, 300 reported only, 0 not gated".
+std::string gate_counts_text(const GateCounts& counts);
+
 /// The versioned JSON results file (results.json) that `harness report` and `harness merge` read.
 inline constexpr int results_schema_version = 1;
 inline constexpr std::size_t max_results_file_bytes = 256 * 1024 * 1024;

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <csignal>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -435,4 +436,45 @@ TEST(CompareRun, CiModeFailsWhatHasNoBaseline)
     compare_run(rep, s, options);
     EXPECT_EQ(verdict(rep.results[1], "registers")->verdict, Verdict::no_baseline);
     EXPECT_EQ(report::totals(rep).regressed, 0u);
+}
+
+TEST(GateCounts, EveryVerdictLandsInOneCountAndTheSummariesSayIt)
+{
+    TempDir dir;
+    const auto s = toy_suite();
+    update_baselines(s, static_report({result("a", "N=256", 10)}), dir.path);
+    auto rep = static_report({result("a", "N=256", 12), result("a", "N=512", 10)});
+    CompareOptions options;
+    options.baseline_dir = dir.path;
+    compare_run(rep, s, options);
+    const report::GateCounts g = report::gate_counts(rep);
+    std::size_t verdicts = 0;
+    for (const auto& r : rep.results) verdicts += r.verdicts.size();
+    EXPECT_EQ(g.compared + g.expected + g.reported + g.not_gated, verdicts);
+    // N=256: registers drifted (reported), blocks and occupancy compared, two expect rules
+    // (registers checked, excess wavefronts not measured: not gated); N=512 has no baseline.
+    EXPECT_EQ(g.reported, 1u);
+    EXPECT_EQ(g.compared, 2u);
+    EXPECT_EQ(g.expected, 2u);
+    EXPECT_EQ(g.not_gated, 5u);
+    const std::string text = report::gate_counts_text(g);
+    EXPECT_NE(report::markdown_summary(rep).find("Gated: " + text), std::string::npos);
+    EXPECT_NE(report::junit_xml(rep).find("<property name=\"figures_reported_only\" value=\"1\"/>"),
+              std::string::npos);
+    std::ostringstream console;
+    report::write_console_verdicts(rep, console);
+    EXPECT_NE(console.str().find("gated: " + text), std::string::npos) << console.str();
+    EXPECT_NE(console.str().find("moved, reported only"), std::string::npos) << console.str();
+
+    // A run with nothing to compare says so.
+    auto bare = static_report({result("a", "N=512", 10)});
+    CompareOptions none;
+    none.baseline_dir = dir.path / "empty";
+    auto plain = toy_suite();
+    plain.expect.clear();
+    for (auto& v : plain.variants) v.expect.clear();
+    compare_run(bare, plain, none);
+    std::ostringstream empty;
+    report::write_console_verdicts(bare, empty);
+    EXPECT_NE(empty.str().find("NOTHING WAS GATED"), std::string::npos) << empty.str();
 }
