@@ -34,6 +34,10 @@ std::optional<std::pair<std::string, std::string>> hotspot_kind(std::string_view
     if (m == "excess_shared_wavefronts" || (m.starts_with("shared_") && m.ends_with("wavefronts")))
         return std::pair<std::string, std::string>{"excess_shared_wavefronts",
                                                    in("_ld_") ? "shared load" : in("_st_") ? "shared store" : ""};
+    // Local memory (spills and stack arrays) and divergence are counted per instruction too.
+    if (m == "local_sectors" || m == "local_bytes" || m.starts_with("spill_"))
+        return std::pair<std::string, std::string>{"local_sectors", "local"};
+    if (m == "divergent_branch_targets") return std::pair<std::string, std::string>{"divergent_branch_targets", "branch"};
     return std::nullopt;
 }
 

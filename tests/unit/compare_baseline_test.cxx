@@ -478,3 +478,35 @@ TEST(GateCounts, EveryVerdictLandsInOneCountAndTheSummariesSayIt)
     report::write_console_verdicts(bare, empty);
     EXPECT_NE(empty.str().find("NOTHING WAS GATED"), std::string::npos) << empty.str();
 }
+
+TEST(CompareRun, LocalMemoryAndDivergenceRegressionsNameTheirLines)
+{
+    TempDir dir;
+    const auto s = toy_suite();
+    auto base = result("a", "N=256", 10);
+    base.set_metric("local_sectors", 0);
+    base.set_metric("divergent_branch_targets", 0);
+    update_baselines(s, static_report({base}), dir.path);
+
+    auto now = base;
+    now.set_metric("local_sectors", 63135928);
+    now.set_metric("divergent_branch_targets", 131072);
+    Hotspot local{"local_sectors", "local", "k", "kernels/k.cu", 21, 63135928, 0, 63135928, {}, 0};
+    Hotspot branch{"divergent_branch_targets", "branch", "k", "kernels/k.cu", 34, 131072, 0, 131072, {}, 0};
+    now.hotspots = {local, branch};
+    auto rep = static_report({now});
+    CompareOptions options;
+    options.baseline_dir = dir.path;
+    compare_run(rep, s, options);
+    const auto* l = verdict(rep.results[0], "local_sectors");
+    const auto* d = verdict(rep.results[0], "divergent_branch_targets");
+    ASSERT_TRUE(l && d);
+    EXPECT_EQ(l->verdict, Verdict::regressed);
+    EXPECT_EQ(l->location, "kernels/k.cu:21");
+    EXPECT_NE(l->message.find("top source line kernels/k.cu:21"), std::string::npos) << l->message;
+    EXPECT_EQ(d->verdict, Verdict::regressed);
+    EXPECT_EQ(d->location, "kernels/k.cu:34");
+    EXPECT_NE(report::junit_xml(rep).find("kernels/k.cu:34"), std::string::npos);
+    EXPECT_NE(report::markdown_summary(rep).find("kernels/k.cu:21"), std::string::npos);
+    EXPECT_NE(report::html_report(rep).find("kernels/k.cu:21"), std::string::npos);
+}
