@@ -64,7 +64,9 @@ int baseline_update(const std::vector<std::string>& args)
         const auto update = compare::update_baselines(s, rep, project_paths(project, s).baselines);
         for (const auto& note : update.notes) fmt::print("{}\n", note);
         for (const auto& written : update.written) fmt::print("wrote {}\n", written);
-        if (update.written.empty()) fmt::print("{}: nothing recorded (no case passed)\n", s.name);
+        for (const auto& same : update.unchanged) fmt::print("unchanged {}\n", same);
+        if (update.written.empty() && update.unchanged.empty())
+            fmt::print("{}: nothing recorded (no case passed)\n", s.name);
         for (const auto& r : rep.results)
             if (case_status_fails(r.status)) exit_code = exit_failure;
     }

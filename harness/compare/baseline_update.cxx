@@ -61,6 +61,24 @@ void check_results(const suite::Suite& suite, const report::RunReport& report,
     }
 }
 
+std::vector<double> baseline_samples(std::vector<double> samples)
+{
+    std::sort(samples.begin(), samples.end());
+    if (samples.size() <= max_baseline_samples) return samples;
+    // Evenly spaced quantiles (linear interpolation between order statistics): the same shape in
+    // a bounded number of values, so a long timing budget does not grow the file.
+    std::vector<double> out(max_baseline_samples);
+    const double last = static_cast<double>(samples.size() - 1);
+    for (std::size_t k = 0; k < max_baseline_samples; ++k) {
+        const double at = last * (static_cast<double>(k) + 0.5) / static_cast<double>(max_baseline_samples);
+        const auto below = static_cast<std::size_t>(at);
+        const double frac = at - static_cast<double>(below);
+        const double next = samples[std::min(below + 1, samples.size() - 1)];
+        out[k] = samples[below] + frac * (next - samples[below]);
+    }
+    return out;
+}
+
 BaselineUpdate update_baselines(const suite::Suite& suite, const report::RunReport& report,
                                 const std::filesystem::path& dir)
 {
@@ -97,7 +115,7 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const report::RunRepo
             const std::string key = exact ? exact_baseline_key(r.arch) : noisy_baseline_key(report.device_name);
             file_arch[key] = exact ? r.arch : "";
             BaselineRow row{r.variant, r.params_text, m.name, m.value, {}, source};
-            if (m.name == "time_median") row.samples = r.time_samples_us;
+            if (m.name == "time_median") row.samples = baseline_samples(r.time_samples_us);
             fresh[key].push_back(std::move(row));
         }
     }
@@ -114,6 +132,13 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const report::RunRepo
             file = read_baseline(path);
             check_baseline_identity(file, path.string(), suite.name, key);
         }
+        const std::vector<BaselineRow> before = file.rows;
+        // A figure that did not change keeps its row as it was (where it was recorded, too), so a
+        // no-op update leaves the file byte-identical.
+        for (auto& r : rows)
+            if (const BaselineRow* old = file.find(r.variant, r.params, r.metric);
+                old && old->value == r.value && old->samples == r.samples)
+                r = *old;
         std::set<std::tuple<std::string, std::string, std::string>> replaced;
         for (const auto& r : rows) replaced.emplace(r.variant, r.params, r.metric);
         std::size_t dropped = 0;
@@ -132,6 +157,15 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const report::RunRepo
             return std::make_pair(case_order.at({a.variant, a.params}), metric_order(a.metric)) <
                    std::make_pair(case_order.at({b.variant, b.params}), metric_order(b.metric));
         });
+        const auto same = [](const BaselineRow& a, const BaselineRow& b) {
+            return a.variant == b.variant && a.params == b.params && a.metric == b.metric && a.value == b.value &&
+                   a.samples == b.samples && a.source == b.source;
+        };
+        if (std::filesystem::exists(path) &&
+            std::equal(before.begin(), before.end(), file.rows.begin(), file.rows.end(), same)) {
+            out.unchanged.push_back(path.string());
+            continue;
+        }
         const bool exact = !file_arch[key].empty();
         file.set_meta("schema_version", std::to_string(baseline_schema_version));
         file.set_meta("suite", suite.name);

@@ -11,9 +11,17 @@
 
 namespace harness::compare {
 
+/// The most time samples a baseline row keeps.
+inline constexpr std::size_t max_baseline_samples = 64;
+
+/// The samples a baseline row keeps: all of them, sorted, up to max_baseline_samples; beyond,
+/// that many evenly spaced quantiles of them.
+std::vector<double> baseline_samples(std::vector<double> samples);
+
 /// What an update did, for the console.
 struct BaselineUpdate {
-    std::vector<std::string> written;  ///< files written
+    std::vector<std::string> written;    ///< files written
+    std::vector<std::string> unchanged;  ///< files whose figures did not change: left byte-identical
     std::vector<std::string> notes;    ///< cases left out (failed, skipped), rows dropped
 };
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <map>
 #include <sstream>
 #include <unistd.h>
 
@@ -114,4 +115,20 @@ TEST(CiMode, BaselinesAreNeverWritten)
     ScratchProject p;
     EXPECT_EQ(run_in(p.root, {"baseline", "update", "--static", "--no-cache", "suites/transpose.yaml"}, "true"), 2);
     EXPECT_EQ(run_in(p.root, {"baseline", "update", "--static", "--ci", "--no-cache", "suites/transpose.yaml"}), 2);
+}
+
+TEST(BaselineUpdate, ANoOpUpdateLeavesEveryFileByteIdentical)
+{
+    ScratchProject p;
+    std::map<std::string, std::string> before;
+    for (const auto& e : fs::recursive_directory_iterator(p.root / "baselines"))
+        if (e.is_regular_file()) before[e.path().string()] = read(e.path());
+    EXPECT_EQ(run_in(p.root, {"baseline", "update", "--static", "--no-ci", "suites/gemm.yaml", "suites/transpose.yaml",
+                              "suites/reduce.yaml"}),
+              0);
+    std::map<std::string, std::string> after;
+    for (const auto& e : fs::recursive_directory_iterator(p.root / "baselines"))
+        if (e.is_regular_file()) after[e.path().string()] = read(e.path());
+    EXPECT_EQ(after.size(), before.size());
+    for (const auto& [path, text] : before) EXPECT_EQ(after[path], text) << path << " changed";
 }

@@ -510,3 +510,16 @@ TEST(CompareRun, LocalMemoryAndDivergenceRegressionsNameTheirLines)
     EXPECT_NE(report::markdown_summary(rep).find("kernels/k.cu:21"), std::string::npos);
     EXPECT_NE(report::html_report(rep).find("kernels/k.cu:21"), std::string::npos);
 }
+
+TEST(BaselineUpdate, TimeSamplesAreKeptAsABoundedSetOfQuantiles)
+{
+    EXPECT_EQ(baseline_samples({3, 1, 2}), (std::vector<double>{1, 2, 3}));
+    std::vector<double> many;
+    for (int i = 0; i < 10001; ++i) many.push_back(10000 - i);  // 0 .. 10000, reversed
+    const auto kept = baseline_samples(many);
+    ASSERT_EQ(kept.size(), max_baseline_samples);
+    EXPECT_TRUE(std::is_sorted(kept.begin(), kept.end()));
+    EXPECT_NEAR(kept.front(), 10000.0 * 0.5 / 64, 1e-9);
+    EXPECT_NEAR(kept.back(), 10000.0 * 63.5 / 64, 1e-9);
+    EXPECT_NEAR(kept[32], 10000.0 * 32.5 / 64, 1e-9);  // the median region
+}
