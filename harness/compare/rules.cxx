@@ -191,6 +191,22 @@ MetricVerdict judge_value(const MetricInfo& metric, const Rule& rule, double bas
     return v;
 }
 
+double relative_spread(const std::vector<double>& samples)
+{
+    if (samples.size() < 4) return 0.0;
+    std::vector<double> v = samples;
+    std::sort(v.begin(), v.end());
+    const auto quantile = [&](double q) {
+        const double at = q * static_cast<double>(v.size() - 1);
+        const auto below = static_cast<std::size_t>(at);
+        const double next = v[std::min(below + 1, v.size() - 1)];
+        return v[below] + (at - static_cast<double>(below)) * (next - v[below]);
+    };
+    const double mid = quantile(0.5);
+    // The interquartile range of a normal sample is 1.349 standard deviations.
+    return mid > 0.0 ? (quantile(0.75) - quantile(0.25)) / 1.349 / mid : 0.0;
+}
+
 MetricVerdict judge_samples(const MetricInfo& metric, const Rule& rule, const std::vector<double>& baseline_samples,
                             const std::vector<double>& samples)
 {
@@ -222,10 +238,16 @@ MetricVerdict judge_samples(const MetricInfo& metric, const Rule& rule, const st
                     format_value(metric, base_median), format_value(metric, run_median), 100.0 * moved,
                     std::min(p_worse, p_better), samples.size(), baseline_samples.size());
     const bool large_enough = std::abs(run_median - base_median) > rule.minimum;
-    if (p_worse < samples_alpha && moved_worse > rule.tolerance && large_enough) {
+    // The effect must also stand clear of the baseline's own spread: a noisy kernel needs a larger
+    // move than a steady one.
+    const double effect = std::max(rule.tolerance, samples_noise_widths * relative_spread(baseline_samples));
+    if (p_worse < samples_alpha && moved_worse > effect && large_enough) {
         v.verdict = Verdict::regressed;
         v.message = detail;
-    } else if (p_better < samples_alpha && -moved_worse > rule.tolerance && large_enough) {
+        if (effect > rule.tolerance)
+            v.message += fmt::format(" (beyond {:.1f} %, {} widths of the baseline's spread)", 100.0 * effect,
+                                     samples_noise_widths);
+    } else if (p_better < samples_alpha && -moved_worse > effect && large_enough) {
         v.verdict = Verdict::improved;
         v.message = detail;
     } else {

@@ -58,14 +58,22 @@ bool expect_holds(const ExpectRule& rule, double value);
 inline constexpr double samples_alpha = 0.01;
 /// Fewest samples on each side for the "samples" rule to judge at all.
 inline constexpr std::size_t samples_minimum = 5;
+/// The "samples" rule's effect must also exceed this many robust standard deviations of the
+/// baseline samples (relative to their median).
+inline constexpr double samples_noise_widths = 4.0;
+
+/// Robust relative standard deviation of a sample: interquartile range / 1.349 / median (0 for
+/// fewer than 4 values).
+double relative_spread(const std::vector<double>& samples);
 
 /// The verdict of one figure against its baseline value under a scalar rule (not "samples").
 /// `verdict.message` says what changed and by how much; the caller adds cliffs and locations.
 MetricVerdict judge_value(const MetricInfo& metric, const Rule& rule, double baseline, double value);
 
 /// The verdict of a noisy figure from its samples (rule kind "samples"): regressed only if the
-/// Mann-Whitney test in the worse direction gives p < samples_alpha AND the median moved by more
-/// than the rule's tolerance that way; improved likewise the other way.
+/// Mann-Whitney test in the worse direction gives p < samples_alpha AND the median moved that way
+/// by more than the rule's tolerance, by more than samples_noise_widths x the baseline's relative
+/// spread, and by more than the rule's minimum; improved likewise the other way.
 MetricVerdict judge_samples(const MetricInfo& metric, const Rule& rule, const std::vector<double>& baseline_samples,
                             const std::vector<double>& samples);
 

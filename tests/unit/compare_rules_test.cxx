@@ -181,7 +181,33 @@ TEST(Rules, MinimumChangeFloorsRelativeAndSamplesRules)
     std::vector<double> big_base(50, 100.0), big_slower(50, 110.0);
     EXPECT_EQ(judge_samples(metric("time_median"), samples, big_base, big_slower).verdict,
               Verdict::regressed);
-    EXPECT_EQ(metric("time_median").default_rule, "samples 5% min 2");
+    EXPECT_EQ(metric("time_median").default_rule, "samples 2% min 2");
+}
+
+TEST(Rules, TheTimeEffectFollowsTheBaselinesSpread)
+{
+    const Rule rule = parse_rule("samples 2% min 2");
+    // A steady 500 us kernel (spread 0.1 %): a 3 % slowdown fails.
+    std::vector<double> steady, steady_slower;
+    for (int k = 0; k < 60; ++k) {
+        steady.push_back(500.0 * (1.0 + 0.001 * ((k % 7) - 3) / 3.0));
+        steady_slower.push_back(steady.back() * 1.03);
+    }
+    EXPECT_LT(relative_spread(steady), 0.002);
+    EXPECT_EQ(judge_samples(metric("time_median"), rule, steady, steady_slower).verdict, Verdict::regressed);
+    // A noisy one (spread about 2 %): the same 3 % shift is within 4 widths of its noise.
+    std::vector<double> noisy, noisy_slower;
+    for (int k = 0; k < 60; ++k) {
+        noisy.push_back(500.0 * (1.0 + 0.03 * ((k % 7) - 3) / 3.0));
+        noisy_slower.push_back(noisy.back() * 1.03);
+    }
+    EXPECT_GT(relative_spread(noisy), 0.01);
+    EXPECT_EQ(judge_samples(metric("time_median"), rule, noisy, noisy_slower).verdict, Verdict::passed);
+    // ... and a 15 % one fails, saying why the threshold was higher than the rule's.
+    for (auto& x : noisy_slower) x *= 1.15 / 1.03;
+    const auto v = judge_samples(metric("time_median"), rule, noisy, noisy_slower);
+    EXPECT_EQ(v.verdict, Verdict::regressed);
+    EXPECT_NE(v.message.find("widths of the baseline's spread"), std::string::npos) << v.message;
 }
 
 TEST(Rules, NoisyDefaultsAbsorbRunToRunMovesAndCatchRealOnes)
