@@ -319,7 +319,9 @@ Finding death_finding(const Ending& ending, const Shared& s, const std::string& 
     case Watchdog::none:
         break;
     }
-    if (s.sanitizer_reported || log.find("Sanitizer") != std::string::npos)
+    // UndefinedBehaviorSanitizer ends the process without the death callback, with "runtime error:".
+    if (s.sanitizer_reported || log.find("Sanitizer") != std::string::npos ||
+        log.find("runtime error: ") != std::string::npos)
         return {FindingKind::sanitizer, log_signature(log), report};
     if (WIFSIGNALED(ending.status)) {
         const char* name = sigabbrev_np(WTERMSIG(ending.status));

@@ -37,13 +37,15 @@ std::string message_signature(std::string_view message)
         i = std::min(message.find(']'), message.size());
         out = message.substr(0, i);
     }
-    bool quoted = false;
+    // Quoted values ('...') and paths ([...] in std::filesystem_error) change from input to input.
+    char closing = 0;
     for (; i < message.size() && out.size() < 160; ++i) {
         const char c = message[i];
-        if (c == '\'') {
-            quoted = !quoted;
-            if (quoted) out += "'...'";
-        } else if (quoted) {
+        if (closing) {
+            if (c == closing) closing = 0;
+        } else if (c == '\'' || c == '[') {
+            closing = c == '[' ? ']' : '\'';
+            out += c == '[' ? "[...]" : "'...'";
         } else if (std::isdigit(static_cast<unsigned char>(c))) {
             if (out.empty() || out.back() != '#') out += '#';
         } else {
@@ -72,26 +74,34 @@ std::string source_frame(std::string_view log)
 
 std::string log_signature(std::string_view log)
 {
-    std::string type;
-    for (std::size_t begin = 0; begin < log.size() && type.empty();) {
+    // The sanitizers' own names for the error: UBSan's message, else the summary line
+    // ("SUMMARY: AddressSanitizer: stack-overflow /path:12 in f"), else the error line.
+    const auto tool_and_type = [](std::string_view rest) {
+        return std::string(rest.substr(0, rest.find(' ', rest.find(' ') + 1)));
+    };
+    std::string undefined, summary, error, signal;
+    for (std::size_t begin = 0; begin < log.size();) {
         std::size_t end = log.find('\n', begin);
         if (end == std::string_view::npos) end = log.size();
         const std::string_view line = log.substr(begin, end - begin);
         begin = end + 1;
-        if (const auto at = line.find("runtime error: "); at != std::string_view::npos) {
-            type = "UndefinedBehaviorSanitizer: " + message_signature(line.substr(at + 15));
-        } else if (line.find("byte(s) leaked") != std::string_view::npos) {
-            type = "LeakSanitizer: memory leak";
-        } else if (const auto summary = line.find("SUMMARY: "); summary != std::string_view::npos) {
-            // "SUMMARY: AddressSanitizer: stack-overflow /path/file.cxx:12 in f": the tool and the error
-            // type.
-            const std::string_view rest = line.substr(summary + 9);
-            type = std::string(rest.substr(0, rest.find(' ', rest.find(' ') + 1)));
-        } else if (line.starts_with("harness_fuzz: signal ")) {
-            type = std::string(line.substr(14));
-        }
+        if (const auto at = line.find("runtime error: "); at != std::string_view::npos && undefined.empty())
+            undefined = "UndefinedBehaviorSanitizer: " + message_signature(line.substr(at + 15));
+        else if (line.find("byte(s) leaked") != std::string_view::npos)
+            summary = "LeakSanitizer: memory leak";
+        else if (const auto at = line.find("SUMMARY: "); at != std::string_view::npos && summary.empty())
+            summary = tool_and_type(line.substr(at + 9));
+        else if (const auto at = line.find("ERROR: "); at != std::string_view::npos && error.empty() &&
+                                                       line.find("Sanitizer", at) != std::string_view::npos)
+            error = tool_and_type(line.substr(at + 7));
+        else if (line.starts_with("harness_fuzz: signal ") && signal.empty())
+            signal = std::string(line.substr(14));
     }
-    if (type.empty()) type = "no report";
+    std::string type = !undefined.empty() ? undefined
+                       : !summary.empty() ? summary
+                       : !error.empty()   ? error
+                       : !signal.empty()  ? signal
+                                          : "no report";
     const std::string frame = source_frame(log);
     return frame.empty() ? type : type + " at " + frame;
 }
