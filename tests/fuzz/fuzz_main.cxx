@@ -7,10 +7,10 @@
 
 #include "harness/core/error.hxx"
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <unistd.h>
 
@@ -116,51 +116,123 @@ void write_summary(const fs::path& file, const std::vector<std::pair<const Targe
     std::ofstream(file) << lines("", all) << per_target;
 }
 
+/// Everything the command line sets.
+struct Settings {
+    CampaignOptions campaign;
+    std::string target = "all";
+    fs::path corpus;
+    fs::path summary;
+    std::vector<std::string> files;
+    bool list = false;
+};
+
+/// One option: its name, the value it takes ("" for a flag), what --help says, and what it sets.
+struct OptionRow {
+    const char* name;
+    const char* value;
+    const char* help;
+    void (*set)(Settings&, const std::string&);
+};
+
+// clang-format off
+constexpr OptionRow option_table[] = {
+    {"--target", "NAME", "a target, or all (default all)",
+     [](Settings& s, const std::string& v) { s.target = v; }},
+    {"--seconds", "S", "seconds of mutation per target, after the corpus replay (default 10)",
+     [](Settings& s, const std::string& v) { s.campaign.seconds = std::stod(v); }},
+    {"--runs", "N", "at most N mutated inputs per target",
+     [](Settings& s, const std::string& v) { s.campaign.runs = std::stoull(v); }},
+    {"--seed", "N", "campaign seed: the same seed mutates the same way (default 1)",
+     [](Settings& s, const std::string& v) { s.campaign.seed = std::stoull(v); }},
+    {"--corpus", "DIR", "corpus folder, one subfolder per target (default tests/fuzz/corpus)",
+     [](Settings& s, const std::string& v) { s.corpus = v; }},
+    {"--findings", "DIR", "folder for inputs that broke a contract (default fuzz-findings)",
+     [](Settings& s, const std::string& v) { s.campaign.findings = v; }},
+    {"--max-len", "BYTES", "size of a mutated input at most (default 262144)",
+     [](Settings& s, const std::string& v) { s.campaign.max_len = std::stoull(v); }},
+    {"--timeout", "S", "seconds one input may run (default 2)",
+     [](Settings& s, const std::string& v) { s.campaign.timeout_s = std::stod(v); }},
+    {"--memory-limit-mib", "MIB", "resident memory a worker may grow to (default 2048)",
+     [](Settings& s, const std::string& v) { s.campaign.memory_limit_mib = std::stoull(v); }},
+    {"--summary", "FILE", "also write the totals as `name value` lines to FILE",
+     [](Settings& s, const std::string& v) { s.summary = v; }},
+    {"--list", "", "list the targets and exit",
+     [](Settings& s, const std::string&) { s.list = true; }},
+};
+// clang-format on
+
+void print_usage()
+{
+    fmt::print("usage: harness_fuzz [OPTION...] [FILE...]\n"
+               "Fuzzes the harness's parsers: replays the corpus, then mutates it (docs/fuzzing.md).\n"
+               "With FILEs, runs just those through one --target and says what each did.\n\n");
+    for (const auto& o : option_table)
+        fmt::print("  {:<24} {}\n", fmt::format("{} {}", o.name, o.value), o.help);
+}
+
+/// Fills `settings`; returns an exit status when the program should stop (--help, a usage error).
+std::optional<int> parse_command_line(const std::vector<std::string>& args, Settings& settings)
+{
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (arg == "-h" || arg == "--help") {
+            print_usage();
+            return 0;
+        }
+        if (!arg.starts_with("--")) {
+            settings.files.push_back(arg);
+            continue;
+        }
+        const std::string name = arg.substr(0, arg.find('='));
+        const auto row = std::find_if(std::begin(option_table), std::end(option_table),
+                                      [&](const OptionRow& o) { return name == o.name; });
+        if (row == std::end(option_table)) {
+            fmt::print(stderr, "harness_fuzz: unknown option '{}' (--help lists them)\n", arg);
+            return 2;
+        }
+        std::string value;
+        if (*row->value && name.size() < arg.size())
+            value = arg.substr(name.size() + 1);
+        else if (*row->value && i + 1 < args.size())
+            value = args[++i];
+        else if (*row->value) {
+            fmt::print(stderr, "harness_fuzz: {} needs a value ({})\n", name, row->value);
+            return 2;
+        }
+        try {
+            row->set(settings, value);
+        } catch (const std::exception&) {
+            fmt::print(stderr, "harness_fuzz: {} {}: not a number\n", name, value);
+            return 2;
+        }
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
-    CLI::App app{"Fuzzes the harness's parsers: replays the corpus, then mutates it (docs/fuzzing.md). "
-                 "With FILEs, runs just those through one --target and says what each did."};
-    CampaignOptions o;
-    std::string target_name = "all";
-    fs::path corpus = repo_root() / "tests" / "fuzz" / "corpus";
-    fs::path summary;
-    std::vector<std::string> files;
-    bool list = false;
-    o.findings = "fuzz-findings";
-    app.add_option("--target", target_name, "a target, or all")->capture_default_str();
-    app.add_option("--seconds", o.seconds, "seconds of mutation per target, after the corpus replay")
-        ->capture_default_str();
-    app.add_option("--runs", o.runs, "at most this many mutated inputs per target");
-    app.add_option("--seed", o.seed, "campaign seed: the same seed mutates the same way")
-        ->capture_default_str();
-    app.add_option("--corpus", corpus, "corpus folder, one subfolder per target")->capture_default_str();
-    app.add_option("--findings", o.findings, "folder for inputs that broke a contract")
-        ->capture_default_str();
-    app.add_option("--max-len", o.max_len, "bytes of a mutated input at most")->capture_default_str();
-    app.add_option("--timeout", o.timeout_s, "seconds one input may run")->capture_default_str();
-    app.add_option("--memory-limit-mib", o.memory_limit_mib, "resident memory a worker may grow to")
-        ->capture_default_str();
-    app.add_option("--summary", summary, "also write the totals as `name value` lines to this file");
-    app.add_flag("--list", list, "list the targets and exit");
-    app.add_option("files", files, "inputs to replay through --target");
-    CLI11_PARSE(app, argc, argv);
+    Settings settings;
+    settings.corpus = repo_root() / "tests" / "fuzz" / "corpus";
+    settings.campaign.findings = "fuzz-findings";
+    if (const auto status = parse_command_line({argv + 1, argv + argc}, settings)) return *status;
+    CampaignOptions& o = settings.campaign;
 
-    if (list) {
+    if (settings.list) {
         for (const auto& t : target_table()) fmt::print("{:<11} {}\n", t.name, t.description);
         return 0;
     }
     std::vector<const Target*> targets;
-    if (target_name == "all") {
+    if (settings.target == "all") {
         for (const auto& t : target_table()) targets.push_back(&t);
-    } else if (const Target* t = find_target(target_name)) {
+    } else if (const Target* t = find_target(settings.target)) {
         targets.push_back(t);
     } else {
-        fmt::print(stderr, "harness_fuzz: unknown target '{}' (--list shows them)\n", target_name);
+        fmt::print(stderr, "harness_fuzz: unknown target '{}' (--list shows them)\n", settings.target);
         return 2;
     }
-    if (!files.empty() && targets.size() != 1) {
+    if (!settings.files.empty() && targets.size() != 1) {
         fmt::print(stderr, "harness_fuzz: name one --target for the files to replay\n");
         return 2;
     }
@@ -169,9 +241,9 @@ int main(int argc, char** argv)
     fs::create_directories(o.scratch);
     int status = 0;
     try {
-        if (!files.empty()) {
+        if (!settings.files.empty()) {
             prepare_process(o.memory_limit_mib);
-            status = replay(*targets.front(), files, o.scratch);
+            status = replay(*targets.front(), settings.files, o.scratch);
         } else {
             fs::create_directories(o.findings);
             fmt::print(
@@ -180,9 +252,10 @@ int main(int argc, char** argv)
                 o.seed, o.seconds, o.max_len, o.timeout_s, o.memory_limit_mib, o.findings.string());
             std::vector<std::pair<const Target*, CampaignTotals>> results;
             for (const Target* t : targets) {
-                const auto seeds = load_seeds(corpus / t->name);
+                const auto seeds = load_seeds(settings.corpus / t->name);
                 if (seeds.empty()) {
-                    fmt::print(stderr, "harness_fuzz: no corpus in {}\n", (corpus / t->name).string());
+                    fmt::print(stderr, "harness_fuzz: no corpus in {}\n",
+                               (settings.corpus / t->name).string());
                     status = 2;
                     break;
                 }
@@ -191,7 +264,7 @@ int main(int argc, char** argv)
                 results.emplace_back(t, run_campaign(*t, seeds, o));
             }
             print_totals(results);
-            if (!summary.empty()) write_summary(summary, results);
+            if (!settings.summary.empty()) write_summary(settings.summary, results);
             for (const auto& [t, totals] : results)
                 for (auto failing : totals.failing)
                     if (failing && status == 0) status = 1;

@@ -1,7 +1,8 @@
 #include "rules.hxx"
 
+#include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
-#include <regex>
 #include <set>
 #include <yaml-cpp/yaml.h>
 
@@ -58,15 +59,22 @@ bool has_control_character(std::string_view text)
 
 bool is_folder_name(std::string_view name)
 {
-    static const std::regex form("[A-Za-z0-9_.-]+");
-    return name != "." && name != ".." && name.size() <= 255 &&
-           std::regex_match(name.begin(), name.end(), form);
+    const auto allowed = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+    };
+    return !name.empty() && name != "." && name != ".." && name.size() <= 255 &&
+           std::all_of(name.begin(), name.end(), allowed);
 }
 
 bool is_arch_name(std::string_view arch)
 {
-    static const std::regex form("sm_[0-9]{2,3}[a-z]?");
-    return std::regex_match(arch.begin(), arch.end(), form);
+    // sm_, two or three digits, and an optional lower-case letter: the loader's pattern.
+    if (!arch.starts_with("sm_")) return false;
+    std::size_t digits = 0;
+    while (3 + digits < arch.size() && std::isdigit(static_cast<unsigned char>(arch[3 + digits]))) ++digits;
+    const std::string_view rest = arch.substr(3 + digits);
+    return digits >= 2 && digits <= 3 &&
+           (rest.empty() || (rest.size() == 1 && std::islower(static_cast<unsigned char>(rest[0]))));
 }
 
 namespace {
