@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Fuzzing under AddressSanitizer and UndefinedBehaviorSanitizer (docs/fuzzing.md).
+#
+#   ci/fuzz.sh [SECONDS_PER_TARGET]      default 40: about 4 minutes of fuzzing for the five parsers
+#
+# 1. builds harness_core, the tool and harness_fuzz with HARNESS_SANITIZE=ON in build-sanitize/;
+# 2. replays tests/fuzz/corpus and mutates it, SECONDS_PER_TARGET per parser;
+# 3. runs the sanitized tool (check, list, run --static; report; run --waivers) over every suite,
+#    results and waiver file of the corpus: each must exit 0, 1, 2 or 3, without "internal error"
+#    and without a sanitizer report.
+# Exits non-zero when anything broke; inputs that did are in build-sanitize/fuzz-findings/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds="${1:-40}"
+build=build-sanitize
+findings="$build/fuzz-findings"
+summary="$build/fuzz-summary.txt"
+scratch="$build/fuzz-cli"
+repo="$PWD"
+
+# Leaks are reported (but those inside NVRTC: tests/fuzz/lsan.supp); any report ends the process.
+# The tool's runs also stop at 3 GiB resident or a 2 GiB allocation (a runaway sweep), since
+# RLIMIT_AS cannot be used with AddressSanitizer.
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0"
+tool_asan_options="$ASAN_OPTIONS:hard_rss_limit_mb=3072:max_allocation_size_mb=2048"
+
+started=$(date +%s)
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHARNESS_SANITIZE=ON -DHARNESS_FUZZ=ON >/dev/null
+cmake --build "$build" -j "$(nproc)" --target harness_core harness harness_fuzz
+built=$(date +%s)
+
+rm -rf "$findings" "$scratch"
+set +e
+"$build/harness_fuzz" --seconds "$seconds" --findings "$findings" --summary "$summary"
+fuzz_status=$?
+set -e
+fuzzed=$(date +%s)
+
+# The corpus's suites sit in $scratch/suites/ beside links to kernels/ and tests/, so that their
+# ../kernels/... and ../tests/kernels/... resolve as in the repository; runs start in $scratch, so
+# that reports, compile caches and anything a defective suite makes the tool write stay there.
+mkdir -p "$scratch/suites" "$scratch/logs" "$scratch/out"
+ln -s "$repo/kernels" "$scratch/kernels"
+ln -s "$repo/tests" "$scratch/tests"
+ln -s "$repo/baselines" "$scratch/baselines"
+cp tests/fuzz/corpus/suite/*.yaml "$scratch/suites/"
+harness="$repo/$build/harness"
+
+tool_runs=0 unexpected_exits=0 internal_errors=0 tool_sanitizer_reports=0 tool_hangs=0
+# tool NAME ARGS...: one run of the sanitized tool in $scratch, judged by its exit status and stderr.
+# A run past 20 s gets SIGSEGV, on which AddressSanitizer prints where it was (timeout exits 124).
+tool() {
+    local name=$1 log="$scratch/logs/$1.log" status problems=""
+    shift
+    set +e
+    (cd "$scratch" && ASAN_OPTIONS="$tool_asan_options" timeout -k 10 -s SEGV 20 "$harness" "$@") >"$log" 2>&1
+    status=$?
+    set -e
+    tool_runs=$((tool_runs + 1))
+    case $status in
+    0 | 1 | 2 | 3) ;;
+    124 | 137) tool_hangs=$((tool_hangs + 1)) problems="ran longer than 20 s" ;;
+    *) unexpected_exits=$((unexpected_exits + 1)) problems="exit status $status" ;;
+    esac
+    if [ "$status" -ne 124 ] && [ "$status" -ne 137 ] &&
+        grep -qE "==[0-9]+==(ERROR: )?[A-Za-z]+Sanitizer|runtime error:" "$log"; then
+        tool_sanitizer_reports=$((tool_sanitizer_reports + 1)) problems="$problems${problems:+, }sanitizer report"
+    fi
+    if grep -q "internal error" "$log"; then
+        internal_errors=$((internal_errors + 1)) problems="$problems${problems:+, }internal error"
+    fi
+    if [ -n "$problems" ]; then
+        echo "fuzz: harness $* ($name): $problems; the first lines of $log:"
+        sed -n '1,25p' "$log" | sed 's/^/    /'
+    fi
+}
+
+for file in "$scratch"/suites/*.yaml; do
+    name=$(basename "$file" .yaml)
+    tool "check-$name" check "suites/$name.yaml"
+    tool "list-$name" list "suites/$name.yaml"
+    tool "run-$name" run --static --no-cache --out "out/run-$name" "suites/$name.yaml"
+done
+for file in tests/fuzz/corpus/results/*.json; do
+    name=$(basename "$file" .json)
+    tool "report-$name" report "$repo/$file" -o "out/report-$name.html"
+done
+for file in tests/fuzz/corpus/waivers/*.yaml; do
+    name=$(basename "$file" .yaml)
+    tool "waivers-$name" run --static --cache-dir cache --waivers "$repo/$file" --out "out/waivers-$name" \
+        suites/minimal.yaml
+done
+checked=$(date +%s)
+
+value() { awk -v key="$1" '$1 == key { print $2 }' "$summary" 2>/dev/null || true; }
+cat <<EOF
+
+fuzz: summary
+  fuzz inputs tried            $(value inputs)
+  distinct findings            $(value findings)
+  escaped exceptions           $(value exception) inputs
+  accepted inputs that break a rule  $(value rule) inputs
+  crashes                      $(value crash)
+  sanitizer reports            $(value sanitizer) in the fuzzer, $tool_sanitizer_reports in the tool
+  hangs                        $(value hang) in the fuzzer, $tool_hangs in the tool
+  memory blow-ups              $(value memory)
+  tool runs                    $tool_runs: $unexpected_exits unexpected exits, $internal_errors internal errors
+  seconds                      build $((built - started)), fuzz $((fuzzed - built)), tool $((checked - fuzzed))
+  findings folder              $findings
+EOF
+
+if [ "$fuzz_status" -ne 0 ] || [ $((unexpected_exits + internal_errors + tool_sanitizer_reports + tool_hangs)) -ne 0 ]; then
+    echo "fuzz: FAILED (harness_fuzz exited $fuzz_status; see above, and $findings/*.txt)" >&2
+    exit 1
+fi
+echo "fuzz: passed"
