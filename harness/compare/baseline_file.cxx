@@ -163,7 +163,11 @@ BaselineFile parse_baseline(const std::string& text, const std::string& name)
             throw InputError(name, line, 1, "", "a metadata line is '# name: value'");
         std::string value = comment.substr(colon + 1);
         if (!value.empty() && value.front() == ' ') value.erase(0, 1);
-        file.metadata.emplace_back(comment.substr(2, colon - 2), value);
+        const std::string key = comment.substr(2, colon - 2);
+        for (const auto& [seen, _] : file.metadata)
+            if (seen == key)
+                throw InputError(name, line, 1, "# " + key.substr(0, 100), "given twice (which one holds?)");
+        file.metadata.emplace_back(key, value);
     }
     if (line == 0) throw InputError(name, 1, 1, "", fmt::format("not a baseline file (first line is not '{}')", marker));
     const std::string version = file.meta("schema_version");

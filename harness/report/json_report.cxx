@@ -1,3 +1,4 @@
+#include "harness/core/arch_limits.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/input_files.hxx"
 #include "harness/report/run_report.hxx"
@@ -75,13 +76,23 @@ void check_names(const RunReport& r, const std::string& file)
                     fmt::format("{}: {} '{}' {}", file, field, value.substr(0, max_name_length), problem));
     };
     if (const auto problem = name_problem(r.suite); !problem.empty()) refuse("suite", r.suite, problem);
+    // The run's architectures: one, or a static run's list "sm_80,sm_90"; each must be known.
+    for (std::size_t begin = 0; !r.arch.empty() && begin <= r.arch.size();) {
+        const std::size_t end = std::min(r.arch.find(',', begin), r.arch.size());
+        const std::string arch = r.arch.substr(begin, end - begin);
+        if (!find_arch_limits(arch) || !name_problem(arch).empty())
+            refuse("arch", arch, "is not an architecture the harness knows");
+        begin = end + 1;
+    }
     for (std::size_t i = 0; i < r.results.size(); ++i) {
         const CaseResult& c = r.results[i];
         const std::string at = fmt::format("results[{}].", i);
         if (c.suite != r.suite) refuse(at + "suite", c.suite, fmt::format("is not the file's suite '{}'", r.suite));
         if (const auto problem = name_problem(c.variant); !problem.empty()) refuse(at + "variant", c.variant, problem);
-        if (!c.arch.empty())
+        if (!c.arch.empty()) {
             if (const auto problem = name_problem(c.arch); !problem.empty()) refuse(at + "arch", c.arch, problem);
+            if (!find_arch_limits(c.arch)) refuse(at + "arch", c.arch, "is not an architecture the harness knows");
+        }
         for (const auto& h : c.hotspots)
             if (h.line < 0 || h.snippet_first_line < 0 || h.line > max_source_line ||
                 h.snippet_first_line > max_source_line || h.snippet.size() > 1000)

@@ -368,8 +368,9 @@ public:
     {
         static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
         ParamSpec p{name, {}};
-        if (!std::regex_match(name, identifier) || name.size() > max_name_length)
-            fail(node, field, "a parameter name must be an identifier of at most 100 characters");
+        // The length first: std::regex recurses once per character.
+        if (name.size() > max_name_length || !std::regex_match(name, identifier))
+            fail(node, field.substr(0, 200), "a parameter name must be an identifier of at most 100 characters");
         if (name == "i") fail(node, field, "'i' is reserved for buffer index expressions");
         if (node.IsSequence()) {
             if (node.size() == 0) fail(node, field, "needs at least one value");
@@ -466,7 +467,7 @@ public:
         static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
         for (const auto& kv : node) {
             const std::string name = kv.first.as<std::string>();
-            if (!std::regex_match(name, identifier) || name.size() > max_name_length)
+            if (name.size() > max_name_length || !std::regex_match(name, identifier))
                 fail(kv.first, prefixed(field, name.substr(0, max_name_length)),
                      "a buffer name must be an identifier of at most 100 characters");
             out.push_back(buffer(name, kv.second, prefixed(field, name), params));
@@ -546,7 +547,7 @@ public:
         if (node.IsMap() && node["builtin"]) return builtin_variant(v, node, field, params, suite_buffers);
         check_keys(node, field, allowed, {"source"});
         const std::string source = scalar(node["source"], field + ".source");
-        v.source = fs::weakly_canonical(dir_ / source);
+        v.source = resolve(node["source"], field + ".source", source);
         check_inside_project(node["source"], field + ".source", v.source);
         if (!fs::is_regular_file(v.source))
             fail(node["source"], field + ".source", fmt::format("no such file: {}", v.source.string()));
@@ -556,7 +557,8 @@ public:
             for (const auto& kv : node["defines"]) {
                 const std::string name = kv.first.Scalar();
                 const std::string f = field + ".defines." + name;
-                if (!std::regex_match(name, macro)) fail(kv.first, f, "a macro name must be an identifier");
+                if (name.size() > max_name_length || !std::regex_match(name, macro))
+                    fail(kv.first, f.substr(0, 200), "a macro name must be an identifier of at most 100 characters");
                 const std::string value = scalar(kv.second, f);
                 if (std::any_of(value.begin(), value.end(), [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); }))
                     fail(kv.second, f, "a macro value must be one line without control characters");
@@ -669,7 +671,7 @@ public:
 
         if (root["include"]) {
             for (const auto& dir : string_list(root["include"], "include")) {
-                const fs::path p = fs::weakly_canonical(dir_ / dir);
+                const fs::path p = resolve(root["include"], "include", dir);
                 if (!fs::is_directory(p)) fail(root["include"], "include", "no such directory: " + p.string());
                 check_inside_project(root["include"], "include", p);
                 s.include_dirs.push_back(p);
@@ -798,6 +800,15 @@ public:
                          fmt::format("writes buffer '{}', which the reference variant '{}' does not write", name,
                                      reference.name));
         }
+    }
+
+    /// `path` relative to the suite's folder, made absolute with symbolic links resolved.
+    fs::path resolve(const YAML::Node& node, const std::string& field, const std::string& path) const
+    {
+        std::error_code ec;
+        fs::path out = fs::weakly_canonical(dir_ / path, ec);
+        if (ec) fail(node, field, fmt::format("cannot resolve '{}': {}", path.substr(0, 200), ec.message()));
+        return out;
     }
 
     /// Refuses a source or include folder outside the project, unless the user allowed it.

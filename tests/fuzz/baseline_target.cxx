@@ -25,7 +25,9 @@ Reception run_baseline(const std::string& input, const InputContext& context)
 
     compare::BaselineFile file;
     try {
+        // As the tool reads a baseline: parsed, then checked to belong where it was found.
         file = compare::parse_baseline(input, name);
+        compare::check_baseline_identity(file, name, suite, key);
     } catch (const Error& e) {
         if (e.kind() != ErrorKind::bad_input) throw;
         return {false, e.what()};

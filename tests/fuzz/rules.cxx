@@ -1,5 +1,8 @@
 #include "rules.hxx"
 
+#include "harness/core/arch_limits.hxx"
+#include "harness/core/input_files.hxx"
+
 #include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
@@ -68,13 +71,8 @@ bool is_folder_name(std::string_view name)
 
 bool is_arch_name(std::string_view arch)
 {
-    // sm_, two or three digits, and an optional lower-case letter: the loader's pattern.
-    if (!arch.starts_with("sm_")) return false;
-    std::size_t digits = 0;
-    while (3 + digits < arch.size() && std::isdigit(static_cast<unsigned char>(arch[3 + digits]))) ++digits;
-    const std::string_view rest = arch.substr(3 + digits);
-    return digits >= 2 && digits <= 3 &&
-           (rest.empty() || (rest.size() == 1 && std::islower(static_cast<unsigned char>(rest[0]))));
+    // An architecture the harness knows, as the loaders require.
+    return harness::find_arch_limits(arch) != nullptr && harness::name_problem(arch).empty();
 }
 
 namespace {
