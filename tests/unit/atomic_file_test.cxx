@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include "test_files.hxx"
 #include <set>
 #include <sstream>
 #include <sys/resource.h>
@@ -25,19 +26,6 @@ fs::path temp_dir(const std::string& name)
     fs::remove_all(dir);
     fs::create_directories(dir);
     return dir;
-}
-
-std::string read_bytes(const fs::path& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-void write_bytes(const fs::path& path, const std::string& content)
-{
-    std::ofstream(path, std::ios::binary) << content;
 }
 
 std::set<std::string> names_in(const fs::path& dir)
@@ -74,7 +62,7 @@ TEST(AtomicFile, ReplacesTheFileAndLeavesNothingElse)
     const fs::path dir = temp_dir("replace");
     write_file_atomically(dir / "out.txt", "first");
     write_file_atomically(dir / "out.txt", "second, longer than the first");
-    EXPECT_EQ(read_bytes(dir / "out.txt"), "second, longer than the first");
+    EXPECT_EQ(read_file(dir / "out.txt"), "second, longer than the first");
     EXPECT_EQ(names_in(dir), std::set<std::string>{"out.txt"});
     struct stat st {};
     ASSERT_EQ(::stat((dir / "out.txt").c_str(), &st), 0);
@@ -85,14 +73,14 @@ TEST(AtomicFile, CreatesParentFolders)
 {
     const fs::path dir = temp_dir("parents");
     write_file_atomically(dir / "a" / "b" / "out.txt", "content");
-    EXPECT_EQ(read_bytes(dir / "a" / "b" / "out.txt"), "content");
+    EXPECT_EQ(read_file(dir / "a" / "b" / "out.txt"), "content");
 }
 
 // Writing stops at the file-size limit (which binds root too): the old file stays whole.
 TEST(AtomicFile, KeepsTheOldFileWhenWritingFails)
 {
     const fs::path dir = temp_dir("write-fails");
-    write_bytes(dir / "out.txt", "old content");
+    write_file(dir / "out.txt", "old content");
     rlimit saved{};
     ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
     rlimit small = saved;
@@ -104,7 +92,7 @@ TEST(AtomicFile, KeepsTheOldFileWhenWritingFails)
     ::setrlimit(RLIMIT_FSIZE, &saved);
     std::signal(SIGXFSZ, previous_handler);
     EXPECT_NE(message.find((dir / "out.txt").string()), std::string::npos) << message;
-    EXPECT_EQ(read_bytes(dir / "out.txt"), "old content");
+    EXPECT_EQ(read_file(dir / "out.txt"), "old content");
     EXPECT_EQ(names_in(dir), std::set<std::string>{"out.txt"});
 }
 
@@ -112,18 +100,18 @@ TEST(AtomicFile, KeepsWhatIsThereWhenItCannotBeReplaced)
 {
     const fs::path dir = temp_dir("rename-fails");
     fs::create_directories(dir / "out.txt"); // a non-empty folder where the file should go
-    write_bytes(dir / "out.txt" / "inside", "kept");
+    write_file(dir / "out.txt" / "inside", "kept");
     failure_of([&] { write_file_atomically(dir / "out.txt", "new"); });
-    EXPECT_EQ(read_bytes(dir / "out.txt" / "inside"), "kept");
+    EXPECT_EQ(read_file(dir / "out.txt" / "inside"), "kept");
     EXPECT_EQ(names_in(dir), std::set<std::string>{"out.txt"});
 }
 
 TEST(AtomicFile, FailsWhenAParentIsAFile)
 {
     const fs::path dir = temp_dir("parent-file");
-    write_bytes(dir / "plain", "a file, not a folder");
+    write_file(dir / "plain", "a file, not a folder");
     failure_of([&] { write_file_atomically(dir / "plain" / "sub" / "out.txt", "new"); });
-    EXPECT_EQ(read_bytes(dir / "plain"), "a file, not a folder");
+    EXPECT_EQ(read_file(dir / "plain"), "a file, not a folder");
     EXPECT_EQ(names_in(dir), std::set<std::string>{"plain"});
 }
 
@@ -131,11 +119,11 @@ TEST(AtomicFile, KeepsTheOldFileInAReadOnlyFolder)
 {
     if (::geteuid() == 0) GTEST_SKIP() << "root writes into read-only folders";
     const fs::path dir = temp_dir("read-only");
-    write_bytes(dir / "out.txt", "old content");
+    write_file(dir / "out.txt", "old content");
     fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec);
     failure_of([&] { write_file_atomically(dir / "out.txt", "new"); });
     fs::permissions(dir, fs::perms::owner_all);
-    EXPECT_EQ(read_bytes(dir / "out.txt"), "old content");
+    EXPECT_EQ(read_file(dir / "out.txt"), "old content");
     EXPECT_EQ(names_in(dir), std::set<std::string>{"out.txt"});
 }
 
@@ -143,19 +131,19 @@ TEST(AtomicFile, KeepsTheOldFileInAReadOnlyFolder)
 TEST(AtomicFile, ALinkAtTheTargetIsReplacedNotWrittenThrough)
 {
     const fs::path dir = temp_dir("target-link");
-    write_bytes(dir / "victim", "precious");
+    write_file(dir / "victim", "precious");
     fs::create_symlink(dir / "victim", dir / "out.txt");
     write_file_atomically(dir / "out.txt", "new");
-    EXPECT_EQ(read_bytes(dir / "victim"), "precious");
+    EXPECT_EQ(read_file(dir / "victim"), "precious");
     EXPECT_FALSE(fs::is_symlink(dir / "out.txt"));
-    EXPECT_EQ(read_bytes(dir / "out.txt"), "new");
+    EXPECT_EQ(read_file(dir / "out.txt"), "new");
 }
 
 // Temporary names used to be "<path>.tmp.<pid>": links planted under such names are left alone.
 TEST(AtomicFile, LinksPlantedUnderGuessableTemporaryNamesAreNotFollowed)
 {
     const fs::path dir = temp_dir("temp-links");
-    write_bytes(dir / "victim", "precious");
+    write_file(dir / "victim", "precious");
     std::set<std::string> planted;
     for (const std::string& suffix :
          std::vector<std::string>{".tmp", ".tmp.0", ".tmp." + std::to_string(::getpid()), ".tmp.XXXXXX"}) {
@@ -163,8 +151,8 @@ TEST(AtomicFile, LinksPlantedUnderGuessableTemporaryNamesAreNotFollowed)
         planted.insert("out.txt" + suffix);
     }
     write_file_atomically(dir / "out.txt", "new");
-    EXPECT_EQ(read_bytes(dir / "victim"), "precious");
-    EXPECT_EQ(read_bytes(dir / "out.txt"), "new");
+    EXPECT_EQ(read_file(dir / "victim"), "precious");
+    EXPECT_EQ(read_file(dir / "out.txt"), "new");
     for (const auto& name : planted) EXPECT_TRUE(fs::is_symlink(dir / name)) << name;
     planted.insert({"victim", "out.txt"});
     EXPECT_EQ(names_in(dir), planted);

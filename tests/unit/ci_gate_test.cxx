@@ -2,6 +2,7 @@
 // it never passes while gating nothing.
 
 #include "harness/cli/commands.hxx"
+#include "test_files.hxx"
 #include "test_paths.hxx"
 
 #include <cstdlib>
@@ -16,14 +17,6 @@ using namespace harness;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read(const fs::path& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 /// A scratch copy of the repository's suites, kernels and baselines: runs write reports into it.
 struct ScratchProject {
@@ -72,13 +65,13 @@ TEST(ProjectRoot, ARunFromAnotherFolderFindsTheProjectsBaselinesAndWritesItsRepo
     const std::string suite = (p.root / "suites" / "transpose.yaml").string();
 
     EXPECT_EQ(run_in(p.root, {"run", "--static", "--ci", "--no-cache", "suites/transpose.yaml"}), 0);
-    const std::string here = read(p.root / "reports" / "transpose" / "results.csv");
+    const std::string here = read_file(p.root / "reports" / "transpose" / "results.csv");
     fs::remove_all(p.root / "reports");
     // From elsewhere, in CI mode: the same baselines gate it (a missing one would fail).
     EXPECT_EQ(run_in(elsewhere, {"run", "--static", "--ci", "--no-cache", suite}), 0);
     EXPECT_FALSE(fs::exists(elsewhere / "reports"));
     EXPECT_FALSE(fs::exists(elsewhere / "baselines"));
-    EXPECT_EQ(read(p.root / "reports" / "transpose" / "results.csv"), here);
+    EXPECT_EQ(read_file(p.root / "reports" / "transpose" / "results.csv"), here);
     EXPECT_NE(here.find("passed"), std::string::npos);
 
     // baseline update from elsewhere writes into the project, not the working folder.
@@ -94,7 +87,7 @@ TEST(CiMode, AMissingBaselineFailsAsNotGated)
     const std::vector<std::string> args = {"run", "--static", "--no-cache", "suites/transpose.yaml"};
     EXPECT_EQ(run_in(p.root, args), 0);          // outside CI: friendly, with a note
     EXPECT_EQ(run_in(p.root, args, "true"), 1);  // CI=true: the sm_80 figures were not gated
-    const std::string junit = read(p.root / "reports" / "transpose" / "junit.xml");
+    const std::string junit = read_file(p.root / "reports" / "transpose" / "junit.xml");
     EXPECT_NE(junit.find("no baseline file"), std::string::npos) << junit.substr(0, 2000);
     EXPECT_EQ(run_in(p.root, {"run", "--static", "--ci", "--no-cache", "suites/transpose.yaml"}), 1);
     EXPECT_EQ(run_in(p.root, {"run", "--static", "--no-ci", "--no-cache", "suites/transpose.yaml"}, "true"), 0);
@@ -122,13 +115,13 @@ TEST(BaselineUpdate, ANoOpUpdateLeavesEveryFileByteIdentical)
     ScratchProject p;
     std::map<std::string, std::string> before;
     for (const auto& e : fs::recursive_directory_iterator(p.root / "baselines"))
-        if (e.is_regular_file()) before[e.path().string()] = read(e.path());
+        if (e.is_regular_file()) before[e.path().string()] = read_file(e.path());
     EXPECT_EQ(run_in(p.root, {"baseline", "update", "--static", "--no-ci", "suites/gemm.yaml", "suites/transpose.yaml",
                               "suites/reduce.yaml"}),
               0);
     std::map<std::string, std::string> after;
     for (const auto& e : fs::recursive_directory_iterator(p.root / "baselines"))
-        if (e.is_regular_file()) after[e.path().string()] = read(e.path());
+        if (e.is_regular_file()) after[e.path().string()] = read_file(e.path());
     EXPECT_EQ(after.size(), before.size());
     for (const auto& [path, text] : before) EXPECT_EQ(after[path], text) << path << " changed";
 }

@@ -4,6 +4,7 @@
 #include "harness/compare/waivers.hxx"
 #include "harness/core/error.hxx"
 #include "harness/suite/suite.hxx"
+#include "test_files.hxx"
 #include "test_paths.hxx"
 
 #include <filesystem>
@@ -19,23 +20,6 @@ using namespace harness::compare;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// A fresh folder under the system temp dir, removed afterwards.
-struct TempDir {
-    fs::path path;
-    TempDir()
-    {
-        path = fs::temp_directory_path() / ("harness-compare-test-" + std::to_string(getpid()) + "-" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir()
-    {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
 
 const char* suite_text = R"(suite: toy
 params:
@@ -104,7 +88,7 @@ const MetricVerdict* verdict(const CaseResult& r, const std::string& metric, boo
 
 TEST(BaselineFile, WriteReadRoundTrip)
 {
-    TempDir dir;
+    TempDir dir{"harness-compare-test"};
     BaselineFile file;
     file.set_meta("schema_version", "1");
     file.set_meta("gpu", "NVIDIA H200, \"quoted\"");
@@ -141,7 +125,7 @@ TEST(BaselineFile, MalformedFilesNameTheLine)
 
 TEST(BaselineFile, FailedWriteLeavesTheOldFile)
 {
-    TempDir dir;
+    TempDir dir{"harness-compare-test"};
     const auto path = dir.path / "toy" / "sm_90.csv";
     BaselineFile old;
     old.set_meta("schema_version", "1");
@@ -167,7 +151,7 @@ TEST(BaselineFile, FailedWriteLeavesTheOldFile)
 
 TEST(BaselineUpdate, MergesKeepsOtherMetricsAndDropsStaleCases)
 {
-    TempDir dir;
+    TempDir dir{"harness-compare-test"};
     const auto s = toy_suite();
     // Earlier GPU counters (and a variant that no longer exists) in the sm_90 file.
     BaselineFile earlier;
@@ -196,7 +180,7 @@ TEST(BaselineUpdate, MergesKeepsOtherMetricsAndDropsStaleCases)
 
 TEST(BaselineUpdate, GpuRunKeysExactByArchAndNoisyByModel)
 {
-    TempDir dir;
+    TempDir dir{"harness-compare-test"};
     const auto s = toy_suite();
     auto rep = static_report({result("a", "N=256", 32)});
     rep.mode = "gpu";
@@ -215,7 +199,7 @@ TEST(BaselineUpdate, GpuRunKeysExactByArchAndNoisyByModel)
 
 TEST(CompareRun, EveryVerdict)
 {
-    TempDir dir;
+    TempDir dir{"harness-compare-test"};
     const auto s = toy_suite();
     // Baseline: a N=256 at 32 registers, b N=256 at 8; nothing for N=512.
     update_baselines(s, static_report({result("a", "N=256", 32), result("b", "N=256", 8)}), dir.path);
@@ -260,7 +244,7 @@ TEST(CompareRun, EveryVerdict)
 
 TEST(CompareRun, ImprovementIsStaleAndCanFail)
 {
-    TempDir dir;
+    TempDir dir{"harness-compare-test"};
     const auto s = toy_suite();
     update_baselines(s, static_report({result("a", "N=256", 40)}), dir.path);
     auto rep = static_report({result("a", "N=256", 32)});
@@ -278,7 +262,7 @@ TEST(CompareRun, ImprovementIsStaleAndCanFail)
 
 TEST(CompareRun, NoisyFiguresSkippedOnAnotherGpuModel)
 {
-    TempDir dir;
+    TempDir dir{"harness-compare-test"};
     const auto s = toy_suite();
     auto rep = static_report({result("a", "N=256", 32)});
     rep.mode = "gpu";
@@ -309,7 +293,7 @@ TEST(CompareRun, NoisyFiguresSkippedOnAnotherGpuModel)
 
 TEST(CompareRun, RegressionNamesTheTopSourceLine)
 {
-    TempDir dir;
+    TempDir dir{"harness-compare-test"};
     const auto s = toy_suite();
     auto base = static_report({result("a", "N=256", 32)});
     base.results[0].set_metric("excess_shared_wavefronts", 0);
@@ -389,7 +373,7 @@ TEST(Waivers, MatchExpiryAndMalformedFiles)
 
 TEST(CompareRun, DriftIsReportedCliffsFailAndStrictGatesDrift)
 {
-    TempDir dir;
+    TempDir dir{"harness-compare-test"};
     const auto s = toy_suite();
     update_baselines(s, static_report({result("a", "N=256", 10)}), dir.path);
     // Two more registers, the same occupancy: reported, the run passes.
@@ -416,7 +400,7 @@ TEST(CompareRun, DriftIsReportedCliffsFailAndStrictGatesDrift)
 
 TEST(CompareRun, CiModeFailsWhatHasNoBaseline)
 {
-    TempDir dir;
+    TempDir dir{"harness-compare-test"};
     const auto s = toy_suite();
     update_baselines(s, static_report({result("a", "N=256", 10)}), dir.path);
     CompareOptions options;
@@ -440,7 +424,7 @@ TEST(CompareRun, CiModeFailsWhatHasNoBaseline)
 
 TEST(GateCounts, EveryVerdictLandsInOneCountAndTheSummariesSayIt)
 {
-    TempDir dir;
+    TempDir dir{"harness-compare-test"};
     const auto s = toy_suite();
     update_baselines(s, static_report({result("a", "N=256", 10)}), dir.path);
     auto rep = static_report({result("a", "N=256", 12), result("a", "N=512", 10)});
@@ -481,7 +465,7 @@ TEST(GateCounts, EveryVerdictLandsInOneCountAndTheSummariesSayIt)
 
 TEST(CompareRun, LocalMemoryAndDivergenceRegressionsNameTheirLines)
 {
-    TempDir dir;
+    TempDir dir{"harness-compare-test"};
     const auto s = toy_suite();
     auto base = result("a", "N=256", 10);
     base.set_metric("local_sectors", 0);

@@ -2,6 +2,7 @@
 #include "harness/compile/kernel_cache.hxx"
 #include "harness/compile/nvrtc_compiler.hxx"
 #include "harness/core/error.hxx"
+#include "test_files.hxx"
 #include "test_paths.hxx"
 
 #include <cerrno>
@@ -36,19 +37,6 @@ fs::path temp_dir(const std::string& name)
     return dir;
 }
 
-std::string read_bytes(const fs::path& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-void write_bytes(const fs::path& path, const std::string& content)
-{
-    std::ofstream(path, std::ios::binary) << content;
-}
-
 std::string xxh3_128_hex(const std::string& bytes)
 {
     const XXH128_hash_t hash = XXH3_128bits(bytes.data(), bytes.size());
@@ -59,7 +47,7 @@ std::string xxh3_128_hex(const std::string& bytes)
 compile::CompileRequest tiny_kernel(const fs::path& dir, const std::string& body = "p[0] *= 2.0f;")
 {
     const fs::path source = dir / ("k" + std::to_string(std::hash<std::string>{}(body)) + ".cu");
-    write_bytes(source, "extern \"C\" __global__ void k(float* p) { " + body + " }\n");
+    write_file(source, "extern \"C\" __global__ void k(float* p) { " + body + " }\n");
     compile::CompileRequest r;
     r.source = source;
     r.entries = {"k"};
@@ -164,7 +152,7 @@ TEST(CompileCache, AcceptsALinkToAPrivateFolderOfTheUser)
     fs::create_directory_symlink(dir / "mine", dir / "cache");
     const compile::CompileCache cache(dir / "cache");
     const auto module = compile::compile(tiny_kernel(dir), &cache);
-    EXPECT_EQ(read_bytes(dir / "mine" / (module.cache_key + ".cubin")), module.cubin);
+    EXPECT_EQ(read_file(dir / "mine" / (module.cache_key + ".cubin")), module.cubin);
 }
 
 // Whoever owns a link chooses where the cache goes, even to a private folder of the user's.
@@ -203,12 +191,12 @@ TEST(CompileCache, FallbackFolderIsPerUser)
 TEST(CompileCache, AFolderThatCannotBeCreatedOnlyMisses)
 {
     const fs::path dir = temp_dir("uncreatable");
-    write_bytes(dir / "plain", "a file");
+    write_file(dir / "plain", "a file");
     const compile::CompileCache cache(dir / "plain" / "cache");
     const auto request = tiny_kernel(dir);
     EXPECT_FALSE(compile::compile(request, &cache).from_cache);
     EXPECT_FALSE(compile::compile(request, &cache).from_cache);
-    EXPECT_EQ(read_bytes(dir / "plain"), "a file");
+    EXPECT_EQ(read_file(dir / "plain"), "a file");
 }
 
 // run, check, list and baseline update refuse the folder before they load or compile anything.
@@ -258,8 +246,8 @@ TEST(CompileCache, PlantedLinksAreNeitherReadNorWrittenThrough)
                                         {"cubin_xxh3_128", xxh3_128_hex(victim_cubin)},
                                         {"log", "planted"},
                                         {"lowered_names", {{"k", "planted_k"}}}};
-    write_bytes(dir / "victim.cubin", victim_cubin);
-    write_bytes(dir / "victim.json", victim_meta.dump());
+    write_file(dir / "victim.cubin", victim_cubin);
+    write_file(dir / "victim.json", victim_meta.dump());
     std::vector<std::string> planted = {key + ".cubin", key + ".json"};
     for (const std::string& file : {key + ".cubin", key + ".json"})
         for (const std::string& suffix :
@@ -275,10 +263,10 @@ TEST(CompileCache, PlantedLinksAreNeitherReadNorWrittenThrough)
     EXPECT_NE(module.cubin, victim_cubin);
     EXPECT_EQ(module.lowered_names.at("k"), "k");
 
-    EXPECT_EQ(read_bytes(dir / "victim.cubin"), victim_cubin);
-    EXPECT_EQ(read_bytes(dir / "victim.json"), victim_meta.dump());
+    EXPECT_EQ(read_file(dir / "victim.cubin"), victim_cubin);
+    EXPECT_EQ(read_file(dir / "victim.json"), victim_meta.dump());
     EXPECT_FALSE(fs::is_symlink(dir / "cache" / (key + ".cubin")));
-    EXPECT_EQ(read_bytes(dir / "cache" / (key + ".cubin")), module.cubin);
+    EXPECT_EQ(read_file(dir / "cache" / (key + ".cubin")), module.cubin);
     EXPECT_TRUE(compile::compile(request, &cache).from_cache);
 }
 
@@ -324,19 +312,19 @@ TEST(CompileCache, ASwappedCubinIsRecompiledAndTheEntryRewritten)
 
     const auto other = compile::compile(tiny_kernel(dir, "p[0] += 1.0f;"));
     ASSERT_NE(other.cubin, first.cubin);
-    write_bytes(cubin, other.cubin);
+    write_file(cubin, other.cubin);
     const auto after_swap = compile::compile(request, &cache);
     EXPECT_FALSE(after_swap.from_cache);
     EXPECT_EQ(after_swap.cubin, first.cubin);
-    EXPECT_EQ(read_bytes(cubin), first.cubin);
-    EXPECT_EQ(nlohmann::json::parse(read_bytes(meta)).at("cubin_xxh3_128"), xxh3_128_hex(first.cubin));
+    EXPECT_EQ(read_file(cubin), first.cubin);
+    EXPECT_EQ(nlohmann::json::parse(read_file(meta)).at("cubin_xxh3_128"), xxh3_128_hex(first.cubin));
     EXPECT_TRUE(compile::compile(request, &cache).from_cache);
 
     std::string damaged = first.cubin;
     damaged[damaged.size() / 2] ^= 1;
-    write_bytes(cubin, damaged);
+    write_file(cubin, damaged);
     EXPECT_FALSE(compile::compile(request, &cache).from_cache);
-    EXPECT_EQ(read_bytes(cubin), first.cubin);
+    EXPECT_EQ(read_file(cubin), first.cubin);
 }
 
 // Entries written before the metadata held a hash are misses, and are rewritten with one.
@@ -347,10 +335,10 @@ TEST(CompileCache, AnEntryWithoutAHashIsAMiss)
     const auto request = tiny_kernel(dir);
     const auto first = compile::compile(request, &cache);
     const fs::path meta = dir / "cache" / (first.cache_key + ".json");
-    write_bytes(meta, nlohmann::json{{"log", first.log}, {"lowered_names", first.lowered_names}}.dump());
+    write_file(meta, nlohmann::json{{"log", first.log}, {"lowered_names", first.lowered_names}}.dump());
     EXPECT_FALSE(cache.load(first.cache_key).has_value());
     EXPECT_FALSE(compile::compile(request, &cache).from_cache);
-    EXPECT_EQ(nlohmann::json::parse(read_bytes(meta)).at("cubin_xxh3_128"), xxh3_128_hex(first.cubin));
+    EXPECT_EQ(nlohmann::json::parse(read_file(meta)).at("cubin_xxh3_128"), xxh3_128_hex(first.cubin));
     EXPECT_TRUE(compile::compile(request, &cache).from_cache);
 }
 

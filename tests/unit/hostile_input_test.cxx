@@ -11,6 +11,7 @@
 #include "harness/report/run_report.hxx"
 #include "harness/suite/expression.hxx"
 #include "harness/suite/suite.hxx"
+#include "test_files.hxx"
 #include "test_paths.hxx"
 
 #include <filesystem>
@@ -25,48 +26,6 @@ using namespace harness;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// A fresh folder under the system temp dir, removed afterwards.
-struct TempDir {
-    fs::path path;
-    TempDir()
-    {
-        path = fs::temp_directory_path() / ("harness-hostile-test-" + std::to_string(getpid()) + "-" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir()
-    {
-        std::error_code ec;
-        fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
-        fs::remove_all(path, ec);
-    }
-};
-
-void write(const fs::path& path, const std::string& text)
-{
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << text;
-}
-
-std::string read(const fs::path& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-/// Every file under `dir` with its content: a folder's state, to compare before and after.
-std::map<std::string, std::string> snapshot(const fs::path& dir)
-{
-    std::map<std::string, std::string> files;
-    if (!fs::exists(dir)) return files;
-    for (const auto& e : fs::recursive_directory_iterator(dir))
-        if (e.is_regular_file()) files[fs::relative(e.path(), dir).string()] = read(e.path());
-    return files;
-}
 
 // A suite parsed as if it lived in the repository's suites/ folder.
 const fs::path suite_path = repo_root() / "suites" / "hostile.yaml";
@@ -134,8 +93,8 @@ TEST(HostileSuite, SourcesAndIncludesStayInsideTheProject)
               std::string::npos);
 
     // With the switch, a kernel outside the project loads.
-    TempDir dir;
-    write(dir.path / "k.cu", "extern \"C\" __global__ void k(float* y) {}\n");
+    TempDir dir{"harness-hostile-test"};
+    write_file(dir.path / "k.cu", "extern \"C\" __global__ void k(float* y) {}\n");
     std::string text = valid;
     text.replace(text.find("../kernels/memory/vector_add.cu"), 31, (dir.path / "k.cu").string());
     EXPECT_THROW(suite::parse_suite(text, suite_path), InputError);
@@ -260,9 +219,9 @@ TEST(HostileSuite, LaunchGeometryIsCheckedAtLoad)
 
 TEST(HostileFiles, ResultsFilesThatAreNotResultsAreBadInput)
 {
-    TempDir dir;
+    TempDir dir{"harness-hostile-test"};
     const auto expect_bad_input = [&](const std::string& text, const std::string& message) {
-        write(dir.path / "results.json", text);
+        write_file(dir.path / "results.json", text);
         try {
             report::read_results_json(dir.path / "results.json");
             ADD_FAILURE() << "accepted: " << text;
@@ -332,12 +291,12 @@ namespace {
 
 /// A scratch project: the suite above with its kernel, and an empty baselines folder.
 struct Project {
-    TempDir dir;
+    TempDir dir{"harness-hostile-test"};
     fs::path suite = dir.path / "suites" / "hostile.yaml";
     fs::path baselines = dir.path / "baselines";
     Project()
     {
-        write(suite, valid);
+        write_file(suite, valid);
         fs::create_directories(dir.path / "kernels" / "memory");
         fs::copy_file(repo_root() / "kernels" / "memory" / "vector_add.cu",
                       dir.path / "kernels" / "memory" / "vector_add.cu");
@@ -371,13 +330,13 @@ report::RunReport static_run(std::vector<CaseResult> results)
 TEST(BaselineUpdate, ADotDotSuiteOrATraversingArchWritesNothingAndExitsTwo)
 {
     Project p;
-    write(p.baselines / "reduce" / "sm_90.csv", "precious\n");
+    write_file(p.baselines / "reduce" / "sm_90.csv", "precious\n");
     const auto before = snapshot(p.dir.path);
 
     std::string dotdot = valid;
     dotdot.replace(0, 14, "suite: \"..\"");
     ASSERT_THROW(suite::parse_suite(dotdot, suite_path), InputError);
-    write(p.dir.path / "suites" / "dotdot.yaml", dotdot);
+    write_file(p.dir.path / "suites" / "dotdot.yaml", dotdot);
     EXPECT_EQ(cli::run_tool({"baseline", "update", "--static", "--no-ci", "--no-cache", (p.dir.path / "suites" / "dotdot.yaml").string(),
                              "--baseline-dir", p.baselines.string()}),
               2);
@@ -388,14 +347,14 @@ TEST(BaselineUpdate, ADotDotSuiteOrATraversingArchWritesNothingAndExitsTwo)
     const std::string results = R"({"schema": "harness-results", "schema_version": 1, "mode": "static",
         "suite": "hostile", "results": [{"suite": "hostile", "variant": "a", "arch": "../reduce/sm_90",
         "params": {"N": 256}, "params_text": "N=256", "status": "passed", "metrics": {"registers": 8}}]})";
-    write(p.dir.path / "results.json", results);
+    write_file(p.dir.path / "results.json", results);
     fs::remove(p.dir.path / "suites" / "dotdot.yaml");
     auto with_inputs = snapshot(p.dir.path);
     EXPECT_EQ(cli::run_tool({"baseline", "update", "--no-ci", "--from", (p.dir.path / "results.json").string(),
                              p.suite.string(), "--baseline-dir", p.baselines.string()}),
               2);
     EXPECT_EQ(snapshot(p.dir.path), with_inputs);
-    EXPECT_EQ(read(p.baselines / "reduce" / "sm_90.csv"), "precious\n");
+    EXPECT_EQ(read_file(p.baselines / "reduce" / "sm_90.csv"), "precious\n");
     with_inputs.erase("results.json");
     EXPECT_EQ(with_inputs, before);
 }
@@ -429,7 +388,7 @@ TEST(BaselineUpdate, AnUpdateThatFailsHalfwayLeavesEveryFileByteIdentical)
 
     // A malformed sm_90.csv: sm_80.csv (read and merged first) is not rewritten either.
     const fs::path sm90 = p.baselines / "hostile" / "sm_90.csv";
-    write(sm90, read(sm90) + "broken,row\n");
+    write_file(sm90, read_file(sm90) + "broken,row\n");
     const auto damaged = snapshot(p.baselines);
     EXPECT_THROW(compare::update_baselines(s,
                                            static_run({passed_case("a", "N=256", "sm_80", 20),
@@ -442,7 +401,7 @@ TEST(BaselineUpdate, AnUpdateThatFailsHalfwayLeavesEveryFileByteIdentical)
     // that came first is undone.
     fs::remove(sm90);
     fs::create_directories(sm90);
-    write(sm90 / "inside", "x");
+    write_file(sm90 / "inside", "x");
     const auto blocked = snapshot(p.baselines);
     EXPECT_THROW(compare::update_baselines(s,
                                            static_run({passed_case("a", "N=256", "sm_80", 30),
@@ -478,7 +437,7 @@ TEST(BaselineUpdate, ConcurrentUpdatesOfOneFileBothLand)
 TEST(BaselineUpdate, ABaselineFromAnotherSuiteIsRefused)
 {
     Project p;
-    write(p.baselines / "hostile" / "sm_90.csv",
+    write_file(p.baselines / "hostile" / "sm_90.csv",
           "# harness baseline\n# schema_version: 1\n# suite: reduce\n# key: sm_90\n"
           "variant,params,metric,value,samples,source\n");
     const auto before = snapshot(p.baselines);
@@ -505,7 +464,7 @@ TEST(HostileCli, BadSuitesExitTwoFromEveryCommand)
     Project p;
     std::string bad = valid;
     bad.replace(bad.find("block: [256]"), 12, "block: [0]");
-    write(p.suite, bad);
+    write_file(p.suite, bad);
     for (const char* command : {"check", "list", "run"}) {
         std::vector<std::string> args = {command, p.suite.string(), "--no-cache"};
         if (std::string(command) == "run")
@@ -517,12 +476,12 @@ TEST(HostileCli, BadSuitesExitTwoFromEveryCommand)
 
 TEST(FileTransaction, ReplacesEveryFileOrNone)
 {
-    TempDir dir;
-    write(dir.path / "a", "old a");
-    write(dir.path / "b", "old b");
+    TempDir dir{"harness-hostile-test"};
+    write_file(dir.path / "a", "old a");
+    write_file(dir.path / "b", "old b");
     replace_files_together({{dir.path / "a", "new a"}, {dir.path / "b", "new b"}, {dir.path / "sub" / "c", "new c"}});
-    EXPECT_EQ(read(dir.path / "a"), "new a");
-    EXPECT_EQ(read(dir.path / "sub" / "c"), "new c");
+    EXPECT_EQ(read_file(dir.path / "a"), "new a");
+    EXPECT_EQ(read_file(dir.path / "sub" / "c"), "new c");
 
     fs::create_directories(dir.path / "d");
     const auto before = snapshot(dir.path);
@@ -535,8 +494,8 @@ TEST(FileTransaction, ReplacesEveryFileOrNone)
 TEST(FileTransaction, AReadOnlyFolderSaysPermissionDenied)
 {
     if (geteuid() == 0) GTEST_SKIP() << "root writes into read-only folders";
-    TempDir dir;
-    write(dir.path / "a", "old");
+    TempDir dir{"harness-hostile-test"};
+    write_file(dir.path / "a", "old");
     fs::permissions(dir.path, fs::perms::owner_read | fs::perms::owner_exec);
     try {
         replace_files_together({{dir.path / "a", "new"}});
@@ -545,7 +504,7 @@ TEST(FileTransaction, AReadOnlyFolderSaysPermissionDenied)
         EXPECT_NE(std::string(e.what()).find("Permission denied"), std::string::npos) << e.what();
     }
     fs::permissions(dir.path, fs::perms::owner_all);
-    EXPECT_EQ(read(dir.path / "a"), "old");
+    EXPECT_EQ(read_file(dir.path / "a"), "old");
 }
 
 TEST(InputFiles, NamesPathsAndUtf8)
