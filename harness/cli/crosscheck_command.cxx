@@ -27,7 +27,7 @@ int crosscheck_command(const std::vector<std::string>& args)
     app.add_option("--ncu", ncu_files,
                    "ncu's CSV output; may be given more than once (a later file's figures replace an earlier one's)")
         ->check(CLI::ExistingFile)
-        ->allow_extra_args(false);  // `--ncu A --ncu B results.json`: one file per --ncu
+        ->allow_extra_args(false); // `--ncu A --ncu B results.json`: one file per --ncu
     app.add_option("--static", static_file,
                    "results.json of a --static run: compare its registers, shared and local bytes, blocks per SM "
                    "and theoretical occupancy with the driver's in the GPU run's results")
@@ -42,8 +42,8 @@ int crosscheck_command(const std::vector<std::string>& args)
         const auto rows =
             profile::static_vs_driver(report::read_results_json(static_file), report::read_results_json(results_file));
         if (rows.empty())
-            throw Error(ErrorKind::bad_input,
-                        fmt::format("no case of {} matches one of {} on the GPU's architecture", static_file, results_file));
+            throw Error(ErrorKind::bad_input, fmt::format("no case of {} matches one of {} on the GPU's architecture",
+                                                          static_file, results_file));
         fmt::print("{}", profile::format_crosscheck(rows, "static tier", "driver"));
         return std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.within; }) ? exit_pass : exit_failure;
     }
@@ -64,8 +64,9 @@ int crosscheck_command(const std::vector<std::string>& args)
     const auto ours = report::read_results_json(results_file);
     const auto rows = profile::crosscheck(ours, runs);
     if (rows.empty())
-        throw Error(ErrorKind::bad_input, fmt::format("no case of {} matches a kernel of {} ({} kernels; names like '{}')",
-                                                      results_file, fmt::join(ncu_files, ", "), kernel_count, example));
+        throw Error(ErrorKind::bad_input,
+                    fmt::format("no case of {} matches a kernel of {} ({} kernels; names like '{}')", results_file,
+                                fmt::join(ncu_files, ", "), kernel_count, example));
     fmt::print("{}", profile::format_crosscheck(rows));
     return std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.within; }) ? exit_pass : exit_failure;
 }

@@ -74,9 +74,11 @@ void add_project_options(CLI::App& app, ProjectOptions& o, bool with_reports)
     app.add_option("--root", o.root,
                    "the project folder (default: the nearest folder above the suite that holds kernels/, "
                    "baselines/ or .git)");
-    app.add_option("--baseline-dir", o.baseline_dir, "baseline folder: <dir>/<suite>/<key>.csv (default <project>/baselines)");
+    app.add_option("--baseline-dir", o.baseline_dir,
+                   "baseline folder: <dir>/<suite>/<key>.csv (default <project>/baselines)");
     if (!with_reports) return;
-    app.add_option("--out", o.out_dir, "report folder; each suite writes to <out>/<suite>/ (default <project>/reports)");
+    app.add_option("--out", o.out_dir,
+                   "report folder; each suite writes to <out>/<suite>/ (default <project>/reports)");
     app.add_option("--waivers", o.waiver_file, "waiver file (default <baseline-dir>/waivers.yaml)");
 }
 

@@ -22,7 +22,7 @@ struct CommonOptions {
     std::vector<std::string> suites;
     std::string cache_dir;
     bool no_cache = false;
-    bool sources_anywhere = false;  ///< sources and include folders may lie outside the suite's project
+    bool sources_anywhere = false; ///< sources and include folders may lie outside the suite's project
 };
 
 void add_common(CLI::App& app, CommonOptions& o);
@@ -35,16 +35,16 @@ std::vector<suite::Suite> load_suites(const CommonOptions& o);
 /// the working folder) or, by default, inside the suite's project (see project_root() in
 /// core/input_files.hxx), so that a run gives the same result from any folder.
 struct ProjectOptions {
-    std::string root;          ///< --root: the project, instead of the one found from the suite
-    std::string baseline_dir;  ///< --baseline-dir; default <project>/baselines
-    std::string out_dir;       ///< --out; default <project>/reports
-    std::string waiver_file;   ///< --waivers; default <baselines>/waivers.yaml when it exists
+    std::string root;         ///< --root: the project, instead of the one found from the suite
+    std::string baseline_dir; ///< --baseline-dir; default <project>/baselines
+    std::string out_dir;      ///< --out; default <project>/reports
+    std::string waiver_file;  ///< --waivers; default <baselines>/waivers.yaml when it exists
 };
 
 /// The folders of one suite's project.
 struct ProjectPaths {
     std::filesystem::path root, baselines, reports, waivers;
-    bool waivers_given = false;  ///< named on the command line: it must exist
+    bool waivers_given = false; ///< named on the command line: it must exist
 };
 
 void add_project_options(CLI::App& app, ProjectOptions& o, bool with_reports);
@@ -53,8 +53,8 @@ ProjectPaths project_paths(const ProjectOptions& o, const suite::Suite& s);
 /// How a run gates: CI mode (a missing baseline or GPU fails, baselines are never written),
 /// snapshot semantics, and whether a GPU is required.
 struct GateOptions {
-    bool ci = false;     ///< --ci
-    bool no_ci = false;  ///< --no-ci
+    bool ci = false;    ///< --ci
+    bool no_ci = false; ///< --no-ci
     bool strict = false;
     bool require_gpu = false;
     /// --ci, else --no-ci, else the environment: CI set to true, 1 or yes, as CI systems do.

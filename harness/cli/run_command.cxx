@@ -91,8 +91,7 @@ int run_command(const std::vector<std::string>& args)
 
 int check_command(const std::vector<std::string>& args)
 {
-    CLI::App app{"Validate suites and compile every variant for the given architectures (no GPU needed).",
-                 "check"};
+    CLI::App app{"Validate suites and compile every variant for the given architectures (no GPU needed).", "check"};
     CommonOptions common;
     add_common(app, common);
     std::vector<std::string> archs;

@@ -16,9 +16,7 @@ int stability_command(const std::vector<std::string>& args)
                  "occupancy, DRAM bytes) is shown. Exit 1 when an exact figure differs.",
                  "stability"};
     std::vector<std::string> inputs;
-    app.add_option("results", inputs, "results.json of each run (two or more)")
-        ->required()
-        ->check(CLI::ExistingFile);
+    app.add_option("results", inputs, "results.json of each run (two or more)")->required()->check(CLI::ExistingFile);
     if (auto code = parse(app, args)) return *code;
     if (inputs.size() < 2) {
         fmt::print(stderr, "harness stability: results: two results.json files or more are needed, got {}\n",

@@ -20,12 +20,11 @@ namespace {
 
 /// A one-line progress display: rewritten in place on a terminal, one line per case otherwise.
 class Progress {
-  public:
+public:
     explicit Progress(std::size_t total) : total_(total), tty_(isatty(STDERR_FILENO)) {}
     void begin(const CaseResult& c)
     {
-        if (tty_)
-            fmt::print(stderr, "\r\033[K[{}/{}] {} {} ...", done_ + 1, total_, c.variant, c.params_text);
+        if (tty_) fmt::print(stderr, "\r\033[K[{}/{}] {} {} ...", done_ + 1, total_, c.variant, c.params_text);
     }
     void end(const CaseResult& r)
     {
@@ -41,7 +40,7 @@ class Progress {
         if (tty_ && done_ == total_) fmt::print(stderr, "\r\033[K");
     }
 
-  private:
+private:
     std::size_t total_;
     std::size_t done_ = 0;
     bool tty_;

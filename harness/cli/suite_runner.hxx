@@ -16,17 +16,17 @@ namespace harness::cli {
 /// How to run a suite (the command-line options of `harness run`).
 struct SuiteRunOptions {
     int device = 0;
-    bool hot = false;                        ///< no L2 flush between timed samples
-    bool verify_only = false;                ///< no timing
-    double timeout_s = 0.0;                  ///< 0: the suite's timing.timeout_s
-    double budget_s = 0.0;                   ///< 0: the suite's timing.budget_s
-    std::vector<std::string> only_variants;  ///< empty: all (the reference always runs)
-    bool static_only = false;                ///< the static tier even with a GPU
-    std::vector<std::string> archs;          ///< static tier; empty: the suite's archs
-    bool profile = true;                     ///< collect hardware counters (CUPTI)
-    bool external_profiler = false;          ///< run each case once in its NVTX range, nothing else
-    bool require_gpu = false;                ///< no usable GPU is an error, not the static tier
-    std::string require_gpu_because;         ///< "--require-gpu", "CI mode (CI=true)": for the message
+    bool hot = false;                       ///< no L2 flush between timed samples
+    bool verify_only = false;               ///< no timing
+    double timeout_s = 0.0;                 ///< 0: the suite's timing.timeout_s
+    double budget_s = 0.0;                  ///< 0: the suite's timing.budget_s
+    std::vector<std::string> only_variants; ///< empty: all (the reference always runs)
+    bool static_only = false;               ///< the static tier even with a GPU
+    std::vector<std::string> archs;         ///< static tier; empty: the suite's archs
+    bool profile = true;                    ///< collect hardware counters (CUPTI)
+    bool external_profiler = false;         ///< run each case once in its NVTX range, nothing else
+    bool require_gpu = false;               ///< no usable GPU is an error, not the static tier
+    std::string require_gpu_because;        ///< "--require-gpu", "CI mode (CI=true)": for the message
 };
 
 /// The GPU to run on, or nullopt after saying on stderr why the static tier runs instead.

@@ -97,8 +97,10 @@ std::string noisy_baseline_key(const std::string& gpu_name)
     std::string key;
     for (char c : gpu_name) {
         const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-        if (keep) key += c;
-        else if (!key.empty() && key.back() != '-') key += '-';
+        if (keep)
+            key += c;
+        else if (!key.empty() && key.back() != '-')
+            key += '-';
     }
     while (!key.empty() && key.back() == '-') key.pop_back();
     return key.empty() ? "unknown-gpu" : key;
@@ -155,7 +157,8 @@ BaselineFile parse_baseline(const std::string& text, const std::string& name)
         if (!comment.empty() && comment.back() == '\r') comment.pop_back();
         pos = end + 1;
         if (line == 1) {
-            if (comment != marker) throw InputError(name, 1, 1, "", fmt::format("not a baseline file (first line is not '{}')", marker));
+            if (comment != marker)
+                throw InputError(name, 1, 1, "", fmt::format("not a baseline file (first line is not '{}')", marker));
             continue;
         }
         const std::size_t colon = comment.find(':');
@@ -169,7 +172,8 @@ BaselineFile parse_baseline(const std::string& text, const std::string& name)
                 throw InputError(name, line, 1, "# " + key.substr(0, 100), "given twice (which one holds?)");
         file.metadata.emplace_back(key, value);
     }
-    if (line == 0) throw InputError(name, 1, 1, "", fmt::format("not a baseline file (first line is not '{}')", marker));
+    if (line == 0)
+        throw InputError(name, 1, 1, "", fmt::format("not a baseline file (first line is not '{}')", marker));
     const std::string version = file.meta("schema_version");
     if (version != std::to_string(baseline_schema_version))
         throw InputError(name, 0, 0, "schema_version",
@@ -203,7 +207,7 @@ BaselineFile parse_baseline(const std::string& text, const std::string& name)
     if (!parsed) throw InputError(name, records.line, 0, "", "malformed CSV: " + csv_problem);
     if (records.rows.empty() || records.rows.front() != columns)
         throw InputError(name, line + 1, 1, "", fmt::format("expected the header '{}'", fmt::join(columns, ",")));
-    std::map<std::tuple<std::string, std::string, std::string>, int> seen;  // row -> line
+    std::map<std::tuple<std::string, std::string, std::string>, int> seen; // row -> line
     for (std::size_t i = 1; i < records.rows.size(); ++i) {
         const auto& f = records.rows[i];
         const int at = records.lines[i];

@@ -25,16 +25,16 @@ inline constexpr int baseline_schema_version = 1;
 /// One figure of one case.
 struct BaselineRow {
     std::string variant;
-    std::string params;  ///< params_text of the case, "N=256 K=64"
+    std::string params; ///< params_text of the case, "N=256 K=64"
     std::string metric;
     double value = 0.0;
-    std::vector<double> samples;  ///< time samples in us, for the "samples" rule
-    std::string source;           ///< "static" or "gpu"
+    std::vector<double> samples; ///< time samples in us, for the "samples" rule
+    std::string source;          ///< "static" or "gpu"
 };
 
 /// The contents of one baseline file.
 struct BaselineFile {
-    std::vector<std::pair<std::string, std::string>> metadata;  ///< in file order
+    std::vector<std::pair<std::string, std::string>> metadata; ///< in file order
     std::vector<BaselineRow> rows;
 
     /// The metadata value for `name`, or "".

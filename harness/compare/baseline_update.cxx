@@ -18,7 +18,7 @@ namespace harness::compare {
 
 namespace {
 
-using CaseKey = std::pair<std::string, std::string>;  // variant, params
+using CaseKey = std::pair<std::string, std::string>; // variant, params
 
 std::size_t metric_order(const std::string& name)
 {
@@ -38,17 +38,16 @@ void check_results(const suite::Suite& suite, const report::RunReport& report,
 {
     const std::string from = report.suite_file.empty() ? std::string("the results") : report.suite_file;
     if (report.suite != suite.name)
-        throw Error(ErrorKind::bad_input, fmt::format("the results are of suite '{}', not '{}' ({})",
-                                                      report.suite.substr(0, max_name_length), suite.name,
-                                                      suite.file.string()));
+        throw Error(ErrorKind::bad_input,
+                    fmt::format("the results are of suite '{}', not '{}' ({})", report.suite.substr(0, max_name_length),
+                                suite.name, suite.file.string()));
     std::set<std::tuple<std::string, std::string, std::string>> seen;
     for (const auto& r : report.results) {
-        const std::string what = fmt::format("case '{} {}'", r.variant.substr(0, max_name_length),
-                                             r.params_text.substr(0, 200));
+        const std::string what =
+            fmt::format("case '{} {}'", r.variant.substr(0, max_name_length), r.params_text.substr(0, 200));
         if (!case_order.contains({r.variant, r.params_text}))
-            throw Error(ErrorKind::bad_input,
-                        fmt::format("{} is not a case of suite '{}' ({}); nothing was recorded", what, suite.name,
-                                    suite.file.string()));
+            throw Error(ErrorKind::bad_input, fmt::format("{} is not a case of suite '{}' ({}); nothing was recorded",
+                                                          what, suite.name, suite.file.string()));
         if (r.status == CaseStatus::skipped) continue;
         if (r.status == CaseStatus::passed && (!find_arch_limits(r.arch) || !name_problem(r.arch).empty()))
             throw Error(ErrorKind::bad_input,
@@ -93,8 +92,8 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const report::RunRepo
 
     const bool gpu = report.mode != "static";
     const std::string source = gpu ? "gpu" : "static";
-    std::map<std::string, std::vector<BaselineRow>> fresh;  // by file key
-    std::map<std::string, std::string> file_arch;           // by file key: the architecture, or "" for noisy
+    std::map<std::string, std::vector<BaselineRow>> fresh; // by file key
+    std::map<std::string, std::string> file_arch;          // by file key: the architecture, or "" for noisy
     std::size_t skipped = 0;
     for (const auto& r : report.results) {
         if (r.status == CaseStatus::skipped) {
@@ -102,9 +101,10 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const report::RunRepo
             continue;
         }
         if (r.status != CaseStatus::passed) {
-            out.notes.push_back(fmt::format("not recorded: {} {} {} is {}{}; its earlier baseline rows are kept",
-                                            r.variant, r.params_text, r.arch, case_status_name(r.status),
-                                            r.message.empty() ? "" : " (" + r.message.substr(0, r.message.find('\n')) + ")"));
+            out.notes.push_back(
+                fmt::format("not recorded: {} {} {} is {}{}; its earlier baseline rows are kept", r.variant,
+                            r.params_text, r.arch, case_status_name(r.status),
+                            r.message.empty() ? "" : " (" + r.message.substr(0, r.message.find('\n')) + ")"));
             continue;
         }
         for (const auto& m : r.metrics) {
@@ -121,8 +121,8 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const report::RunRepo
     }
 
     if (skipped > 0)
-        out.notes.push_back(fmt::format("not recorded: {} skipped cases (e.g. built-in library calls in the static tier)",
-                                        skipped));
+        out.notes.push_back(
+            fmt::format("not recorded: {} skipped cases (e.g. built-in library calls in the static tier)", skipped));
 
     std::vector<std::pair<std::filesystem::path, std::string>> files;
     for (auto& [key, rows] : fresh) {
@@ -170,8 +170,8 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const report::RunRepo
         file.set_meta("schema_version", std::to_string(baseline_schema_version));
         file.set_meta("suite", suite.name);
         file.set_meta("key", key);
-        file.set_meta("figures", exact ? "exact (gates every GPU of this architecture)"
-                                       : "noisy (gates only this GPU model)");
+        file.set_meta("figures",
+                      exact ? "exact (gates every GPU of this architecture)" : "noisy (gates only this GPU model)");
         // A static update of a file that holds GPU counters keeps naming the GPU they came from.
         if (gpu || file.meta("gpu").empty()) {
             file.set_meta("gpu", gpu ? report.device_name : "none (static tier)");

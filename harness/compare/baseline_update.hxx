@@ -20,9 +20,9 @@ std::vector<double> baseline_samples(std::vector<double> samples);
 
 /// What an update did, for the console.
 struct BaselineUpdate {
-    std::vector<std::string> written;    ///< files written
-    std::vector<std::string> unchanged;  ///< files whose figures did not change: left byte-identical
-    std::vector<std::string> notes;    ///< cases left out (failed, skipped), rows dropped
+    std::vector<std::string> written;   ///< files written
+    std::vector<std::string> unchanged; ///< files whose figures did not change: left byte-identical
+    std::vector<std::string> notes;     ///< cases left out (failed, skipped), rows dropped
 };
 
 /// Writes the figures of every case that passed into <dir>/<suite>/<arch>.csv (exact figures)

@@ -29,15 +29,18 @@ std::optional<std::pair<std::string, std::string>> hotspot_kind(std::string_view
 {
     const auto in = [&](std::string_view s) { return m.find(s) != std::string_view::npos; };
     if (m == "excess_global_sectors" || (m.starts_with("global_") && in("sectors")))
-        return std::pair<std::string, std::string>{"excess_global_sectors",
-                                                   in("_ld_") ? "global load" : in("_st_") ? "global store" : ""};
+        return std::pair<std::string, std::string>{"excess_global_sectors", in("_ld_")   ? "global load"
+                                                                            : in("_st_") ? "global store"
+                                                                                         : ""};
     if (m == "excess_shared_wavefronts" || (m.starts_with("shared_") && m.ends_with("wavefronts")))
-        return std::pair<std::string, std::string>{"excess_shared_wavefronts",
-                                                   in("_ld_") ? "shared load" : in("_st_") ? "shared store" : ""};
+        return std::pair<std::string, std::string>{"excess_shared_wavefronts", in("_ld_")   ? "shared load"
+                                                                               : in("_st_") ? "shared store"
+                                                                                            : ""};
     // Local memory (spills and stack arrays) and divergence are counted per instruction too.
     if (m == "local_sectors" || m == "local_bytes" || m.starts_with("spill_"))
         return std::pair<std::string, std::string>{"local_sectors", "local"};
-    if (m == "divergent_branch_targets") return std::pair<std::string, std::string>{"divergent_branch_targets", "branch"};
+    if (m == "divergent_branch_targets")
+        return std::pair<std::string, std::string>{"divergent_branch_targets", "branch"};
     return std::nullopt;
 }
 
@@ -57,8 +60,8 @@ const Hotspot* top_hotspot(const CaseResult& r, std::string_view metric)
 
 OccupancyFigures figures_of(const CaseResult& r)
 {
-    return {r.metric("registers"),     r.metric("static_shared_bytes"), r.metric("dynamic_shared_bytes"),
-            r.metric("barriers"),      r.metric("blocks_per_sm"),       r.metric("theoretical_occupancy")};
+    return {r.metric("registers"), r.metric("static_shared_bytes"), r.metric("dynamic_shared_bytes"),
+            r.metric("barriers"),  r.metric("blocks_per_sm"),       r.metric("theoretical_occupancy")};
 }
 
 OccupancyFigures figures_of(const BaselineFile& b, const CaseResult& r)
@@ -67,8 +70,8 @@ OccupancyFigures figures_of(const BaselineFile& b, const CaseResult& r)
         const BaselineRow* row = b.find(r.variant, r.params_text, m);
         return row ? std::optional<double>(row->value) : std::nullopt;
     };
-    return {get("registers"),     get("static_shared_bytes"), get("dynamic_shared_bytes"),
-            get("barriers"),      get("blocks_per_sm"),       get("theoretical_occupancy")};
+    return {get("registers"), get("static_shared_bytes"), get("dynamic_shared_bytes"),
+            get("barriers"),  get("blocks_per_sm"),       get("theoretical_occupancy")};
 }
 
 std::optional<compile::Occupancy> recompute(const compile::ArchLimits& limits, const OccupancyFigures& f)
@@ -231,7 +234,7 @@ void compare_run(report::RunReport& report, const suite::Suite& suite, const Com
     const std::vector<Waiver> waivers = read_waivers(waiver_file, !options.waiver_file.empty());
     const std::string today = options.today.empty() ? today_utc() : options.today;
 
-    std::map<std::string, std::optional<BaselineFile>> files;  // by path
+    std::map<std::string, std::optional<BaselineFile>> files; // by path
     const auto load = [&](const fs::path& path) -> const BaselineFile* {
         const std::string key = path.string();
         auto it = files.find(key);

@@ -16,10 +16,10 @@ namespace harness::compare {
 /// Where the baselines and waivers are, what day it is (for waiver expiry), and how strictly to gate.
 struct CompareOptions {
     std::filesystem::path baseline_dir = "baselines";
-    std::filesystem::path waiver_file;  ///< empty: <baseline_dir>/waivers.yaml when it exists
-    std::string today;                  ///< YYYY-MM-DD; empty: today (UTC)
-    bool strict = false;  ///< drift figures (rule "report") are gated exactly, as snapshots (`--strict`)
-    bool ci = false;      ///< a figure with no baseline fails as not gated (`--ci`, or CI=true)
+    std::filesystem::path waiver_file; ///< empty: <baseline_dir>/waivers.yaml when it exists
+    std::string today;                 ///< YYYY-MM-DD; empty: today (UTC)
+    bool strict = false;               ///< drift figures (rule "report") are gated exactly, as snapshots (`--strict`)
+    bool ci = false;                   ///< a figure with no baseline fails as not gated (`--ci`, or CI=true)
 };
 
 /// Compares every case that ran cleanly; failed and skipped cases get no verdicts. Throws

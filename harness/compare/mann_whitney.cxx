@@ -35,7 +35,7 @@ MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b)
     std::sort(pooled.begin(), pooled.end(), [](const Entry& l, const Entry& r) { return l.value < r.value; });
 
     double rank_sum_a = 0.0;
-    double tie_term = 0.0;  // sum of t^3 - t over groups of t tied values
+    double tie_term = 0.0; // sum of t^3 - t over groups of t tied values
     for (std::size_t i = 0; i < pooled.size();) {
         std::size_t j = i;
         while (j < pooled.size() && pooled[j].value == pooled[i].value) ++j;
@@ -52,7 +52,7 @@ MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b)
     const double n = n_a + n_b;
     const double mean_u = n_a * n_b / 2.0;
     const double variance = n_a * n_b / 12.0 * ((n + 1.0) - tie_term / (n * (n - 1.0)));
-    if (variance <= 0.0) return r;  // every value tied: no evidence either way
+    if (variance <= 0.0) return r; // every value tied: no evidence either way
     const double sd = std::sqrt(variance);
     const double d = r.u_a - mean_u;
     r.z = d / sd;

@@ -60,7 +60,8 @@ bool is_worse(Direction direction, double baseline, double value)
 
 std::string change_text(const MetricInfo& metric, double baseline, double value)
 {
-    std::string text = fmt::format("{} {} -> {}", metric.name, format_value(metric, baseline), format_value(metric, value));
+    std::string text =
+        fmt::format("{} {} -> {}", metric.name, format_value(metric, baseline), format_value(metric, value));
     if (baseline != 0.0) text += fmt::format(" ({:+.1f} %)", 100.0 * (value - baseline) / std::abs(baseline));
     return text;
 }
@@ -87,9 +88,8 @@ Rule parse_rule(std::string_view text)
             percent = trim(rest.substr(0, min_at));
             const auto v = parse_number(trim(rest.substr(min_at + 4)));
             if (!v || *v < 0)
-                throw std::invalid_argument(
-                    fmt::format("'{}': 'min' takes a non-negative number in the metric's unit, e.g. '{} 5% min 1'", t,
-                                word));
+                throw std::invalid_argument(fmt::format(
+                    "'{}': 'min' takes a non-negative number in the metric's unit, e.g. '{} 5% min 1'", t, word));
             r.minimum = *v;
         }
         r.tolerance = parse_percent(percent, t);
@@ -98,7 +98,8 @@ Rule parse_rule(std::string_view text)
     if (word == "abs") {
         r.kind = RuleKind::absolute;
         const auto v = parse_number(rest);
-        if (!v || *v < 0) throw std::invalid_argument(fmt::format("'{}': give a non-negative number, e.g. 'abs 0.05'", t));
+        if (!v || *v < 0)
+            throw std::invalid_argument(fmt::format("'{}': give a non-negative number, e.g. 'abs 0.05'", t));
         r.tolerance = *v;
         return r;
     }
@@ -108,14 +109,15 @@ Rule parse_rule(std::string_view text)
 ExpectRule parse_expect(std::string_view text)
 {
     const std::string_view t = trim(text);
-    static constexpr std::pair<std::string_view, ExpectOp> ops[] = {
-        {"==", ExpectOp::eq}, {"!=", ExpectOp::ne}, {"<=", ExpectOp::le},
-        {">=", ExpectOp::ge}, {"<", ExpectOp::lt},  {">", ExpectOp::gt}};
+    static constexpr std::pair<std::string_view, ExpectOp> ops[] = {{"==", ExpectOp::eq}, {"!=", ExpectOp::ne},
+                                                                    {"<=", ExpectOp::le}, {">=", ExpectOp::ge},
+                                                                    {"<", ExpectOp::lt},  {">", ExpectOp::gt}};
     for (const auto& [symbol, op] : ops) {
         if (!t.starts_with(symbol)) continue;
         const auto bound = parse_number(t.substr(symbol.size()));
         if (!bound)
-            throw std::invalid_argument(fmt::format("'{}': expected a number after '{}', e.g. '{} 64'", t, symbol, symbol));
+            throw std::invalid_argument(
+                fmt::format("'{}': expected a number after '{}', e.g. '{} 64'", t, symbol, symbol));
         return {op, *bound, fmt::format("{} {}", symbol, trim(t.substr(symbol.size())))};
     }
     throw std::invalid_argument(

@@ -26,11 +26,11 @@ enum class RuleKind {
 /// A parsed baseline rule.
 struct Rule {
     RuleKind kind = RuleKind::exact;
-    double tolerance = 0.0;  ///< a fraction for relative / samples ("5%" -> 0.05), a value for absolute
+    double tolerance = 0.0; ///< a fraction for relative / samples ("5%" -> 0.05), a value for absolute
     /// "rel 5% min 1048576", "samples 5% min 1": changes smaller than this (in the metric's unit)
     /// never count, however large relatively (tiny kernels drift by a few tenths of a microsecond).
     double minimum = 0.0;
-    std::string text;        ///< as written, for reports
+    std::string text; ///< as written, for reports
 };
 
 /// Parses "exact", "rel 5%", "abs 0.05", "samples 5%", "report", "ignore" (rel and samples take an optional
@@ -45,7 +45,7 @@ enum class ExpectOp { eq, ne, lt, le, gt, ge };
 struct ExpectRule {
     ExpectOp op = ExpectOp::eq;
     double bound = 0.0;
-    std::string text;  ///< as written, normalised: "<= 64"
+    std::string text; ///< as written, normalised: "<= 64"
 };
 
 /// Parses "== 0", "<= 4", ">= 0.75" ...; throws std::invalid_argument.

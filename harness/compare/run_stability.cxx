@@ -34,21 +34,17 @@ std::vector<std::string> metric_order(const std::vector<report::RunReport>& runs
 
 } // namespace
 
-StabilityReport run_stability(const std::vector<report::RunReport>& runs,
-                              const std::vector<std::string>& names)
+StabilityReport run_stability(const std::vector<report::RunReport>& runs, const std::vector<std::string>& names)
 {
-    const auto name = [&](std::size_t i) {
-        return i < names.size() ? names[i] : fmt::format("run {}", i + 1);
-    };
+    const auto name = [&](std::size_t i) { return i < names.size() ? names[i] : fmt::format("run {}", i + 1); };
     if (runs.size() < 2)
         throw Error(ErrorKind::bad_input,
                     fmt::format("stability needs the results of two runs or more, got {}", runs.size()));
     const auto& first = runs.front();
     for (std::size_t i = 1; i < runs.size(); ++i) {
         const auto refuse = [&](const char* what, const std::string& a, const std::string& b) {
-            throw Error(ErrorKind::bad_input,
-                        fmt::format("{} and {} are not runs of the same thing ({} '{}' vs '{}')", name(0),
-                                    name(i), what, a, b));
+            throw Error(ErrorKind::bad_input, fmt::format("{} and {} are not runs of the same thing ({} '{}' vs '{}')",
+                                                          name(0), name(i), what, a, b));
         };
         if (runs[i].suite != first.suite) refuse("suite", first.suite, runs[i].suite);
         if (runs[i].mode != first.mode) refuse("mode", first.mode, runs[i].mode);
@@ -117,8 +113,7 @@ StabilityReport run_stability(const std::vector<report::RunReport>& runs,
 
 std::string format_stability(const StabilityReport& report)
 {
-    std::string text =
-        fmt::format("{}: {} runs, {} cases compared\n", report.suite, report.runs, report.cases);
+    std::string text = fmt::format("{}: {} runs, {} cases compared\n", report.suite, report.runs, report.cases);
     for (const auto& why : report.not_compared) text += fmt::format("  not compared: {}\n", why);
 
     std::size_t exact = 0, exact_figures = 0;
@@ -130,8 +125,7 @@ std::string format_stability(const StabilityReport& report)
     if (report.differences.empty()) {
         text += fmt::format("exact: {} metrics, {} figures, identical in every run\n", exact, exact_figures);
     } else {
-        text += fmt::format("exact: {} of {} figures differ between runs:\n", report.differences.size(),
-                            exact_figures);
+        text += fmt::format("exact: {} of {} figures differ between runs:\n", report.differences.size(), exact_figures);
         for (const auto& d : report.differences)
             text += fmt::format("  {}  {}: {}\n", d.case_name, d.metric, fmt::join(d.values, " / "));
     }
@@ -148,8 +142,7 @@ std::string format_stability(const StabilityReport& report)
         }
         const auto unit = find_metric(m.metric) ? std::string(find_metric(m.metric)->unit) : std::string();
         text += fmt::format("  {:<28} {:6.2f} %  {} ({:.6g} .. {:.6g} {}); {} of {} cases vary\n", m.metric,
-                            100.0 * m.worst_spread, m.worst_case, m.worst_min, m.worst_max, unit, m.differing,
-                            m.cases);
+                            100.0 * m.worst_spread, m.worst_case, m.worst_min, m.worst_max, unit, m.differing, m.cases);
     }
     return text;
 }

@@ -31,7 +31,8 @@ std::vector<std::string> words(const std::string& text)
     return out;
 }
 
-[[noreturn]] void fail(const std::string& file, const YAML::Node& node, const std::string& field, const std::string& message)
+[[noreturn]] void fail(const std::string& file, const YAML::Node& node, const std::string& field,
+                       const std::string& message)
 {
     const auto mark = node.Mark();
     if (mark.is_null()) throw InputError(file, 0, 0, field, message);
@@ -88,7 +89,8 @@ std::vector<Waiver> parse_waivers(const std::string& text, const std::string& fi
             if (!seen.insert(key).second)
                 fail(file, kv.first, field + "." + key, "given twice (YAML would keep only the first)");
             if (std::find(keys.begin(), keys.end(), key) == keys.end())
-                fail(file, kv.first, field + "." + key, "unknown key" + did_you_mean(key, keys) + "; allowed: " + join(keys));
+                fail(file, kv.first, field + "." + key,
+                     "unknown key" + did_you_mean(key, keys) + "; allowed: " + join(keys));
             if (!kv.second.IsScalar()) fail(file, kv.second, field + "." + key, "expected a single value");
         }
         for (const char* key : {"suite", "metric", "reason", "expires"})

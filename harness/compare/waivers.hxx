@@ -26,8 +26,8 @@ struct Waiver {
     std::string params = "*";
     std::string metric;
     std::string reason;
-    std::string expires;  ///< YYYY-MM-DD
-    std::string where;    ///< "baselines/waivers.yaml:12", for messages
+    std::string expires; ///< YYYY-MM-DD
+    std::string where;   ///< "baselines/waivers.yaml:12", for messages
 };
 
 /// Parses a waiver file's text; throws InputError with file:line:col and the field.

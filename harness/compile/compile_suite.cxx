@@ -25,7 +25,7 @@ SuiteModules compile_suite(const suite::Suite& suite, const std::string& arch, c
 {
     SuiteModules out;
     for (const auto& variant : suite.variants) {
-        if (variant.is_builtin()) continue;  // a library call: nothing to compile
+        if (variant.is_builtin()) continue; // a library call: nothing to compile
         try {
             out.modules.emplace(variant.name, compile(request_for(suite, variant, arch), cache));
         } catch (const std::exception& e) {
@@ -41,11 +41,12 @@ SuiteModules compile_suite_in_child(const suite::Suite& suite, const std::string
         const SuiteModules compiled = compile_suite(suite, arch, cache);
         nlohmann::json j = {{"errors", compiled.errors}, {"modules", nlohmann::json::object()}};
         for (const auto& [name, m] : compiled.modules)
-            j["modules"][name] = {{"cubin", nlohmann::json::binary_t(std::vector<std::uint8_t>(m.cubin.begin(), m.cubin.end()))},
-                                  {"log", m.log},
-                                  {"lowered_names", m.lowered_names},
-                                  {"cache_key", m.cache_key},
-                                  {"from_cache", m.from_cache}};
+            j["modules"][name] = {
+                {"cubin", nlohmann::json::binary_t(std::vector<std::uint8_t>(m.cubin.begin(), m.cubin.end()))},
+                {"log", m.log},
+                {"lowered_names", m.lowered_names},
+                {"cache_key", m.cache_key},
+                {"from_cache", m.from_cache}};
         const auto bytes = nlohmann::json::to_msgpack(j);
         return std::string(bytes.begin(), bytes.end());
     });

@@ -72,7 +72,7 @@ std::string hex(std::uint64_t value)
 
 // Little-endian reads from the cubin, each checked against its size; a failure names what was read.
 class ByteReader {
-  public:
+public:
     explicit ByteReader(std::span<const std::byte> bytes) : bytes_(bytes) {}
 
     std::size_t size() const { return bytes_.size(); }
@@ -80,9 +80,8 @@ class ByteReader {
     std::span<const std::byte> slice(std::uint64_t offset, std::uint64_t length, std::string_view what) const
     {
         if (offset > bytes_.size() || length > bytes_.size() - offset) {
-            fail("truncated or corrupt: " + std::string(what) + " at offset " + std::to_string(offset) +
-                 " needs " + std::to_string(length) + " bytes, but the cubin has " +
-                 std::to_string(bytes_.size()));
+            fail("truncated or corrupt: " + std::string(what) + " at offset " + std::to_string(offset) + " needs " +
+                 std::to_string(length) + " bytes, but the cubin has " + std::to_string(bytes_.size()));
         }
         return bytes_.subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(length));
     }
@@ -108,7 +107,7 @@ class ByteReader {
     }
     std::uint64_t u64(std::uint64_t offset, std::string_view what) const { return read(offset, 8, what); }
 
-  private:
+private:
     std::span<const std::byte> bytes_;
 };
 
@@ -137,8 +136,7 @@ int checked_int(std::uint64_t value, std::string_view what)
     return static_cast<int>(value);
 }
 
-std::string read_string(const ByteReader& cubin, const Section& table, std::uint64_t offset,
-                        std::string_view what)
+std::string read_string(const ByteReader& cubin, const Section& table, std::uint64_t offset, std::string_view what)
 {
     if (table.type == sht_nobits) fail(std::string(what) + ": its string table holds no data");
     auto bytes = cubin.slice(table.offset, table.size, "string table of " + std::string(what));
@@ -148,12 +146,10 @@ std::string read_string(const ByteReader& cubin, const Section& table, std::uint
     }
     auto begin = bytes.begin() + static_cast<std::ptrdiff_t>(offset);
     auto end = std::find(begin, bytes.end(), std::byte{0});
-    if (end == bytes.end())
-        fail(std::string(what) + ": name at offset " + std::to_string(offset) + " is unterminated");
+    if (end == bytes.end()) fail(std::string(what) + ": name at offset " + std::to_string(offset) + " is unterminated");
     std::string text;
     text.reserve(static_cast<std::size_t>(end - begin));
-    for (auto it = begin; it != end; ++it)
-        text.push_back(static_cast<char>(std::to_integer<unsigned char>(*it)));
+    for (auto it = begin; it != end; ++it) text.push_back(static_cast<char>(std::to_integer<unsigned char>(*it)));
     return text;
 }
 
@@ -169,16 +165,14 @@ std::vector<Section> read_sections(const ByteReader& cubin)
 
     // Extended numbering: with 0xff00+ sections the real counts live in section 0's header.
     if (count == 0) count = cubin.u64(section_table + 32, "section 0 sh_size (extended e_shnum)");
-    if (names_index == shn_xindex)
-        names_index = cubin.u32(section_table + 40, "section 0 sh_link (e_shstrndx)");
+    if (names_index == shn_xindex) names_index = cubin.u32(section_table + 40, "section 0 sh_link (e_shstrndx)");
     // Reject counts the file cannot hold before allocating for them (and before count * size can overflow).
     if (count > cubin.size() / entry_bytes)
         fail("truncated or corrupt: " + std::to_string(count) + " section headers cannot fit in " +
              std::to_string(cubin.size()) + " bytes");
     cubin.slice(section_table, count * entry_bytes, "section header table");
     if (names_index >= count)
-        fail("section name table index " + std::to_string(names_index) + " >= section count " +
-             std::to_string(count));
+        fail("section name table index " + std::to_string(names_index) + " >= section count " + std::to_string(count));
 
     std::vector<Section> sections(static_cast<std::size_t>(count));
     std::vector<std::uint32_t> name_offsets(sections.size());
@@ -195,8 +189,7 @@ std::vector<Section> read_sections(const ByteReader& cubin)
         sections[i].entry_size = cubin.u64(at + 56, what);
     }
     for (std::size_t i = 0; i < sections.size(); ++i)
-        sections[i].name =
-            read_string(cubin, sections[names_index], name_offsets[i], "section " + std::to_string(i));
+        sections[i].name = read_string(cubin, sections[names_index], name_offsets[i], "section " + std::to_string(i));
     return sections;
 }
 
@@ -211,21 +204,16 @@ std::vector<NvInfoRecord> read_nv_info(const ByteReader& cubin, const Section& s
         record.format = info.u8(at, section.name);
         record.id = info.u8(at + 1, section.name);
         switch (static_cast<NvInfoFormat>(record.format)) {
-        case NvInfoFormat::nval:
-            break;
-        case NvInfoFormat::bval:
-            record.value = info.u8(at + 2, section.name);
-            break;
-        case NvInfoFormat::hval:
-            record.value = info.u16(at + 2, section.name);
-            break;
+        case NvInfoFormat::nval: break;
+        case NvInfoFormat::bval: record.value = info.u8(at + 2, section.name); break;
+        case NvInfoFormat::hval: record.value = info.u16(at + 2, section.name); break;
         case NvInfoFormat::sval:
             record.value = info.u16(at + 2, section.name);
             record.payload = info.slice(at + 4, record.value, section.name + " attribute " + hex(record.id));
             break;
         default:
-            fail(section.name + ": unknown attribute format " + std::to_string(record.format) +
-                 " at offset " + std::to_string(at) + " (attribute " + hex(record.id) + ")");
+            fail(section.name + ": unknown attribute format " + std::to_string(record.format) + " at offset " +
+                 std::to_string(at) + " (attribute " + hex(record.id) + ")");
         }
         records.push_back(record);
         at += 4 + record.payload.size();
@@ -244,8 +232,7 @@ struct SymbolValue {
 };
 std::optional<SymbolValue> symbol_value(const NvInfoRecord& record)
 {
-    if (record.format != static_cast<std::uint8_t>(NvInfoFormat::sval) || record.payload.size() != 8)
-        return {};
+    if (record.format != static_cast<std::uint8_t>(NvInfoFormat::sval) || record.payload.size() != 8) return {};
     const ByteReader payload(record.payload);
     return SymbolValue{payload.u32(0, "attribute payload"), payload.u32(4, "attribute payload")};
 }
@@ -267,14 +254,12 @@ struct KernelSymbol {
 
 std::vector<KernelSymbol> read_kernel_symbols(const ByteReader& cubin, const std::vector<Section>& sections)
 {
-    auto symtab =
-        std::find_if(sections.begin(), sections.end(), [](const Section& s) { return s.type == sht_symtab; });
+    auto symtab = std::find_if(sections.begin(), sections.end(), [](const Section& s) { return s.type == sht_symtab; });
     if (symtab == sections.end()) fail("has no symbol table (.symtab)");
     const std::uint64_t entry_bytes = symtab->entry_size == 0 ? elf64_symbol_bytes : symtab->entry_size;
     if (entry_bytes < elf64_symbol_bytes)
         fail(".symtab entries of " + std::to_string(entry_bytes) + " bytes, ELF64 needs 24");
-    if (symtab->link >= sections.size())
-        fail(".symtab links to missing string table " + std::to_string(symtab->link));
+    if (symtab->link >= sections.size()) fail(".symtab links to missing string table " + std::to_string(symtab->link));
     const Section& names = sections[symtab->link];
     auto table = cubin.slice(symtab->offset, symtab->size, ".symtab");
 
@@ -285,16 +270,14 @@ std::vector<KernelSymbol> read_kernel_symbols(const ByteReader& cubin, const std
         const std::uint8_t type = cubin.u8(at + 4, what) & 0xf;
         const std::uint8_t other = cubin.u8(at + 5, what);
         if (type != stt_func || (other & sto_cuda_entry) == 0) continue;
-        kernels.push_back(
-            {read_string(cubin, names, cubin.u32(at, what), what), static_cast<std::uint32_t>(i)});
+        kernels.push_back({read_string(cubin, names, cubin.u32(at, what), what), static_cast<std::uint32_t>(i)});
     }
     return kernels;
 }
 
 const Section* find_section(const std::vector<Section>& sections, std::string_view name)
 {
-    auto it =
-        std::find_if(sections.begin(), sections.end(), [&](const Section& s) { return s.name == name; });
+    auto it = std::find_if(sections.begin(), sections.end(), [&](const Section& s) { return s.name == name; });
     return it == sections.end() ? nullptr : &*it;
 }
 
@@ -302,16 +285,14 @@ int sm_version_of(const ByteReader& cubin)
 {
     const std::uint32_t flags = cubin.u32(0x30, "e_flags");
     const std::uint8_t abi_version = cubin.u8(8, "EI_ABIVERSION");
-    return static_cast<int>(abi_version >= abi_version_with_sm_in_bits_8_15 ? (flags >> 8) & 0xff
-                                                                            : flags & 0xff);
+    return static_cast<int>(abi_version >= abi_version_with_sm_in_bits_8_15 ? (flags >> 8) & 0xff : flags & 0xff);
 }
 
 void check_header(const ByteReader& cubin)
 {
     if (cubin.size() < elf64_header_bytes) {
-        fail(cubin.size() == 0
-                 ? "is empty"
-                 : "is " + std::to_string(cubin.size()) + " bytes, shorter than an ELF64 header");
+        fail(cubin.size() == 0 ? "is empty"
+                               : "is " + std::to_string(cubin.size()) + " bytes, shorter than an ELF64 header");
     }
     if (cubin.u32(0, "ELF magic") != 0x464c457f) fail("is not an ELF file (no \\x7fELF magic)");
     if (cubin.u8(4, "EI_CLASS") != elfclass64)
@@ -329,8 +310,7 @@ bool is_identifier_char(char c)
 std::string_view trim(std::string_view text)
 {
     while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r'))
-        text.remove_suffix(1);
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
     return text;
 }
 
@@ -390,8 +370,7 @@ CubinInfo read_cubin_info(std::span<const std::byte> bytes)
         std::map<NvInfoId, std::uint64_t> attributes;
         for (NvInfoId id :
              {NvInfoId::reg_count, NvInfoId::frame_size, NvInfoId::max_stack_size, NvInfoId::min_stack_size})
-            if (auto it = by_symbol.find({symbol.index, static_cast<std::uint8_t>(id)});
-                it != by_symbol.end())
+            if (auto it = by_symbol.find({symbol.index, static_cast<std::uint8_t>(id)}); it != by_symbol.end())
                 attributes[id] = it->second;
         if (const Section* info = find_section(sections, ".nv.info." + symbol.name)) {
             for (const NvInfoRecord& record : read_nv_info(cubin, *info)) {
@@ -401,17 +380,14 @@ CubinInfo read_cubin_info(std::span<const std::byte> bytes)
                 case NvInfoId::reg_count:
                 case NvInfoId::frame_size:
                 case NvInfoId::max_stack_size:
-                case NvInfoId::min_stack_size:
-                    attributes.try_emplace(id, scalar_value(record));
-                    break;
+                case NvInfoId::min_stack_size: attributes.try_emplace(id, scalar_value(record)); break;
                 }
             }
         }
         if (const Section* text = find_section(sections, ".text." + symbol.name)) {
             if (const std::uint32_t registers = text->info >> shi_registers_shift; registers != 0)
                 attributes.try_emplace(NvInfoId::reg_count, registers);
-            attributes.try_emplace(NvInfoId::num_barriers,
-                                   (text->flags >> shf_barriers_shift) & shf_barriers_mask);
+            attributes.try_emplace(NvInfoId::num_barriers, (text->flags >> shf_barriers_shift) & shf_barriers_mask);
         }
         auto attribute = [&](NvInfoId id, std::uint64_t otherwise) {
             auto it = attributes.find(id);
@@ -423,12 +399,10 @@ CubinInfo read_cubin_info(std::span<const std::byte> bytes)
         }
         kernel.registers = checked_int(attribute(NvInfoId::reg_count, 0), context + " register count");
         kernel.local_bytes = checked_int(attribute(NvInfoId::frame_size, 0), context + " stack frame");
-        kernel.max_stack_bytes =
-            checked_int(attribute(NvInfoId::max_stack_size, attribute(NvInfoId::min_stack_size, 0)),
-                        context + " stack size");
+        kernel.max_stack_bytes = checked_int(
+            attribute(NvInfoId::max_stack_size, attribute(NvInfoId::min_stack_size, 0)), context + " stack size");
         kernel.barriers = checked_int(attribute(NvInfoId::num_barriers, 0), context + " barrier count");
-        kernel.param_bytes =
-            checked_int(attribute(NvInfoId::cbank_param_size, 0), context + " parameter bytes");
+        kernel.param_bytes = checked_int(attribute(NvInfoId::cbank_param_size, 0), context + " parameter bytes");
 
         if (const Section* shared = find_section(sections, ".nv.shared." + symbol.name)) {
             int bytes = checked_int(shared->size, context + " shared memory");
@@ -476,8 +450,8 @@ std::vector<const KernelResources*> lookup(const CubinInfo& info, std::string_vi
     for (const KernelResources& kernel : info.kernels)
         if (kernel.name == name) return {&kernel};
     // A plain identifier ("tile_sum", "ns::gemm") may name a C++ kernel by its demangled base name.
-    const bool plain = !name.empty() && std::all_of(name.begin(), name.end(),
-                                                    [](char c) { return is_identifier_char(c) || c == ':'; });
+    const bool plain = !name.empty() &&
+                       std::all_of(name.begin(), name.end(), [](char c) { return is_identifier_char(c) || c == ':'; });
     if (!plain) return {};
     for (const KernelResources& kernel : info.kernels)
         if (demangled_base_name(kernel.name) == name) matches.push_back(&kernel);
@@ -498,15 +472,14 @@ const KernelResources& CubinInfo::kernel(std::string_view name) const
     std::vector<std::string> names;
     if (matches.empty()) {
         for (const KernelResources& k : kernels) names.push_back(k.name);
-        throw CubinError(ErrorKind::bad_input, "kernel '" + std::string(name) + "' is not in the sm_" +
-                                                   std::to_string(sm_version) + " cubin; it holds: " +
-                                                   (names.empty() ? std::string("no kernels") : join(names)) +
-                                                   did_you_mean(std::string(name), names));
+        throw CubinError(ErrorKind::bad_input,
+                         "kernel '" + std::string(name) + "' is not in the sm_" + std::to_string(sm_version) +
+                             " cubin; it holds: " + (names.empty() ? std::string("no kernels") : join(names)) +
+                             did_you_mean(std::string(name), names));
     }
     for (const KernelResources* k : matches) names.push_back(k->name);
-    throw CubinError(ErrorKind::bad_input,
-                     "kernel name '" + std::string(name) +
-                         "' is ambiguous in the cubin; use the mangled name: " + join(names));
+    throw CubinError(ErrorKind::bad_input, "kernel name '" + std::string(name) +
+                                               "' is ambiguous in the cubin; use the mangled name: " + join(names));
 }
 
 std::vector<KernelResources> parse_ptxas_log(std::string_view log)

@@ -31,19 +31,19 @@ namespace harness::compile {
 
 /// A cubin or kernel that cannot be read or found; what() names the problem and where.
 class CubinError : public Error {
-  public:
+public:
     CubinError(ErrorKind kind, const std::string& message) : Error(kind, message) {}
 };
 
 /// Resources ptxas allocated to one kernel: the inputs of the occupancy calculation.
 struct KernelResources {
-    std::string name;            ///< mangled symbol, as nvrtcGetLoweredName returns it
-    int registers = 0;           ///< 32-bit registers per thread
-    int static_shared_bytes = 0; ///< __shared__ variables, without dynamic or driver-reserved memory
-    int local_bytes = 0;         ///< stack frame per thread (local arrays and spills)
-    int max_stack_bytes = 0;     ///< stack per thread including callees (ptxas "cumulative stack size")
-    int barriers = 0;            ///< named barriers (bar.sync ids) the kernel uses
-    int param_bytes = 0;         ///< kernel parameter block; 0 when read from a ptxas log
+    std::string name;                     ///< mangled symbol, as nvrtcGetLoweredName returns it
+    int registers = 0;                    ///< 32-bit registers per thread
+    int static_shared_bytes = 0;          ///< __shared__ variables, without dynamic or driver-reserved memory
+    int local_bytes = 0;                  ///< stack frame per thread (local arrays and spills)
+    int max_stack_bytes = 0;              ///< stack per thread including callees (ptxas "cumulative stack size")
+    int barriers = 0;                     ///< named barriers (bar.sync ids) the kernel uses
+    int param_bytes = 0;                  ///< kernel parameter block; 0 when read from a ptxas log
     std::optional<int> spill_store_bytes; ///< per thread; only the ptxas log states it
     std::optional<int> spill_load_bytes;  ///< per thread; only the ptxas log states it
 };

@@ -41,12 +41,11 @@ fs::path without_trailing_separator(const fs::path& dir)
 
 [[noreturn]] void refuse(const fs::path& dir, const std::string& problem)
 {
-    throw Error(
-        ErrorKind::environment,
-        fmt::format("compile cache folder {} is refused: it {}. Kernels planted there by another user would "
-                    "be run and recorded as yours. Use --cache-dir DIR for a folder of your own, or "
-                    "--no-cache, or make the folder yours and private (chown, chmod 0700).",
-                    dir.string(), problem));
+    throw Error(ErrorKind::environment,
+                fmt::format("compile cache folder {} is refused: it {}. Kernels planted there by another user would "
+                            "be run and recorded as yours. Use --cache-dir DIR for a folder of your own, or "
+                            "--no-cache, or make the folder yours and private (chown, chmod 0700).",
+                            dir.string(), problem));
 }
 
 /// What makes a folder unfit to hold the user's cache, if anything.
@@ -127,10 +126,8 @@ void CompileCache::check_folder(const fs::path& dir)
     const std::string target = fs::read_symlink(folder, ec).string();
     struct stat target_st {};
     if (::stat(folder.c_str(), &target_st) != 0)
-        refuse(dir,
-               fmt::format("is a link to {}, which cannot be reached ({})", target, std::strerror(errno)));
-    if (auto problem = not_private(target_st))
-        refuse(dir, fmt::format("is a link to {}, which {}", target, *problem));
+        refuse(dir, fmt::format("is a link to {}, which cannot be reached ({})", target, std::strerror(errno)));
+    if (auto problem = not_private(target_st)) refuse(dir, fmt::format("is a link to {}, which {}", target, *problem));
 }
 
 fs::path CompileCache::default_dir()

@@ -23,7 +23,7 @@ struct CompiledModule {
 /// corrupt it; an entry that is not a regular file of the user's, or whose cubin does not match the
 /// hash in its metadata, is a miss and is recompiled.
 class CompileCache {
-  public:
+public:
     /// Opens `dir`, creating it (mode 0700) when missing. Throws Error (environment) when it exists
     /// but is not private: see check_folder(). A folder that cannot be created (a read-only home)
     /// is no error; the cache then only misses.
@@ -42,7 +42,7 @@ class CompileCache {
     /// $TMPDIR/harness-cache-<uid>.
     static std::filesystem::path default_dir();
 
-  private:
+private:
     std::filesystem::path dir_;
 };
 

@@ -32,19 +32,18 @@ void check_nvrtc(nvrtcResult result, const char* call, const fs::path& source)
 
 /// Owns an nvrtcProgram so every exit path destroys it.
 class Program {
-  public:
+public:
     Program(const std::string& text, const fs::path& source)
     {
-        check_nvrtc(
-            nvrtcCreateProgram(&program_, text.c_str(), source.filename().c_str(), 0, nullptr, nullptr),
-            "nvrtcCreateProgram", source);
+        check_nvrtc(nvrtcCreateProgram(&program_, text.c_str(), source.filename().c_str(), 0, nullptr, nullptr),
+                    "nvrtcCreateProgram", source);
     }
     ~Program() { nvrtcDestroyProgram(&program_); }
     Program(const Program&) = delete;
     Program& operator=(const Program&) = delete;
     nvrtcProgram get() const { return program_; }
 
-  private:
+private:
     nvrtcProgram program_ = nullptr;
 };
 
@@ -52,8 +51,7 @@ class Program {
 
 std::vector<std::string> nvrtc_options(const CompileRequest& request)
 {
-    std::vector<std::string> options = {"--gpu-architecture=" + request.arch, "-lineinfo", "-std=c++17",
-                                        "-Xptxas=-v",
+    std::vector<std::string> options = {"--gpu-architecture=" + request.arch, "-lineinfo", "-std=c++17", "-Xptxas=-v",
                                         "--include-path=" + request.source.parent_path().string()};
     for (const auto& dir : request.include_dirs) options.push_back("--include-path=" + dir.string());
     for (const auto& [name, value] : request.defines)
@@ -130,8 +128,7 @@ CompiledModule compile(const CompileRequest& request, const CompileCache* cache)
 
     Program program(read_file(request.source), request.source);
     for (const auto& entry : request.entries)
-        check_nvrtc(nvrtcAddNameExpression(program.get(), entry.c_str()), "nvrtcAddNameExpression",
-                    request.source);
+        check_nvrtc(nvrtcAddNameExpression(program.get(), entry.c_str()), "nvrtcAddNameExpression", request.source);
 
     const auto options = nvrtc_options(request);
     std::vector<const char*> argv;
@@ -142,15 +139,13 @@ CompiledModule compile(const CompileRequest& request, const CompileCache* cache)
     nvrtcGetProgramLogSize(program.get(), &log_size);
     module.log.resize(log_size);
     if (log_size > 0) nvrtcGetProgramLog(program.get(), module.log.data());
-    while (!module.log.empty() && (module.log.back() == '\0' || module.log.back() == '\n'))
-        module.log.pop_back();
+    while (!module.log.empty() && (module.log.back() == '\0' || module.log.back() == '\n')) module.log.pop_back();
 
     if (result != NVRTC_SUCCESS) {
         std::string joined;
         for (const auto& o : options) joined += " " + o;
-        throw CompileError(fmt::format("{}: compilation for {} failed ({}):\n{}\n  options:{}",
-                                       request.source.string(), request.arch, nvrtcGetErrorString(result),
-                                       module.log, joined),
+        throw CompileError(fmt::format("{}: compilation for {} failed ({}):\n{}\n  options:{}", request.source.string(),
+                                       request.arch, nvrtcGetErrorString(result), module.log, joined),
                            module.log);
     }
 

@@ -23,14 +23,14 @@ struct CompileRequest {
 
 /// A kernel that does not compile; what() holds the source, options and NVRTC's log.
 class CompileError : public Error {
-  public:
+public:
     CompileError(const std::string& message, std::string log)
         : Error(ErrorKind::bad_input, message), log_(std::move(log))
     {
     }
     const std::string& log() const { return log_; }
 
-  private:
+private:
     std::string log_;
 };
 

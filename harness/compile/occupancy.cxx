@@ -41,16 +41,11 @@ std::string kib_text(long long bytes)
 std::string_view to_string(OccupancyLimiter limiter)
 {
     switch (limiter) {
-    case OccupancyLimiter::warps:
-        return "warps";
-    case OccupancyLimiter::registers:
-        return "registers";
-    case OccupancyLimiter::shared_memory:
-        return "shared memory";
-    case OccupancyLimiter::blocks:
-        return "blocks";
-    case OccupancyLimiter::barriers:
-        return "barriers";
+    case OccupancyLimiter::warps: return "warps";
+    case OccupancyLimiter::registers: return "registers";
+    case OccupancyLimiter::shared_memory: return "shared memory";
+    case OccupancyLimiter::blocks: return "blocks";
+    case OccupancyLimiter::barriers: return "barriers";
     }
     return "unknown";
 }
@@ -63,15 +58,14 @@ Occupancy theoretical_occupancy(const ArchLimits& arch, int threads_per_block, i
         throw Error(ErrorKind::bad_input,
                     where + "threads per block must be positive, got " + std::to_string(threads_per_block));
     if (registers_per_thread < 0 || shared_bytes_per_block < 0 || options.barriers_per_block < 0) {
-        throw Error(ErrorKind::bad_input,
-                    where + "negative resource: " + std::to_string(registers_per_thread) + " registers, " +
-                        std::to_string(shared_bytes_per_block) + " bytes shared memory, " +
-                        std::to_string(options.barriers_per_block) + " barriers");
+        throw Error(ErrorKind::bad_input, where + "negative resource: " + std::to_string(registers_per_thread) +
+                                              " registers, " + std::to_string(shared_bytes_per_block) +
+                                              " bytes shared memory, " + std::to_string(options.barriers_per_block) +
+                                              " barriers");
     }
     if (options.shared_carveout_percent < -1 || options.shared_carveout_percent > 100) {
-        throw Error(ErrorKind::bad_input,
-                    where + "shared memory carveout must be -1 (default) or 0..100 %, got " +
-                        std::to_string(options.shared_carveout_percent));
+        throw Error(ErrorKind::bad_input, where + "shared memory carveout must be -1 (default) or 0..100 %, got " +
+                                              std::to_string(options.shared_carveout_percent));
     }
 
     Occupancy result;
@@ -95,44 +89,36 @@ Occupancy theoretical_occupancy(const ArchLimits& arch, int threads_per_block, i
     // The hardware checks the per-block limit as if warps filled all sub-partitions evenly.
     const long long registers_checked_per_block =
         registers_per_warp * round_up(warps_per_block, arch.warp_allocation_granularity);
-    result.allocated_registers_per_block =
-        static_cast<int>(std::min<long long>(registers_per_block, unlimited_blocks));
+    result.allocated_registers_per_block = static_cast<int>(std::min<long long>(registers_per_block, unlimited_blocks));
     if (registers_per_thread > arch.max_registers_per_thread) {
         result.blocks_by_registers = 0;
         why_registers = std::to_string(registers_per_thread) + " registers per thread exceed the limit of " +
                         std::to_string(arch.max_registers_per_thread);
     } else if (registers_checked_per_block > arch.max_registers_per_block) {
         result.blocks_by_registers = 0;
-        why_registers =
-            std::to_string(threads_per_block) + " threads x " + std::to_string(registers_per_thread) +
-            " registers need " + std::to_string(registers_checked_per_block) +
-            " registers per block (per-warp allocation of " + std::to_string(registers_per_warp) +
-            ", warps rounded up to " + std::to_string(arch.warp_allocation_granularity) +
-            "), more than the " + std::to_string(arch.max_registers_per_block) + " a block may hold";
+        why_registers = std::to_string(threads_per_block) + " threads x " + std::to_string(registers_per_thread) +
+                        " registers need " + std::to_string(registers_checked_per_block) +
+                        " registers per block (per-warp allocation of " + std::to_string(registers_per_warp) +
+                        ", warps rounded up to " + std::to_string(arch.warp_allocation_granularity) +
+                        "), more than the " + std::to_string(arch.max_registers_per_block) + " a block may hold";
     } else if (registers_per_warp == 0) {
         result.blocks_by_registers = unlimited_blocks;
     } else {
         const long long registers_per_partition = arch.registers_per_sm / arch.warp_allocation_granularity;
-        const long long warps_per_sm =
-            registers_per_partition / registers_per_warp * arch.warp_allocation_granularity;
+        const long long warps_per_sm = registers_per_partition / registers_per_warp * arch.warp_allocation_granularity;
         result.blocks_by_registers = static_cast<int>(warps_per_sm / warps_per_block);
     }
 
     // Shared memory.
-    const long long shared_used =
-        static_cast<long long>(shared_bytes_per_block) + arch.reserved_shared_bytes_per_block;
+    const long long shared_used = static_cast<long long>(shared_bytes_per_block) + arch.reserved_shared_bytes_per_block;
     const long long shared_allocated = (shared_used + arch.shared_allocation_granularity - 1) /
-                                       arch.shared_allocation_granularity *
-                                       arch.shared_allocation_granularity;
-    result.allocated_shared_bytes_per_block =
-        static_cast<int>(std::min<long long>(shared_allocated, unlimited_blocks));
-    const int block_limit =
-        options.shared_opt_in ? arch.shared_bytes_per_block_optin : arch.shared_bytes_per_block;
+                                       arch.shared_allocation_granularity * arch.shared_allocation_granularity;
+    result.allocated_shared_bytes_per_block = static_cast<int>(std::min<long long>(shared_allocated, unlimited_blocks));
+    const int block_limit = options.shared_opt_in ? arch.shared_bytes_per_block_optin : arch.shared_bytes_per_block;
     if (shared_allocated > static_cast<long long>(block_limit) + arch.reserved_shared_bytes_per_block) {
         result.blocks_by_shared_memory = 0;
-        why_shared = std::to_string(shared_bytes_per_block) +
-                     " bytes of shared memory per block exceed the " + kib_text(block_limit) +
-                     " a block may use";
+        why_shared = std::to_string(shared_bytes_per_block) + " bytes of shared memory per block exceed the " +
+                     kib_text(block_limit) + " a block may use";
         if (!options.shared_opt_in && shared_bytes_per_block <= arch.shared_bytes_per_block_optin)
             why_shared += " without opting in (cudaFuncAttributeMaxDynamicSharedMemorySize)";
     } else {
@@ -142,19 +128,16 @@ Occupancy theoretical_occupancy(const ArchLimits& arch, int threads_per_block, i
                 : static_cast<long long>(options.shared_carveout_percent) * arch.shared_bytes_per_sm / 100;
         const int preferred_carveout = carveout_at_least(arch, preferred);
         // A preference smaller than one block is overridden by the carveout that block needs.
-        result.shared_bytes_per_sm = preferred_carveout >= shared_allocated
-                                         ? preferred_carveout
-                                         : carveout_at_least(arch, shared_allocated);
+        result.shared_bytes_per_sm =
+            preferred_carveout >= shared_allocated ? preferred_carveout : carveout_at_least(arch, shared_allocated);
         result.blocks_by_shared_memory =
-            shared_allocated == 0 ? unlimited_blocks
-                                  : static_cast<int>(result.shared_bytes_per_sm / shared_allocated);
+            shared_allocated == 0 ? unlimited_blocks : static_cast<int>(result.shared_bytes_per_sm / shared_allocated);
     }
 
     // Named barriers, counted by the calculator from sm_90 on.
     result.blocks_by_barriers = unlimited_blocks;
     if (arch.barriers_per_block_slot > 0 && options.barriers_per_block > 0) {
-        result.blocks_by_barriers =
-            arch.barriers_per_block_slot * arch.max_blocks_per_sm / options.barriers_per_block;
+        result.blocks_by_barriers = arch.barriers_per_block_slot * arch.max_blocks_per_sm / options.barriers_per_block;
     }
 
     // The smallest limit wins. On a tie the architecture's own slots are named first (more of the
@@ -176,24 +159,17 @@ Occupancy theoretical_occupancy(const ArchLimits& arch, int threads_per_block, i
     if (result.blocks_per_sm == 0) {
         switch (result.limiter) {
         case OccupancyLimiter::warps:
-            result.impossible_reason = std::to_string(threads_per_block) +
-                                       " threads per block exceed the limit of " +
+            result.impossible_reason = std::to_string(threads_per_block) + " threads per block exceed the limit of " +
                                        std::to_string(arch.max_threads_per_block);
             break;
-        case OccupancyLimiter::registers:
-            result.impossible_reason = why_registers;
-            break;
-        case OccupancyLimiter::shared_memory:
-            result.impossible_reason = why_shared;
-            break;
+        case OccupancyLimiter::registers: result.impossible_reason = why_registers; break;
+        case OccupancyLimiter::shared_memory: result.impossible_reason = why_shared; break;
         case OccupancyLimiter::barriers:
             result.impossible_reason =
                 std::to_string(options.barriers_per_block) + " named barriers per block exceed the " +
                 std::to_string(arch.barriers_per_block_slot * arch.max_blocks_per_sm) + " an SM has";
             break;
-        case OccupancyLimiter::blocks:
-            result.impossible_reason = "the architecture allows no resident blocks";
-            break;
+        case OccupancyLimiter::blocks: result.impossible_reason = "the architecture allows no resident blocks"; break;
         }
         result.impossible_reason = where + result.impossible_reason;
     }

@@ -32,8 +32,8 @@
 namespace harness::compile {
 
 // The per-architecture limits live in core (the suite loader checks launches against them too).
-using harness::ArchLimits;
 using harness::arch_limits;
+using harness::ArchLimits;
 using harness::find_arch_limits;
 using harness::known_arch_limits;
 
@@ -55,14 +55,14 @@ inline constexpr int unlimited_blocks = std::numeric_limits<int>::max();
 
 /// Resident blocks and warps per SM for one kernel configuration, and what limits them.
 struct Occupancy {
-    std::string_view arch;          ///< architecture name, "sm_90"
-    int threads_per_block = 0;      ///< input
-    int registers_per_thread = 0;   ///< input
-    int shared_bytes_per_block = 0; ///< input: static + dynamic
-    int blocks_per_sm = 0;          ///< resident blocks; 0 when the block can never launch
-    int active_warps_per_sm = 0;    ///< blocks_per_sm x warps per block
-    int max_warps_per_sm = 0;       ///< the architecture's warp slots
-    double occupancy = 0.0;         ///< active / max warps, 0..1
+    std::string_view arch;                              ///< architecture name, "sm_90"
+    int threads_per_block = 0;                          ///< input
+    int registers_per_thread = 0;                       ///< input
+    int shared_bytes_per_block = 0;                     ///< input: static + dynamic
+    int blocks_per_sm = 0;                              ///< resident blocks; 0 when the block can never launch
+    int active_warps_per_sm = 0;                        ///< blocks_per_sm x warps per block
+    int max_warps_per_sm = 0;                           ///< the architecture's warp slots
+    double occupancy = 0.0;                             ///< active / max warps, 0..1
     OccupancyLimiter limiter = OccupancyLimiter::warps; ///< the resource that caps blocks_per_sm
     int blocks_by_warps = 0;                            ///< blocks the warp slots alone allow
     int blocks_by_registers = 0;                        ///< blocks the register file alone allows
@@ -70,9 +70,9 @@ struct Occupancy {
     int blocks_by_block_slots = 0;                      ///< the architecture's block slots
     int blocks_by_barriers = 0;                         ///< blocks the named barriers alone allow
     int allocated_registers_per_block = 0;              ///< after per-warp rounding
-    int allocated_shared_bytes_per_block = 0; ///< with the reserved 1 KiB, rounded to the granularity
-    int shared_bytes_per_sm = 0;              ///< the carveout assumed
-    std::string impossible_reason;            ///< why no block fits; empty when blocks_per_sm > 0
+    int allocated_shared_bytes_per_block = 0;           ///< with the reserved 1 KiB, rounded to the granularity
+    int shared_bytes_per_sm = 0;                        ///< the carveout assumed
+    std::string impossible_reason;                      ///< why no block fits; empty when blocks_per_sm > 0
 };
 
 /// Theoretical occupancy of a kernel with these resources on `arch`, as cuOccupancyMaxActive-

@@ -14,17 +14,15 @@ constexpr int kib = 1024;
 // Carveout sizes each SM generation can configure (cudaOccAlignUpShmemSizeVoltaPlus).
 constexpr std::array<int, 6> volta_carveouts_kib{0, 8, 16, 32, 64, 96};
 constexpr std::array<int, 2> turing_carveouts_kib{32, 64};
-constexpr std::array<int, 8> ga100_carveouts_kib{0, 8, 16, 32, 64, 100, 132, 164}; // sm_80, sm_87
-constexpr std::array<int, 6> consumer_carveouts_kib{0, 8, 16, 32, 64, 100};        // sm_86, sm_89, sm_120
-constexpr std::array<int, 10> hopper_carveouts_kib{0,   8,   16,  32,  64,
-                                                   100, 132, 164, 196, 228}; // sm_90, sm_100
+constexpr std::array<int, 8> ga100_carveouts_kib{0, 8, 16, 32, 64, 100, 132, 164};             // sm_80, sm_87
+constexpr std::array<int, 6> consumer_carveouts_kib{0, 8, 16, 32, 64, 100};                    // sm_86, sm_89, sm_120
+constexpr std::array<int, 10> hopper_carveouts_kib{0, 8, 16, 32, 64, 100, 132, 164, 196, 228}; // sm_90, sm_100
 
 // Limits from the CUDA C++ Programming Guide's per-compute-capability table and cuda_occupancy.h
 // (CUDA 13.0); the sm_90 row equals what an H200 reports through cuDeviceGetAttribute.
 constexpr ArchLimits make_limits(std::string_view name, int sm_version, int max_warps, int max_blocks,
                                  int shared_per_sm_kib, int shared_optin_kib, int shared_granularity,
-                                 int reserved_shared, int barriers_per_block_slot,
-                                 std::span<const int> carveouts)
+                                 int reserved_shared, int barriers_per_block_slot, std::span<const int> carveouts)
 {
     ArchLimits limits;
     limits.name = name;
@@ -75,8 +73,8 @@ const ArchLimits& arch_limits(std::string_view arch)
     if (const ArchLimits* limits = find_arch_limits(arch)) return *limits;
     std::vector<std::string> names;
     for (const ArchLimits& limits : known_limits) names.emplace_back(limits.name);
-    throw Error(ErrorKind::bad_input, "unknown GPU architecture '" + std::string(arch) + "' (known: " +
-                                          join(names) + ")" + did_you_mean(std::string(arch), names));
+    throw Error(ErrorKind::bad_input, "unknown GPU architecture '" + std::string(arch) + "' (known: " + join(names) +
+                                          ")" + did_you_mean(std::string(arch), names));
 }
 
 } // namespace harness

@@ -31,8 +31,7 @@ mode_t current_umask()
 {
     std::ifstream status("/proc/self/status");
     for (std::string line; std::getline(status, line);)
-        if (line.starts_with("Umask:"))
-            return static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8));
+        if (line.starts_with("Umask:")) return static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8));
     return 022;
 }
 
@@ -49,7 +48,7 @@ std::string random_suffix()
 /// A temporary file beside its target, created exclusively and never through a link (a file or link
 /// planted under the name makes the open fail); removed unless renamed into place.
 class TempFile {
-  public:
+public:
     explicit TempFile(const fs::path& target) : target_(target)
     {
         for (int attempt = 0; attempt < 100; ++attempt) {
@@ -59,9 +58,8 @@ class TempFile {
             if (fd_ >= 0) return;
             if (errno != EEXIST) throw write_error("create a temporary file for", target, errno);
         }
-        throw Error(
-            ErrorKind::environment,
-            fmt::format("cannot create a temporary file for {}: every name tried exists", target.string()));
+        throw Error(ErrorKind::environment,
+                    fmt::format("cannot create a temporary file for {}: every name tried exists", target.string()));
     }
     ~TempFile()
     {
@@ -94,7 +92,7 @@ class TempFile {
         renamed_ = true;
     }
 
-  private:
+private:
     fs::path target_;
     fs::path name_;
     int fd_ = -1;

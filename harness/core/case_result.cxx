@@ -85,9 +85,9 @@ bool verdict_fails(Verdict verdict, bool fail_on_improvement)
 std::optional<Verdict> worst_verdict(const CaseResult& r)
 {
     // Most serious first.
-    constexpr Verdict order[] = {Verdict::expect_failed, Verdict::regressed,   Verdict::not_gated,
-                                 Verdict::waived,        Verdict::improved,    Verdict::drifted,
-                                 Verdict::no_baseline,   Verdict::passed,      Verdict::skipped};
+    constexpr Verdict order[] = {Verdict::expect_failed, Verdict::regressed, Verdict::not_gated,
+                                 Verdict::waived,        Verdict::improved,  Verdict::drifted,
+                                 Verdict::no_baseline,   Verdict::passed,    Verdict::skipped};
     for (const Verdict v : order)
         for (const auto& mv : r.verdicts)
             if (mv.verdict == v) return v;
@@ -113,7 +113,10 @@ void CaseResult::set_metric(const std::string& name, double value)
 
 void to_json(nlohmann::json& j, const MetricVerdict& v)
 {
-    j = {{"metric", v.metric}, {"verdict", verdict_name(v.verdict)}, {"rule", v.rule}, {"message", v.message},
+    j = {{"metric", v.metric},
+         {"verdict", verdict_name(v.verdict)},
+         {"rule", v.rule},
+         {"message", v.message},
          {"location", v.location}};
     j["baseline"] = v.baseline ? nlohmann::json(*v.baseline) : nlohmann::json(nullptr);
     j["value"] = v.value ? nlohmann::json(*v.value) : nlohmann::json(nullptr);
@@ -136,8 +139,10 @@ void from_json(const nlohmann::json& j, MetricVerdict& v)
 
 void to_json(nlohmann::json& j, const Hotspot& h)
 {
-    j = {{"metric", h.metric}, {"access", h.access}, {"kernel", h.kernel},   {"file", h.file},
-         {"line", h.line},     {"actual", h.actual}, {"ideal", h.ideal},     {"excess", h.excess},
+    j = {{"metric", h.metric},   {"access", h.access},
+         {"kernel", h.kernel},   {"file", h.file},
+         {"line", h.line},       {"actual", h.actual},
+         {"ideal", h.ideal},     {"excess", h.excess},
          {"snippet", h.snippet}, {"snippet_first_line", h.snippet_first_line}};
 }
 

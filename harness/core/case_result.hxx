@@ -12,13 +12,13 @@ namespace harness {
 
 /// How a case ended.
 enum class CaseStatus {
-    passed,               ///< ran, output matches the reference
-    failed_verification,  ///< ran, output differs from the reference
-    compile_error,        ///< NVRTC rejected the variant
-    launch_error,         ///< bad geometry, out of memory, or a driver error before the kernel ran
-    fault,                ///< the kernel faulted (illegal address, trap, assert) or the worker died
-    timeout,              ///< the case ran past its time limit
-    skipped,              ///< not run (e.g. no GPU), with the reason in the message
+    passed,              ///< ran, output matches the reference
+    failed_verification, ///< ran, output differs from the reference
+    compile_error,       ///< NVRTC rejected the variant
+    launch_error,        ///< bad geometry, out of memory, or a driver error before the kernel ran
+    fault,               ///< the kernel faulted (illegal address, trap, assert) or the worker died
+    timeout,             ///< the case ran past its time limit
+    skipped,             ///< not run (e.g. no GPU), with the reason in the message
 };
 
 const char* case_status_name(CaseStatus status);
@@ -28,15 +28,15 @@ bool case_status_fails(CaseStatus status);
 
 /// The outcome of comparing one metric of a case with its baseline or an `expect:` rule.
 enum class Verdict {
-    passed,         ///< within the rule's tolerance
-    regressed,      ///< worse than the baseline beyond tolerance: fails the run
-    improved,       ///< better beyond tolerance: passes (the baseline is stale) unless asked to fail
-    waived,         ///< regressed, but a current waiver names it: passes, printed with the reason
-    expect_failed,  ///< an `expect:` rule of the suite does not hold: fails the run
-    no_baseline,    ///< nothing to compare with (new case or metric): passes with a note
-    skipped,        ///< not compared (rule "ignore", or a noisy figure from another GPU model)
-    drifted,        ///< a drift figure (rule "report") moved: reported, never fails
-    not_gated,      ///< nothing to compare with in CI mode: fails, so a green run always gated
+    passed,        ///< within the rule's tolerance
+    regressed,     ///< worse than the baseline beyond tolerance: fails the run
+    improved,      ///< better beyond tolerance: passes (the baseline is stale) unless asked to fail
+    waived,        ///< regressed, but a current waiver names it: passes, printed with the reason
+    expect_failed, ///< an `expect:` rule of the suite does not hold: fails the run
+    no_baseline,   ///< nothing to compare with (new case or metric): passes with a note
+    skipped,       ///< not compared (rule "ignore", or a noisy figure from another GPU model)
+    drifted,       ///< a drift figure (rule "report") moved: reported, never fails
+    not_gated,     ///< nothing to compare with in CI mode: fails, so a green run always gated
 };
 
 const char* verdict_name(Verdict verdict);
@@ -48,25 +48,25 @@ bool verdict_fails(Verdict verdict, bool fail_on_improvement = false);
 struct MetricVerdict {
     std::string metric;
     Verdict verdict = Verdict::passed;
-    std::optional<double> baseline;  ///< absent for expect rules and new metrics
-    std::optional<double> value;     ///< absent when the run did not produce the metric
-    std::string rule;                ///< e.g. "exact", "rel 5%", "samples 5% (p=0.0002)", "expect <= 64"
-    std::string message;             ///< what changed, by how much, and why it matters (cliffs are named)
-    std::string location;            ///< kernels/transpose/transpose.cu:31 where SASS metrics attribute it
+    std::optional<double> baseline; ///< absent for expect rules and new metrics
+    std::optional<double> value;    ///< absent when the run did not produce the metric
+    std::string rule;               ///< e.g. "exact", "rel 5%", "samples 5% (p=0.0002)", "expect <= 64"
+    std::string message;            ///< what changed, by how much, and why it matters (cliffs are named)
+    std::string location;           ///< kernels/transpose/transpose.cu:31 where SASS metrics attribute it
 };
 
 /// A source line that causes excess traffic, from the SASS metrics (exact, per instruction).
 struct Hotspot {
-    std::string metric;    ///< excess_global_sectors / excess_shared_wavefronts / local_sectors / divergent_branch_targets
-    std::string access;    ///< "global load", "global store", "shared load", "shared store", "local", "branch"
-    std::string kernel;    ///< the kernel (entry) the instruction belongs to
-    std::string file;      ///< as recorded in the cubin's line table, made relative to the repository if possible
+    std::string metric; ///< excess_global_sectors / excess_shared_wavefronts / local_sectors / divergent_branch_targets
+    std::string access; ///< "global load", "global store", "shared load", "shared store", "local", "branch"
+    std::string kernel; ///< the kernel (entry) the instruction belongs to
+    std::string file;   ///< as recorded in the cubin's line table, made relative to the repository if possible
     int line = 0;
-    double actual = 0.0;   ///< sectors / wavefronts at this line
-    double ideal = 0.0;    ///< what an ideal access pattern would need
-    double excess = 0.0;   ///< actual - ideal (for local and branch metrics: the count itself)
-    std::vector<std::string> snippet;  ///< a few source lines around `line`, for reports
-    int snippet_first_line = 0;        ///< line number of snippet[0]
+    double actual = 0.0;              ///< sectors / wavefronts at this line
+    double ideal = 0.0;               ///< what an ideal access pattern would need
+    double excess = 0.0;              ///< actual - ideal (for local and branch metrics: the count itself)
+    std::vector<std::string> snippet; ///< a few source lines around `line`, for reports
+    int snippet_first_line = 0;       ///< line number of snippet[0]
 };
 
 /// A named figure of a case; unit and meaning come from the metric table.
@@ -79,12 +79,12 @@ struct MetricValue {
 struct CaseResult {
     std::string suite;
     std::string variant;
-    std::string arch;  ///< sm_90: the GPU's, or the target of a static-tier result
+    std::string arch; ///< sm_90: the GPU's, or the target of a static-tier result
     std::map<std::string, std::int64_t> params;
     std::string params_text;
     CaseStatus status = CaseStatus::skipped;
-    std::string message;  ///< why it failed, or a note
-    std::string occupancy_limiter;  ///< registers / shared_memory / blocks / warps
+    std::string message;           ///< why it failed, or a note
+    std::string occupancy_limiter; ///< registers / shared_memory / blocks / warps
     std::vector<MetricValue> metrics;
     std::vector<double> time_samples_us;
     std::vector<Hotspot> hotspots;       ///< source lines by excess, largest first

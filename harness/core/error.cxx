@@ -5,13 +5,11 @@
 namespace harness {
 
 namespace {
-std::string located(const std::string& file, int line, int column, const std::string& field,
-                    const std::string& message)
+std::string located(const std::string& file, int line, int column, const std::string& field, const std::string& message)
 {
     std::string where = file;
     if (line > 0) where += fmt::format(":{}:{}", line, column);
-    return field.empty() ? fmt::format("{}: {}", where, message)
-                         : fmt::format("{}: {}: {}", where, field, message);
+    return field.empty() ? fmt::format("{}: {}", where, message) : fmt::format("{}: {}: {}", where, field, message);
 }
 } // namespace
 

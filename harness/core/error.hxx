@@ -8,9 +8,9 @@ namespace harness {
 
 /// What went wrong, in the terms of the documented exit codes.
 enum class ErrorKind {
-    bad_input,    ///< the suite, a baseline or the command line is wrong (exit 2)
-    environment,  ///< no GPU, no driver, no counter permission (exit 3)
-    internal,     ///< a bug or an unexpected failure of a library
+    bad_input,   ///< the suite, a baseline or the command line is wrong (exit 2)
+    environment, ///< no GPU, no driver, no counter permission (exit 3)
+    internal,    ///< a bug or an unexpected failure of a library
 };
 
 /// An error with a kind; the message already names the file / line / call it concerns.
@@ -26,8 +26,7 @@ private:
 /// Bad input located in a file: "file:line:column: field: message".
 class InputError : public Error {
 public:
-    InputError(const std::string& file, int line, int column, const std::string& field,
-               const std::string& message);
+    InputError(const std::string& file, int line, int column, const std::string& field, const std::string& message);
 };
 
 } // namespace harness

@@ -83,8 +83,10 @@ void replace_files_together(const std::vector<std::pair<fs::path, std::string>>&
     const auto undo = [&] {
         for (auto& s : steps) {
             if (s.replaced) {
-                if (!s.backup.empty()) ::rename(s.backup.c_str(), s.target.c_str());
-                else ::unlink(s.target.c_str());
+                if (!s.backup.empty())
+                    ::rename(s.backup.c_str(), s.target.c_str());
+                else
+                    ::unlink(s.target.c_str());
             } else if (!s.backup.empty()) {
                 ::unlink(s.backup.c_str());
             }
@@ -97,7 +99,7 @@ void replace_files_together(const std::vector<std::pair<fs::path, std::string>>&
             if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
             if (ec) fail("create the folder of", path, ec.value());
             Step step{path, {}, {}, false};
-            struct stat st{};
+            struct stat st {};
             if (::lstat(path.c_str(), &st) == 0) {
                 if (!S_ISREG(st.st_mode))
                     throw Error(ErrorKind::environment,

@@ -19,8 +19,8 @@ std::string name_problem(std::string_view name)
     if (name.size() > max_name_length)
         return fmt::format("is {} characters long (at most {})", name.size(), max_name_length);
     const auto allowed = [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-               c == '.' || c == '-';
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+               c == '-';
     };
     for (char c : name)
         if (!allowed(c)) return "uses a character other than letters, digits, '_', '.' and '-'";
@@ -28,13 +28,11 @@ std::string name_problem(std::string_view name)
     return "";
 }
 
-fs::path child_path(const fs::path& dir, std::string_view name, std::string_view what,
-                    std::string_view extension)
+fs::path child_path(const fs::path& dir, std::string_view name, std::string_view what, std::string_view extension)
 {
     if (const std::string problem = name_problem(name); !problem.empty())
-        throw Error(ErrorKind::bad_input,
-                    fmt::format("{} '{}' {}: it cannot name a file inside {}", what,
-                                name.substr(0, max_name_length), problem, dir.string()));
+        throw Error(ErrorKind::bad_input, fmt::format("{} '{}' {}: it cannot name a file inside {}", what,
+                                                      name.substr(0, max_name_length), problem, dir.string()));
     return dir / (std::string(name) + std::string(extension));
 }
 
@@ -119,8 +117,7 @@ std::string read_input_file(const fs::path& path, std::size_t max_bytes, std::st
 {
     const std::string name = path.string();
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        throw InputError(name, 0, 0, "", fmt::format("cannot open the {}: {}", what, std::strerror(errno)));
+    if (fd < 0) throw InputError(name, 0, 0, "", fmt::format("cannot open the {}: {}", what, std::strerror(errno)));
     struct Closer {
         int fd;
         ~Closer() { ::close(fd); }
@@ -138,14 +135,12 @@ std::string read_input_file(const fs::path& path, std::size_t max_bytes, std::st
         const ssize_t n = ::read(fd, buffer, sizeof buffer);
         if (n < 0) {
             if (errno == EINTR) continue;
-            throw InputError(name, 0, 0, "",
-                             fmt::format("cannot read the {}: {}", what, std::strerror(errno)));
+            throw InputError(name, 0, 0, "", fmt::format("cannot read the {}: {}", what, std::strerror(errno)));
         }
         if (n == 0) break;
         text.append(buffer, static_cast<std::size_t>(n));
         if (text.size() > max_bytes)
-            throw InputError(name, 0, 0, "",
-                             fmt::format("the {} is more than the {} bytes allowed", what, max_bytes));
+            throw InputError(name, 0, 0, "", fmt::format("the {} is more than the {} bytes allowed", what, max_bytes));
     }
     return text;
 }

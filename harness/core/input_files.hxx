@@ -18,8 +18,8 @@ std::string name_problem(std::string_view name);
 
 /// `dir / (name + extension)` once `name` passes name_problem; throws Error (bad_input) saying
 /// which `what` ("suite name", "baseline key") was refused.
-std::filesystem::path child_path(const std::filesystem::path& dir, std::string_view name,
-                                 std::string_view what, std::string_view extension = "");
+std::filesystem::path child_path(const std::filesystem::path& dir, std::string_view name, std::string_view what,
+                                 std::string_view extension = "");
 
 /// Whether `path` lies inside `root` (or is it) once both are made absolute and every symbolic
 /// link along them that exists is resolved.

@@ -3,8 +3,8 @@
 // Reports, comparison rules, collectors and docs read this table; a new metric touches this file.
 
 #include <optional>
-#include <string>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace harness {
@@ -18,18 +18,18 @@ enum class Stability { exact, noisy };
 
 /// Which stage of a run produces a metric.
 enum class Collector {
-    timing,          ///< CUDA events in the unprofiled timing pass
-    resources,       ///< cuFuncGetAttribute / occupancy calculator / ptxas report (also the static tier)
-    verification,    ///< comparison with the reference variant
-    range_profiler,  ///< CUPTI Range Profiler, user replay; `source` is the CUPTI metric
-    sass_metrics,    ///< CUPTI SASS Metrics API, per instruction; `source` is the CUPTI metric
-    derived,         ///< computed from other metrics; `source` is the formula
+    timing,         ///< CUDA events in the unprofiled timing pass
+    resources,      ///< cuFuncGetAttribute / occupancy calculator / ptxas report (also the static tier)
+    verification,   ///< comparison with the reference variant
+    range_profiler, ///< CUPTI Range Profiler, user replay; `source` is the CUPTI metric
+    sass_metrics,   ///< CUPTI SASS Metrics API, per instruction; `source` is the CUPTI metric
+    derived,        ///< computed from other metrics; `source` is the formula
 };
 
 /// One row of the metric table.
 struct MetricInfo {
-    std::string_view name;    ///< short name used in suites, CSV and baselines
-    std::string_view source;  ///< where the figure comes from (CUPTI metric name, API call or formula)
+    std::string_view name;   ///< short name used in suites, CSV and baselines
+    std::string_view source; ///< where the figure comes from (CUPTI metric name, API call or formula)
     std::string_view unit;
     Direction direction;
     Stability stability;
@@ -38,7 +38,7 @@ struct MetricInfo {
     /// pathologies), "rel 5%", "abs 0.02", "samples 3%" (Mann-Whitney on the time samples plus a
     /// minimum effect), "report" (drift: a change is shown, never fails), "ignore".
     std::string_view default_rule;
-    bool in_default_set;  ///< collected when a suite does not list its metrics
+    bool in_default_set; ///< collected when a suite does not list its metrics
     std::string_view description;
 };
 

@@ -9,8 +9,8 @@
 #include "harness/profile/source_lines.hxx"
 
 #include <algorithm>
-#include <cupti_profiler_target.h>
 #include <cstdlib>
+#include <cupti_profiler_target.h>
 #include <fmt/format.h>
 #include <set>
 
@@ -45,8 +45,8 @@ ProfilePlan plan_profile(const std::vector<std::string>& requested)
     } else {
         for (const auto& name : requested) {
             if (!find_metric(name))
-                throw Error(ErrorKind::bad_input, fmt::format("unknown metric '{}'{}", name,
-                                                              did_you_mean(name, all_metric_names())));
+                throw Error(ErrorKind::bad_input,
+                            fmt::format("unknown metric '{}'{}", name, did_you_mean(name, all_metric_names())));
             wanted.insert(name);
         }
     }
@@ -67,7 +67,7 @@ CaseProfiler::CaseProfiler(CUcontext context, int device_ordinal, ProfilePlan pl
     if (!plan_.range_metrics.empty()) {
         std::vector<std::string> cupti_names;
         for (const auto& name : plan_.range_metrics) cupti_names.emplace_back(find_metric(name)->source);
-        cupti_names.emplace_back(duration_metric);  // weights per-launch ratios of multi-kernel cases
+        cupti_names.emplace_back(duration_metric); // weights per-launch ratios of multi-kernel cases
         range_ = std::make_unique<RangeProfiler>(context, device_ordinal, cupti_names);
     }
     if (plan_.sass) sass_ = std::make_unique<SassProfiler>(context, device_ordinal, hotspot_sass_metrics());
@@ -75,7 +75,10 @@ CaseProfiler::CaseProfiler(CUcontext context, int device_ordinal, ProfilePlan pl
 
 CaseProfiler::~CaseProfiler() = default;
 
-std::size_t CaseProfiler::range_passes() const { return range_ ? range_->passes() : 0; }
+std::size_t CaseProfiler::range_passes() const
+{
+    return range_ ? range_->passes() : 0;
+}
 
 void CaseProfiler::profile(const std::function<void()>& prepare, const std::vector<std::function<void()>>& launches,
                            const CaseSource& source, CaseResult& r)
@@ -125,7 +128,8 @@ void CaseProfiler::profile(const std::function<void()>& prepare, const std::vect
             instructions.push_back(std::move(i));
         }
         for (const auto& m : metric_table())
-            if (m.collector == Collector::sass_metrics) r.set_metric(std::string(m.name), totals[std::string(m.source)]);
+            if (m.collector == Collector::sass_metrics)
+                r.set_metric(std::string(m.name), totals[std::string(m.source)]);
 
         r.hotspots = rank_hotspots(instructions, hotspots_per_metric);
         for (auto& h : r.hotspots) {
@@ -146,7 +150,8 @@ std::optional<std::string> profiling_problem(CUcontext context, int device_ordin
                            injection);
     try {
         initialize_profiler();
-        auto a = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+        auto a = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(
+            CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
         a.ctx = context;
         CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&a));
         (void)chip_name(device_ordinal);

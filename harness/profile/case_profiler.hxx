@@ -18,8 +18,8 @@ namespace harness::profile {
 
 /// Which metric-table rows a run collects through CUPTI.
 struct ProfilePlan {
-    std::vector<std::string> range_metrics;  ///< table names of range_profiler rows
-    bool sass = false;                       ///< collect SASS metrics (totals and hotspots)
+    std::vector<std::string> range_metrics; ///< table names of range_profiler rows
+    bool sass = false;                      ///< collect SASS metrics (totals and hotspots)
 };
 
 /// The plan for `requested` table names (empty: the table's default set). Derived metrics pull in
@@ -31,7 +31,7 @@ ProfilePlan plan_profile(const std::vector<std::string>& requested);
 struct CaseSource {
     const std::string* cubin = nullptr;
     std::function<std::filesystem::path(const std::string& file)> resolve;
-    std::function<std::string(const std::filesystem::path& path)> display;  ///< path as reports show it
+    std::function<std::string(const std::filesystem::path& path)> display; ///< path as reports show it
 };
 
 /// Profiles cases in one context; create once per worker process.

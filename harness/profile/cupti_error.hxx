@@ -23,8 +23,7 @@ private:
 void check(CUptiResult result, const char* call);
 
 /// A CUPTI parameter struct, zeroed, with its size set (CUPTI checks it to stay compatible).
-template <class Params>
-Params cupti_params(std::size_t struct_size)
+template <class Params> Params cupti_params(std::size_t struct_size)
 {
     Params p{};
     p.structSize = struct_size;

@@ -23,28 +23,37 @@ const std::vector<DerivedRule>& rules()
 {
     // Order matters: later rules may read what earlier ones added (dram_bytes before intensity).
     static const std::vector<DerivedRule> table = {
-        {"global_ld_sectors_per_request", {"global_ld_sectors", "global_ld_requests"},
+        {"global_ld_sectors_per_request",
+         {"global_ld_sectors", "global_ld_requests"},
          [](const auto& v) { return ratio(v[0], v[1]); }},
-        {"global_st_sectors_per_request", {"global_st_sectors", "global_st_requests"},
+        {"global_st_sectors_per_request",
+         {"global_st_sectors", "global_st_requests"},
          [](const auto& v) { return ratio(v[0], v[1]); }},
-        {"excess_global_sectors", {"global_sectors", "global_sectors_ideal"},
+        {"excess_global_sectors",
+         {"global_sectors", "global_sectors_ideal"},
          [](const auto& v) { return std::optional<double>(v[0] - v[1]); }},
-        {"excess_global_sectors_pct", {"global_sectors", "global_sectors_ideal"},
+        {"excess_global_sectors_pct",
+         {"global_sectors", "global_sectors_ideal"},
          [](const auto& v) {
              const auto r = ratio(v[0] - v[1], v[1]);
              return r ? std::optional<double>(100.0 * *r) : std::nullopt;
          }},
-        {"excess_shared_wavefronts", {"shared_wavefronts", "shared_wavefronts_ideal"},
+        {"excess_shared_wavefronts",
+         {"shared_wavefronts", "shared_wavefronts_ideal"},
          [](const auto& v) { return std::optional<double>(v[0] - v[1]); }},
-        {"shared_conflict_ways", {"shared_wavefronts", "shared_wavefronts_ideal"},
+        {"shared_conflict_ways",
+         {"shared_wavefronts", "shared_wavefronts_ideal"},
          [](const auto& v) { return ratio(v[0], v[1]); }},
-        {"flops", {"fp32_add_thread_instructions", "fp32_mul_thread_instructions", "fp32_fma_thread_instructions"},
+        {"flops",
+         {"fp32_add_thread_instructions", "fp32_mul_thread_instructions", "fp32_fma_thread_instructions"},
          [](const auto& v) { return std::optional<double>(v[0] + v[1] + 2.0 * v[2]); }},
-        {"dram_bytes", {"dram_read_bytes", "dram_write_bytes"},
+        {"dram_bytes",
+         {"dram_read_bytes", "dram_write_bytes"},
          [](const auto& v) { return std::optional<double>(v[0] + v[1]); }},
         {"arithmetic_intensity", {"flops", "dram_bytes"}, [](const auto& v) { return ratio(v[0], v[1]); }},
         // FLOP / us = MFLOP/s; / 1e3 -> GFLOP/s
-        {"achieved_gflops", {"flops", "time_median"},
+        {"achieved_gflops",
+         {"flops", "time_median"},
          [](const auto& v) {
              const auto r = ratio(v[0], v[1]);
              return r ? std::optional<double>(*r / 1e3) : std::nullopt;
@@ -76,8 +85,10 @@ std::vector<std::string> inputs_of(const std::string& derived_metric)
         std::vector<std::string> out;
         for (const auto& input : rule.inputs) {
             const auto deeper = inputs_of(input);
-            if (deeper.empty()) out.push_back(input);
-            else out.insert(out.end(), deeper.begin(), deeper.end());
+            if (deeper.empty())
+                out.push_back(input);
+            else
+                out.insert(out.end(), deeper.begin(), deeper.end());
         }
         return out;
     }

@@ -43,9 +43,11 @@ std::string shared_access(const AttributedInstruction& i)
 
 const std::vector<std::string>& hotspot_sass_metrics()
 {
-    static const std::vector<std::string> metrics = {
-        global_sectors, global_sectors_ideal, shared_wavefronts, shared_wavefronts_ideal, local_sectors,
-        divergent_targets, global_ld, global_st, shared_ld, shared_st};
+    static const std::vector<std::string> metrics = {global_sectors,    global_sectors_ideal,
+                                                     shared_wavefronts, shared_wavefronts_ideal,
+                                                     local_sectors,     divergent_targets,
+                                                     global_ld,         global_st,
+                                                     shared_ld,         shared_st};
     return metrics;
 }
 
@@ -85,7 +87,8 @@ std::vector<Hotspot> rank_hotspots(const std::vector<AttributedInstruction>& ins
     }
     std::vector<Hotspot> out;
     for (auto& [metric, list] : by_metric) {
-        std::stable_sort(list.begin(), list.end(), [](const Hotspot& a, const Hotspot& b) { return a.excess > b.excess; });
+        std::stable_sort(list.begin(), list.end(),
+                         [](const Hotspot& a, const Hotspot& b) { return a.excess > b.excess; });
         if (list.size() > per_metric) list.resize(per_metric);
         out.insert(out.end(), list.begin(), list.end());
     }

@@ -14,8 +14,8 @@ namespace harness::profile {
 /// One instruction's figures, keyed by SASS metric name, with its source line.
 struct AttributedInstruction {
     std::string kernel;
-    std::string file;  ///< as the report should show it
-    int line = 0;      ///< 0 when the cubin has no line information for it
+    std::string file; ///< as the report should show it
+    int line = 0;     ///< 0 when the cubin has no line information for it
     std::map<std::string, double> values;
 };
 

@@ -33,7 +33,7 @@ void on_row(int, void* data)
 
 std::optional<double> number(std::string text)
 {
-    std::erase(text, ',');  // ncu groups digits
+    std::erase(text, ','); // ncu groups digits
     if (text.empty()) return std::nullopt;
     try {
         std::size_t used = 0;
@@ -119,7 +119,7 @@ std::vector<NcuKernel> parse_ncu_csv(const std::string& text, const std::string&
     std::vector<NcuKernel> kernels;
     for (std::size_t r = header + 1; r < rows.rows.size(); ++r) {
         const auto& row = rows.rows[r];
-        if (row.size() != names.size() || row[0].empty()) continue;  // the units row has no ID
+        if (row.size() != names.size() || row[0].empty()) continue; // the units row has no ID
         NcuKernel k;
         k.name = row[name_column];
         for (std::size_t c = 0; c < row.size(); ++c)
@@ -155,15 +155,20 @@ std::vector<CrosscheckRow> crosscheck(const report::RunReport& ours, const std::
             double theirs = 0;
             for (const auto* k : kernels) {
                 const double v = k->values.at(m.ncu);
-                if (m.ncu.ends_with(".sum")) theirs += v;
-                else theirs += v * (total_duration > 0 ? duration_of(k) / total_duration : 1.0 / kernels.size());
+                if (m.ncu.ends_with(".sum"))
+                    theirs += v;
+                else
+                    theirs += v * (total_duration > 0 ? duration_of(k) / total_duration : 1.0 / kernels.size());
             }
             if (m.ncu.ends_with(".pct_of_peak_sustained_active")) theirs /= 100.0;
             CrosscheckRow row{name, m.ours, *mine, theirs, false};
             const double diff = std::fabs(*mine - theirs);
-            if (m.tolerance == 0) row.within = diff == 0;
-            else if (m.absolute) row.within = diff <= m.tolerance;
-            else row.within = diff <= std::max(m.tolerance * std::max(std::fabs(theirs), 1.0), m.floor);
+            if (m.tolerance == 0)
+                row.within = diff == 0;
+            else if (m.absolute)
+                row.within = diff <= m.tolerance;
+            else
+                row.within = diff <= std::max(m.tolerance * std::max(std::fabs(theirs), 1.0), m.floor);
             rows.push_back(row);
         }
     }
@@ -209,8 +214,8 @@ std::string format_crosscheck(const std::vector<CrosscheckRow>& rows, const std:
 {
     std::size_t width = 4;
     for (const auto& r : rows) width = std::max(width, r.case_name.size());
-    std::string out = fmt::format("{:<{}}  {:<30}  {:>16}  {:>16}  {:>8}  {}\n", "case", width, "metric",
-                                  ours, theirs, "diff", "");
+    std::string out =
+        fmt::format("{:<{}}  {:<30}  {:>16}  {:>16}  {:>8}  {}\n", "case", width, "metric", ours, theirs, "diff", "");
     for (const auto& r : rows)
         out += fmt::format("{:<{}}  {:<30}  {:>16}  {:>16}  {:>7.2f}%  {}\n", r.case_name, width, r.metric,
                            crosscheck_value(r.ours), crosscheck_value(r.ncu), relative_difference(r),
@@ -229,8 +234,7 @@ std::string format_crosscheck(const std::vector<CrosscheckRow>& rows, const std:
         Tally& t = it->second;
         ++t.rows;
         if (r.within) ++t.within;
-        if (!t.worst || std::fabs(relative_difference(r)) > std::fabs(relative_difference(*t.worst)))
-            t.worst = &r;
+        if (!t.worst || std::fabs(relative_difference(r)) > std::fabs(relative_difference(*t.worst))) t.worst = &r;
     }
     out += "\nper metric:\n";
     for (const auto& name : order) {
@@ -238,13 +242,12 @@ std::string format_crosscheck(const std::vector<CrosscheckRow>& rows, const std:
         out += fmt::format("  {:<30}  {:>3} of {:>3} agree", name, t.within, t.rows);
         if (t.worst && relative_difference(*t.worst) != 0)
             out += fmt::format("; largest difference {:+.2f}% ({}: {} vs {})", relative_difference(*t.worst),
-                               t.worst->case_name, crosscheck_value(t.worst->ours),
-                               crosscheck_value(t.worst->ncu));
+                               t.worst->case_name, crosscheck_value(t.worst->ours), crosscheck_value(t.worst->ncu));
         out += "\n";
     }
     const auto bad = std::count_if(rows.begin(), rows.end(), [](const auto& r) { return !r.within; });
-    out += fmt::format("{} figures compared, {} equal or within tolerance, {} differ\n", rows.size(),
-                       rows.size() - bad, bad);
+    out += fmt::format("{} figures compared, {} equal or within tolerance, {} differ\n", rows.size(), rows.size() - bad,
+                       bad);
     return out;
 }
 

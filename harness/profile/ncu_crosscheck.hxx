@@ -11,11 +11,11 @@ namespace harness::profile {
 
 /// One metric of ours and the ncu metric that measures the same thing.
 struct CrosscheckMetric {
-    std::string ours;       ///< metric-table name
-    std::string ncu;        ///< ncu metric name
-    double tolerance;       ///< allowed difference: 0 = equal; < 1 relative; for fractions, absolute points / 100
-    bool absolute = false;  ///< tolerance is absolute (occupancy), not relative
-    double floor = 0.0;     ///< a difference up to this many units agrees whatever the relative tolerance says
+    std::string ours;      ///< metric-table name
+    std::string ncu;       ///< ncu metric name
+    double tolerance;      ///< allowed difference: 0 = equal; < 1 relative; for fractions, absolute points / 100
+    bool absolute = false; ///< tolerance is absolute (occupancy), not relative
+    double floor = 0.0;    ///< a difference up to this many units agrees whatever the relative tolerance says
 };
 
 /// The metrics compared, and the ncu names to pass to `ncu --metrics`: all of them, or only the
@@ -37,8 +37,8 @@ std::vector<NcuKernel> parse_ncu_csv(const std::string& text, const std::string&
 
 /// One compared figure.
 struct CrosscheckRow {
-    std::string case_name;  ///< "variant params"
-    std::string metric;     ///< ours
+    std::string case_name; ///< "variant params"
+    std::string metric;    ///< ours
     double ours = 0.0;
     double ncu = 0.0;
     bool within = false;

@@ -35,7 +35,8 @@ struct RangeProfiler::HostObject {
     ~HostObject()
     {
         if (!object) return;
-        auto p = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+        auto p =
+            cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
         p.pHostObject = object;
         cuptiProfilerHostDeinitialize(&p);
     }
@@ -78,7 +79,8 @@ RangeProfiler::RangeProfiler(CUcontext context, int device_ordinal, std::vector<
 
     // Which counters this context can read right now (another profiler or a permission problem
     // shows up here, before any case runs).
-    auto a = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+    auto a = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(
+        CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
     a.ctx = context_;
     CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&a));
     host_->availability.resize(a.counterAvailabilityImageSize);
@@ -92,23 +94,27 @@ RangeProfiler::RangeProfiler(CUcontext context, int device_ordinal, std::vector<
     CUPTI_CHECK(cuptiProfilerHostInitialize(&init));
     host_->object = init.pHostObject;
 
-    auto add = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    auto add = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
     add.pHostObject = host_->object;
     add.ppMetricNames = metric_names_.data();
     add.numMetrics = metric_names_.size();
     CUPTI_CHECK(cuptiProfilerHostConfigAddMetrics(&add));
 
-    auto size = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+    auto size = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
     size.pHostObject = host_->object;
     CUPTI_CHECK(cuptiProfilerHostGetConfigImageSize(&size));
     config_image_.resize(size.configImageSize);
-    auto image = cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+    auto image =
+        cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
     image.pHostObject = host_->object;
     image.configImageSize = config_image_.size();
     image.pConfigImage = config_image_.data();
     CUPTI_CHECK(cuptiProfilerHostGetConfigImage(&image));
 
-    auto passes = cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+    auto passes =
+        cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
     passes.configImageSize = config_image_.size();
     passes.pConfigImage = config_image_.data();
     CUPTI_CHECK(cuptiProfilerHostGetNumOfPasses(&passes));
@@ -124,7 +130,8 @@ std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void
     if (ranges == 0) throw Error(ErrorKind::internal, "the range profiler was given a case with no launch");
     EnabledRangeProfiler profiler(context_);
 
-    auto size = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+    auto size = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
     size.pRangeProfilerObject = profiler.get();
     size.pMetricNames = metric_names_.data();
     size.numMetrics = metric_names_.size();
@@ -133,7 +140,8 @@ std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void
     CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
     std::vector<std::uint8_t> counter_data(size.counterDataSize);
 
-    auto init = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    auto init = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
     init.pRangeProfilerObject = profiler.get();
     init.counterDataSize = counter_data.size();
     init.pCounterData = counter_data.data();
@@ -170,12 +178,14 @@ std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void
             for (std::size_t i = 0; i < ranges; ++i) {
                 // Ranges of the same name are accumulated into one: each launch gets its own.
                 const std::string name = fmt::format("launch {}", i);
-                auto push = cupti_params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
+                auto push = cupti_params<CUpti_RangeProfiler_PushRange_Params>(
+                    CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
                 push.pRangeProfilerObject = profiler.get();
                 push.pRangeName = name.c_str();
                 CUPTI_CHECK(cuptiRangeProfilerPushRange(&push));
                 launches[i]();
-                auto pop = cupti_params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
+                auto pop =
+                    cupti_params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
                 pop.pRangeProfilerObject = profiler.get();
                 CUPTI_CHECK(cuptiRangeProfilerPopRange(&pop));
             }
@@ -189,13 +199,15 @@ std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void
     if (!all_submitted)
         throw Error(ErrorKind::internal, fmt::format("CUPTI did not submit every pass in {} replay pass(es)", passes_));
 
-    auto decode = cupti_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+    auto decode =
+        cupti_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
     decode.pRangeProfilerObject = profiler.get();
     CUPTI_CHECK(cuptiRangeProfilerDecodeData(&decode));
     if (decode.numOfRangeDropped > 0)
         throw Error(ErrorKind::internal, fmt::format("CUPTI dropped {} profiling range(s)", decode.numOfRangeDropped));
 
-    auto info = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+    auto info = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+        CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
     info.pCounterDataImage = counter_data.data();
     info.counterDataImageSize = counter_data.size();
     CUPTI_CHECK(cuptiRangeProfilerGetCounterDataInfo(&info));
@@ -206,7 +218,8 @@ std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void
     std::vector<std::vector<double>> rows;
     for (std::size_t i = 0; i < ranges; ++i) {
         std::vector<double> values(metric_names_.size());
-        auto eval = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+        auto eval = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+            CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
         eval.pHostObject = host_->object;
         eval.pCounterDataImage = counter_data.data();
         eval.counterDataImageSize = counter_data.size();

@@ -4,8 +4,8 @@
 // own start/stop, so every pass starts from the state Nsight Compute's cache control gives and
 // nothing but the caller touches memory or caches.
 
-#include <cuda.h>
 #include <cstdint>
+#include <cuda.h>
 #include <functional>
 #include <memory>
 #include <string>

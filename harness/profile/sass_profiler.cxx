@@ -19,7 +19,7 @@ public:
     {
         auto p = cupti_params<CUpti_SassMetricsEnable_Params>(CUpti_SassMetricsEnable_Params_STRUCT_SIZE);
         p.ctx = context_;
-        p.enableLazyPatching = 1;  // patch a function when it first runs, not every function of every module
+        p.enableLazyPatching = 1; // patch a function when it first runs, not every function of every module
         CUPTI_CHECK(cuptiSassMetricsEnable(&p));
     }
     ~EnabledSassMetrics()
@@ -44,7 +44,8 @@ SassProfiler::SassProfiler(CUcontext context, int device_ordinal, std::vector<st
     const std::string chip = chip_name(device_ordinal);
     std::vector<CUpti_SassMetrics_Config> configs;
     for (const auto& name : metrics_) {
-        auto p = cupti_params<CUpti_SassMetrics_GetProperties_Params>(CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE);
+        auto p =
+            cupti_params<CUpti_SassMetrics_GetProperties_Params>(CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE);
         p.pChipName = chip.c_str();
         p.pMetricName = name.c_str();
         CUPTI_CHECK(cuptiSassMetricsGetProperties(&p));
@@ -65,14 +66,14 @@ SassProfiler::~SassProfiler()
     cuptiSassMetricsUnsetConfig(&p);
 }
 
-std::vector<SassRecord> SassProfiler::measure(const std::function<void()>& prepare,
-                                              const std::function<void()>& launch)
+std::vector<SassRecord> SassProfiler::measure(const std::function<void()>& prepare, const std::function<void()>& launch)
 {
     prepare();
     EnabledSassMetrics enabled(context_);
     launch();
 
-    auto props = cupti_params<CUpti_SassMetricsGetDataProperties_Params>(CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE);
+    auto props =
+        cupti_params<CUpti_SassMetricsGetDataProperties_Params>(CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE);
     props.ctx = context_;
     CUPTI_CHECK(cuptiSassMetricsGetDataProperties(&props));
     const std::size_t records = props.numOfPatchedInstructionRecords;

@@ -1,8 +1,8 @@
 #pragma once
 // CUPTI SASS Metrics: the kernel is instrumented, so its figures are exact and per instruction.
 
-#include <cuda.h>
 #include <cstdint>
+#include <cuda.h>
 #include <functional>
 #include <string>
 #include <vector>
@@ -11,9 +11,9 @@ namespace harness::profile {
 
 /// The figures of one instruction (function + PC offset), one value per requested metric.
 struct SassRecord {
-    std::string function;  ///< mangled name, as in the cubin
+    std::string function; ///< mangled name, as in the cubin
     std::uint32_t pc_offset = 0;
-    std::vector<std::uint64_t> values;  ///< in the order of SassProfiler::metrics()
+    std::vector<std::uint64_t> values; ///< in the order of SassProfiler::metrics()
 };
 
 /// Collects a fixed list of SASS metrics (e.g. "smsp__sass_sectors_mem_global") on one device.

@@ -19,10 +19,10 @@ std::optional<SourcePosition> SourceMap::find(const std::string& function, std::
     std::optional<SourcePosition> found;
     // A failure means "not in this cubin" (e.g. a library kernel) or "no line info": not an error.
     if (cuptiGetSassToSourceCorrelation(&p) == CUPTI_SUCCESS && p.lineNumber > 0) {
-        found = SourcePosition{p.fileName ? p.fileName : "", p.dirName ? p.dirName : "",
-                               static_cast<int>(p.lineNumber)};
+        found =
+            SourcePosition{p.fileName ? p.fileName : "", p.dirName ? p.dirName : "", static_cast<int>(p.lineNumber)};
     }
-    std::free(p.fileName);  // CUPTI allocates these for the caller
+    std::free(p.fileName); // CUPTI allocates these for the caller
     std::free(p.dirName);
     cache_[key] = found;
     return found;

@@ -11,8 +11,8 @@ namespace harness::profile {
 
 /// Where an instruction came from, as recorded in the cubin.
 struct SourcePosition {
-    std::string file;       ///< the name NVRTC was given (the kernel file's name) or an include path
-    std::string directory;  ///< often empty for NVRTC programs
+    std::string file;      ///< the name NVRTC was given (the kernel file's name) or an include path
+    std::string directory; ///< often empty for NVRTC programs
     int line = 0;
 };
 

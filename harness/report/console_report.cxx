@@ -52,9 +52,12 @@ GateCounts gate_counts(const RunReport& report)
             case Verdict::waived:
             case Verdict::expect_failed: break;
             }
-            if (v.rule.starts_with("expect")) ++c.expected;
-            else if (v.rule == "report") ++c.reported;
-            else ++c.compared;
+            if (v.rule.starts_with("expect"))
+                ++c.expected;
+            else if (v.rule == "report")
+                ++c.reported;
+            else
+                ++c.compared;
         }
     return c;
 }
@@ -95,29 +98,25 @@ std::string time_text(const CaseResult& r)
 
 namespace {
 
-void write_static_table(const RunReport& report, std::ostream& out, std::size_t variant_width,
-                        std::size_t params_width)
+void write_static_table(const RunReport& report, std::ostream& out, std::size_t variant_width, std::size_t params_width)
 {
-    const std::string header =
-        fmt::format("{:<{}}  {:<{}}  {:<6}  {:<8}  {:>4}  {:>6}  {:>6}  {:>6}  {:>6}  {:>5}  {}", "variant",
-                    variant_width, "params", params_width, "arch", "status", "regs", "spill", "smem", "local",
-                    "blocks", "occ", "limiter");
+    const std::string header = fmt::format("{:<{}}  {:<{}}  {:<6}  {:<8}  {:>4}  {:>6}  {:>6}  {:>6}  {:>6}  {:>5}  {}",
+                                           "variant", variant_width, "params", params_width, "arch", "status", "regs",
+                                           "spill", "smem", "local", "blocks", "occ", "limiter");
     fmt::print(out, "{}\n{}\n", header, std::string(header.size(), '-'));
     for (const auto& r : report.results) {
         const std::string status = status_word(r);
         const auto occupancy = r.metric("theoretical_occupancy");
-        const double spill =
-            r.metric("spill_store_bytes").value_or(0) + r.metric("spill_load_bytes").value_or(0);
-        fmt::print(out, "{:<{}}  {:<{}}  {:<6}  {:<8}  {:>4}  {:>6}  {:>6}  {:>6}  {:>6}  {:>5}  {}\n",
-                   r.variant, variant_width, r.params_text, params_width, r.arch, status.substr(0, 8),
-                   metric_text(r, "registers", "{:.0f}"),
-                   r.metric("registers") ? fmt::format("{:.0f}", spill) : "-",
-                   r.metric("static_shared_bytes")
-                       ? fmt::format("{:.0f}", *r.metric("static_shared_bytes") +
-                                                   r.metric("dynamic_shared_bytes").value_or(0))
-                       : "-",
-                   metric_text(r, "local_bytes", "{:.0f}"), metric_text(r, "blocks_per_sm", "{:.0f}"),
-                   occupancy ? fmt::format("{:.0f}%", *occupancy * 100) : "-", r.occupancy_limiter);
+        const double spill = r.metric("spill_store_bytes").value_or(0) + r.metric("spill_load_bytes").value_or(0);
+        fmt::print(
+            out, "{:<{}}  {:<{}}  {:<6}  {:<8}  {:>4}  {:>6}  {:>6}  {:>6}  {:>6}  {:>5}  {}\n", r.variant,
+            variant_width, r.params_text, params_width, r.arch, status.substr(0, 8),
+            metric_text(r, "registers", "{:.0f}"), r.metric("registers") ? fmt::format("{:.0f}", spill) : "-",
+            r.metric("static_shared_bytes")
+                ? fmt::format("{:.0f}", *r.metric("static_shared_bytes") + r.metric("dynamic_shared_bytes").value_or(0))
+                : "-",
+            metric_text(r, "local_bytes", "{:.0f}"), metric_text(r, "blocks_per_sm", "{:.0f}"),
+            occupancy ? fmt::format("{:.0f}%", *occupancy * 100) : "-", r.occupancy_limiter);
     }
 }
 
@@ -133,21 +132,19 @@ void write_console_table(const RunReport& report, std::ostream& out)
     if (report.mode == "static") {
         write_static_table(report, out, variant_width, params_width);
     } else {
-        const std::string header =
-            fmt::format("{:<{}}  {:<{}}  {:<8}  {:>10}  {:>6}  {:>9}  {:>8}  {:>4}  {:>6}  {:>5}  {}",
-                        "variant", variant_width, "params", params_width, "status", "median", "noise",
-                        "GFLOP/s", "GB/s", "regs", "smem", "occ", "limiter");
+        const std::string header = fmt::format(
+            "{:<{}}  {:<{}}  {:<8}  {:>10}  {:>6}  {:>9}  {:>8}  {:>4}  {:>6}  {:>5}  {}", "variant", variant_width,
+            "params", params_width, "status", "median", "noise", "GFLOP/s", "GB/s", "regs", "smem", "occ", "limiter");
         fmt::print(out, "{}\n{}\n", header, std::string(header.size(), '-'));
         for (const auto& r : report.results) {
             const std::string status = status_word(r);
             const auto occupancy = r.metric("theoretical_occupancy");
             const auto smem = r.metric("static_shared_bytes");
             const auto dyn = r.metric("dynamic_shared_bytes");
-            fmt::print(out, "{:<{}}  {:<{}}  {:<8}  {:>10}  {:>6}  {:>9}  {:>8}  {:>4}  {:>6}  {:>5}  {}\n",
-                       r.variant, variant_width, r.params_text, params_width, status.substr(0, 8),
-                       time_text(r), metric_text(r, "time_noise", "{:.1f}%"),
-                       metric_text(r, "gflops", "{:.1f}"), metric_text(r, "bandwidth", "{:.1f}"),
-                       metric_text(r, "registers", "{:.0f}"),
+            fmt::print(out, "{:<{}}  {:<{}}  {:<8}  {:>10}  {:>6}  {:>9}  {:>8}  {:>4}  {:>6}  {:>5}  {}\n", r.variant,
+                       variant_width, r.params_text, params_width, status.substr(0, 8), time_text(r),
+                       metric_text(r, "time_noise", "{:.1f}%"), metric_text(r, "gflops", "{:.1f}"),
+                       metric_text(r, "bandwidth", "{:.1f}"), metric_text(r, "registers", "{:.0f}"),
                        smem ? fmt::format("{:.0f}", *smem + dyn.value_or(0)) : "-",
                        occupancy ? fmt::format("{:.0f}%", *occupancy * 100) : "-", r.occupancy_limiter);
         }
@@ -157,8 +154,7 @@ void write_console_table(const RunReport& report, std::ostream& out)
         if (!case_status_fails(r.status) || r.message.empty()) continue;
         if (!any_message) fmt::print(out, "\nfailures:\n");
         any_message = true;
-        fmt::print(out, "  {} {} [{}]: {}\n", r.variant, r.params_text, case_status_name(r.status),
-                   r.message);
+        fmt::print(out, "  {} {} [{}]: {}\n", r.variant, r.params_text, case_status_name(r.status), r.message);
     }
     write_console_verdicts(report, out);
 }
@@ -206,8 +202,7 @@ void write_console_verdicts(const RunReport& report, std::ostream& out)
     for (const auto& note : report.notes) fmt::print(out, "  {}\n", note);
     if (no_baseline > 0) fmt::print(out, "  {} figures have no baseline yet (they pass)\n", no_baseline);
     for (const auto& [why, count] : unjudged) fmt::print(out, "  not compared ({}x):{}\n", count, why);
-    if (!report.baseline_files.empty())
-        fmt::print(out, "compared with: {}\n", fmt::join(report.baseline_files, ", "));
+    if (!report.baseline_files.empty()) fmt::print(out, "compared with: {}\n", fmt::join(report.baseline_files, ", "));
 
     const Totals t = totals(report, report.fail_on_improvement);
     fmt::print(out, "\n{}: {} passed, {} failed, {} regressed, {} skipped; {} improved, {} waived ({} on {})\n",
@@ -215,8 +210,7 @@ void write_console_verdicts(const RunReport& report, std::ostream& out)
                report.mode == "static" ? "static tier" : report.mode,
                report.device_name.empty() ? report.arch : report.device_name);
     const GateCounts g = gate_counts(report);
-    fmt::print(out, "gated: {}{}\n", gate_counts_text(g),
-               g.compared + g.expected == 0 ? " - NOTHING WAS GATED" : "");
+    fmt::print(out, "gated: {}{}\n", gate_counts_text(g), g.compared + g.expected == 0 ? " - NOTHING WAS GATED" : "");
 }
 
 } // namespace harness::report

@@ -30,8 +30,8 @@ std::string csv_row(std::initializer_list<std::string_view> fields)
 
 std::string results_csv(const RunReport& report)
 {
-    std::string out = csv_row({"suite", "variant", "params", "arch", "metric", "value", "unit", "status", "baseline",
-                               "delta", "verdict"});
+    std::string out = csv_row(
+        {"suite", "variant", "params", "arch", "metric", "value", "unit", "status", "baseline", "delta", "verdict"});
     for (const auto& r : report.results) {
         const std::string status = case_status_name(r.status);
         // Metrics in table order, then any the table does not know (none today).
@@ -53,12 +53,13 @@ std::string results_csv(const RunReport& report)
                 only.verdicts.push_back(mv);
             }
             const auto worst = worst_verdict(only);
-            out += csv_row({r.suite, r.variant, r.params_text, r.arch, info.name, fmt::format("{:.9g}", *value),
-                            info.unit, status, baseline ? fmt::format("{:.9g}", *baseline) : "",
-                            baseline ? fmt::format("{:.9g}", *value - *baseline) : "",
-                            worst ? verdict_name(*worst) : ""});
+            out +=
+                csv_row({r.suite, r.variant, r.params_text, r.arch, info.name, fmt::format("{:.9g}", *value), info.unit,
+                         status, baseline ? fmt::format("{:.9g}", *baseline) : "",
+                         baseline ? fmt::format("{:.9g}", *value - *baseline) : "", worst ? verdict_name(*worst) : ""});
         }
-        if (r.metrics.empty()) out += csv_row({r.suite, r.variant, r.params_text, r.arch, "", "", "", status, "", "", ""});
+        if (r.metrics.empty())
+            out += csv_row({r.suite, r.variant, r.params_text, r.arch, "", "", "", status, "", "", ""});
     }
     return out;
 }

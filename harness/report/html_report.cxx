@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <cstdio>
+#include <fmt/format.h>
 #include <map>
 #include <numbers>
 #include <optional>
@@ -122,8 +122,7 @@ std::optional<double> tolerance_percent(const std::string& rule, std::optional<d
     if ((rule.rfind("rel ", 0) == 0 || rule.rfind("samples ", 0) == 0) &&
         std::sscanf(rule.c_str() + rule.find(' ') + 1, "%lf", &amount) == 1)
         return amount;
-    if (rule.rfind("abs ", 0) == 0 && std::sscanf(rule.c_str() + 4, "%lf", &amount) == 1 && baseline &&
-        *baseline != 0)
+    if (rule.rfind("abs ", 0) == 0 && std::sscanf(rule.c_str() + 4, "%lf", &amount) == 1 && baseline && *baseline != 0)
         return amount / std::fabs(*baseline) * 100.0;
     return std::nullopt;
 }
@@ -183,7 +182,8 @@ std::map<std::string, std::string> hotspot_anchors(const RunReport& report)
     std::map<std::string, std::string> anchors;
     std::size_t n = 0;
     for (const auto& r : report.results)
-        for (const auto& h : r.hotspots) anchors.try_emplace(fmt::format("{}:{}", h.file, h.line), anchor_id("hotspot", n++));
+        for (const auto& h : r.hotspots)
+            anchors.try_emplace(fmt::format("{}:{}", h.file, h.line), anchor_id("hotspot", n++));
     return anchors;
 }
 
@@ -224,10 +224,10 @@ std::string header_section(const RunReport& report, const Totals& t)
         "<span class=\"headline\">{headline}</span></div>\n"
         "<h1>{suite}</h1>\n<dl class=\"facts\">{facts}</dl>\n<div class=\"counts\">{counts}</div>\n"
         "<p class=\"gated\">{gated}</p>\n</header>\n",
-        fmt::arg("status", bad ? "bad" : "good"), fmt::arg("state", bad ? (t.regressed ? "REGRESSED" : "FAILED") : "PASSED"),
+        fmt::arg("status", bad ? "bad" : "good"),
+        fmt::arg("state", bad ? (t.regressed ? "REGRESSED" : "FAILED") : "PASSED"),
         fmt::arg("headline", html_escape(headline)), fmt::arg("suite", html_escape(report.suite)),
-        fmt::arg("facts", facts),
-        fmt::arg("gated", html_escape("Gated: " + gate_counts_text(gate_counts(report)))),
+        fmt::arg("facts", facts), fmt::arg("gated", html_escape("Gated: " + gate_counts_text(gate_counts(report)))),
         fmt::arg("counts", count(t.passed, "passed", "passed") + count(t.regressed, "regressed", "regressed") +
                                count(t.improved, "improved", "improved") + count(t.failed, "failed", "failed") +
                                count(t.waived, "waived", "waived") + count(t.skipped, "skipped", "skipped")));
@@ -252,14 +252,16 @@ std::string verdict_table(const std::vector<Finding>& rows, const std::map<std::
                          ? fmt::format("<code>{}</code>", html_escape(v->location))
                          : fmt::format("<a href=\"#{}\"><code>{}</code></a>", anchor->second, html_escape(v->location));
         }
-        html += fmt::format("<tbody class=\"v-{}\"><tr>{}<td><span class=\"metric\">{}</span>{}</td>{}{}{}{}<td>{}</td></tr>\n"
-                            "<tr class=\"detail\"><td></td><td colspan=\"6\">{}</td></tr></tbody>\n",
-                            verdict_name(v->verdict), text_cell(case_label(*r)), html_escape(v->metric),
-                            v->verdict == Verdict::regressed ? "" : fmt::format(" <span class=\"tag\">{}</span>", verdict_label(v->verdict)),
-                            number_cell(v->baseline, value_text(v->baseline, unit)),
-                            number_cell(v->value, value_text(v->value, unit), "num now"),
-                            number_cell(pct, change_text(*v, unit), "num change"),
-                            text_cell(v->rule.empty() ? "–" : v->rule), source, html_escape(v->message));
+        html += fmt::format(
+            "<tbody class=\"v-{}\"><tr>{}<td><span class=\"metric\">{}</span>{}</td>{}{}{}{}<td>{}</td></tr>\n"
+            "<tr class=\"detail\"><td></td><td colspan=\"6\">{}</td></tr></tbody>\n",
+            verdict_name(v->verdict), text_cell(case_label(*r)), html_escape(v->metric),
+            v->verdict == Verdict::regressed ? ""
+                                             : fmt::format(" <span class=\"tag\">{}</span>", verdict_label(v->verdict)),
+            number_cell(v->baseline, value_text(v->baseline, unit)),
+            number_cell(v->value, value_text(v->value, unit), "num now"),
+            number_cell(pct, change_text(*v, unit), "num change"), text_cell(v->rule.empty() ? "–" : v->rule), source,
+            html_escape(v->message));
     }
     return html + "</table>\n";
 }
@@ -301,7 +303,8 @@ std::string failures_section(const RunReport& report)
     }
     if (rows.empty()) return {};
     return "<section id=\"failures\">\n<h2>Failed cases</h2>\n<table class=\"sortable failures\">" +
-           header_row({"variant", "params", "status", "message"}) + "<tbody>\n" + rows + "</tbody></table>\n</section>\n";
+           header_row({"variant", "params", "status", "message"}) + "<tbody>\n" + rows +
+           "</tbody></table>\n</section>\n";
 }
 
 /// Up to this many improvements are listed open; more are folded under a summary by metric.
@@ -310,7 +313,7 @@ constexpr std::size_t improvements_shown_open = 5;
 std::string improvements_section(const RunReport& report, const std::map<std::string, std::string>& anchors)
 {
     const auto improved = findings(report, {Verdict::improved});
-    if (improved.empty() || report.fail_on_improvement) return {};  // then they are listed as regressions
+    if (improved.empty() || report.fail_on_improvement) return {}; // then they are listed as regressions
     std::string html = "<section id=\"improvements\">\n<h2>Improvements</h2>\n<p class=\"note\">Better than the "
                        "baseline beyond tolerance: the baseline is stale; refresh it to lock the gain in.</p>\n";
     const std::string table = verdict_table(improved, anchors, "findings improvements");
@@ -323,8 +326,9 @@ std::string improvements_section(const RunReport& report, const std::map<std::st
     std::stable_sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     std::string metrics;
     for (const auto& [metric, n] : counts) metrics += fmt::format("{}{} ({})", metrics.empty() ? "" : ", ", metric, n);
-    return html + fmt::format("<details class=\"improvements\"><summary>{} improved figures: {}</summary>\n",
-                              improved.size(), html_escape(metrics)) +
+    return html +
+           fmt::format("<details class=\"improvements\"><summary>{} improved figures: {}</summary>\n", improved.size(),
+                       html_escape(metrics)) +
            table + "</details>\n</section>\n";
 }
 
@@ -341,10 +345,9 @@ std::string hotspots_section(const RunReport& report)
             std::string figures = fmt::format("<span>{}: <b>{}</b></span>", html_escape(h.metric),
                                               html_escape(format_with_unit(h.excess, unit)));
             if (h.ideal > 0)
-                figures += fmt::format("<span>actual {} vs ideal {} ({}× ideal)</span>",
-                                       html_escape(format_with_unit(h.actual, unit)),
-                                       html_escape(format_with_unit(h.ideal, unit)),
-                                       html_escape(format_number(h.actual / h.ideal)));
+                figures += fmt::format(
+                    "<span>actual {} vs ideal {} ({}× ideal)</span>", html_escape(format_with_unit(h.actual, unit)),
+                    html_escape(format_with_unit(h.ideal, unit)), html_escape(format_number(h.actual / h.ideal)));
             std::string code;
             for (std::size_t i = 0; i < h.snippet.size(); ++i) {
                 const long long line = static_cast<long long>(h.snippet_first_line) + static_cast<long long>(i);
@@ -377,13 +380,13 @@ std::string figure_caption(std::string_view title, std::string_view note)
 /// Value vs baseline, one chart per metric that changed (and the median time), in % of the baseline.
 std::string baseline_section(const RunReport& report)
 {
-    std::vector<std::string> metrics;  // in metric-table order, then unknown names
+    std::vector<std::string> metrics; // in metric-table order, then unknown names
     std::map<std::string, bool> changed;
     for (const auto& r : report.results)
         for (const auto& v : r.verdicts) {
             if (!v.baseline || !v.value) continue;
-            const bool moved = v.verdict != Verdict::passed && v.verdict != Verdict::no_baseline &&
-                               v.verdict != Verdict::skipped;
+            const bool moved =
+                v.verdict != Verdict::passed && v.verdict != Verdict::no_baseline && v.verdict != Verdict::skipped;
             auto [it, fresh] = changed.try_emplace(v.metric, moved);
             it->second = it->second || moved;
             if (fresh) metrics.push_back(v.metric);
@@ -445,18 +448,22 @@ std::string baseline_section(const RunReport& report)
                 chart.label(x, y_value, change_text(*v, unit), right_half ? "end" : "start", "label strong",
                             right_half ? -9 : 9, y_value >= 0 ? 10 : -4);
         }
-        chart.legend({{"regressed", color_bad}, {"improved", color_good}, {"within tolerance", color_neutral},
+        chart.legend({{"regressed", color_bad},
+                      {"improved", color_good},
+                      {"within tolerance", color_neutral},
                       {"tolerance band", "#cfd8dc"}});
         const std::string title = unit.empty() ? metric : fmt::format("{} ({})", metric, unit);
         charts += "<div class=\"card\">" +
                   figure_caption(title, rule.empty() ? std::string() : "rule: " + rule + "; 0 % is the baseline") +
                   chart.svg(title + " against the baseline") + "</div>\n";
     }
-    std::string html = "<section id=\"vs-baseline\">\n<h2>Against the baseline</h2>\n<div class=\"grid\">" + charts + "</div>\n";
+    std::string html =
+        "<section id=\"vs-baseline\">\n<h2>Against the baseline</h2>\n<div class=\"grid\">" + charts + "</div>\n";
     if (!quiet.empty()) {
         std::string names;
         for (std::size_t i = 0; i < quiet.size(); ++i) names += (i ? ", " : "") + quiet[i];
-        html += fmt::format("<p class=\"note\">Within tolerance in every case, not charted: {}.</p>\n", html_escape(names));
+        html +=
+            fmt::format("<p class=\"note\">Within tolerance in every case, not charted: {}.</p>\n", html_escape(names));
     }
     return html + "</section>\n";
 }
@@ -517,7 +524,8 @@ std::string scaling_chart(const RunReport& report, const VariantColors& colors, 
             for (const double s : r.time_samples_us) ys.push_back(s);
     }
     if (order.empty()) return {};
-    SvgChart chart("scaling-" + metric, 560, 340, fit_axis(size_param, xs, 7.5), fit_axis(title + " (" + unit + ")", ys, 20.0, true));
+    SvgChart chart("scaling-" + metric, 560, 340, fit_axis(size_param, xs, 7.5),
+                   fit_axis(title + " (" + unit + ")", ys, 20.0, true));
     std::vector<LegendEntry> legend;
     for (const auto& name : order) {
         auto& points = series[name];
@@ -536,7 +544,8 @@ std::string scaling_chart(const RunReport& report, const VariantColors& colors, 
         if (with_samples && !r.time_samples_us.empty()) {
             const auto [lo, hi] = std::minmax_element(r.time_samples_us.begin(), r.time_samples_us.end());
             chart.guide(x, *lo, x, *hi, color, false, 6);
-            note = fmt::format(", {} samples {} – {} us", r.time_samples_us.size(), format_number(*lo), format_number(*hi));
+            note = fmt::format(", {} samples {} – {} us", r.time_samples_us.size(), format_number(*lo),
+                               format_number(*hi));
         }
         const auto worst = worst_verdict(r);
         const bool flagged = worst && (*worst == Verdict::regressed || *worst == Verdict::expect_failed);
@@ -544,7 +553,10 @@ std::string scaling_chart(const RunReport& report, const VariantColors& colors, 
         if (flagged) chart.point(x, *value, color_bad, case_label(r) + " regressed", true, 8.5);
     }
     chart.legend(std::move(legend));
-    return "<div class=\"card\">" + figure_caption(title + " vs " + size_param, with_samples ? "dots: median; bars: spread of the timed samples; circled: a metric regressed" : "") +
+    return "<div class=\"card\">" +
+           figure_caption(title + " vs " + size_param,
+                          with_samples ? "dots: median; bars: spread of the timed samples; circled: a metric regressed"
+                                       : "") +
            chart.svg(title + " vs " + size_param) + "</div>\n";
 }
 
@@ -592,8 +604,10 @@ std::string roofline_section(const RunReport& report, const VariantColors& color
         if (source.empty()) source = from;
     }
     if (points.empty())
-        return html + fmt::format("<p class=\"empty\">No case has both a FLOP rate and an arithmetic intensity{}.</p>\n</section>\n",
-                                  report.mode == "static" ? " (static tier: nothing ran)" : "") ;
+        return html +
+               fmt::format(
+                   "<p class=\"empty\">No case has both a FLOP rate and an arithmetic intensity{}.</p>\n</section>\n",
+                   report.mode == "static" ? " (static tier: nothing ran)" : "");
     const double bandwidth = report.memory_bandwidth_gbs, peak = report.fp32_peak_gflops;
     const bool ceilings = bandwidth > 0 && peak > 0;
     std::vector<double> xs, ys;
@@ -616,11 +630,13 @@ std::string roofline_section(const RunReport& report, const VariantColors& color
         const double ridge = peak / bandwidth;
         chart.guide(x.lo, bandwidth * x.lo, ridge, peak, "#37474f", false, 2);
         chart.guide(ridge, peak, x.hi, peak, "#37474f", false, 2);
-        chart.label(x.hi, peak, fmt::format("FP32 peak {}", format_with_unit(peak, "GFLOP/s")), "end", "ceiling", -4, -6);
-        const double slope = std::atan2(chart.y_px(peak) - chart.y_px(peak / 10), chart.x_px(ridge) - chart.x_px(ridge / 10));
+        chart.label(x.hi, peak, fmt::format("FP32 peak {}", format_with_unit(peak, "GFLOP/s")), "end", "ceiling", -4,
+                    -6);
+        const double slope =
+            std::atan2(chart.y_px(peak) - chart.y_px(peak / 10), chart.x_px(ridge) - chart.x_px(ridge / 10));
         const double at = std::max(x.lo * 1.6, ridge / 30);
-        chart.label(at, bandwidth * at, fmt::format("memory {}", format_with_unit(bandwidth, "GB/s")), "start", "ceiling", 4, -6,
-                    slope * 180 / std::numbers::pi);
+        chart.label(at, bandwidth * at, fmt::format("memory {}", format_with_unit(bandwidth, "GB/s")), "start",
+                    "ceiling", 4, -6, slope * 180 / std::numbers::pi);
     }
     std::vector<LegendEntry> legend;
     std::set<std::string> seen;
@@ -686,7 +702,8 @@ std::string occupancy_section(const RunReport& report)
         for (const auto* c : cases) {
             any_achieved = any_achieved || c->metric("achieved_occupancy");
             columns.push_back({same ? key : (archs ? case_label(*c) + " " + c->arch : case_label(*c)),
-                               c->metric("theoretical_occupancy"), c->metric("achieved_occupancy"), c->occupancy_limiter});
+                               c->metric("theoretical_occupancy"), c->metric("achieved_occupancy"),
+                               c->occupancy_limiter});
             if (same) break;
         }
     }
@@ -704,9 +721,10 @@ std::string occupancy_section(const RunReport& report)
         const double x = static_cast<double>(i);
         if (c.theoretical) {
             chart.rect(x - 0.36, x + 0.36, 0, *c.theoretical * 100, "#cfd8dc", "#90a4ae",
-                       fmt::format("{}: theoretical {} (limited by {})", c.name, format_with_unit(*c.theoretical, "fraction"),
-                                   c.limiter.empty() ? "?" : c.limiter));
-            if (!c.limiter.empty()) chart.label(x, *c.theoretical * 100, limiter_short(c.limiter), "middle", "label", 0, -5);
+                       fmt::format("{}: theoretical {} (limited by {})", c.name,
+                                   format_with_unit(*c.theoretical, "fraction"), c.limiter.empty() ? "?" : c.limiter));
+            if (!c.limiter.empty())
+                chart.label(x, *c.theoretical * 100, limiter_short(c.limiter), "middle", "label", 0, -5);
         }
         if (c.achieved)
             chart.rect(x - 0.2, x + 0.2, 0, *c.achieved * 100, "#3366cc", "",
@@ -715,8 +733,9 @@ std::string occupancy_section(const RunReport& report)
     std::vector<LegendEntry> legend{{"theoretical (label: limiter)", "#b0bec5"}};
     if (any_achieved) legend.push_back({"achieved", "#3366cc"});
     chart.legend(std::move(legend));
-    const std::string note = any_achieved ? "achieved is measured (noisy); theoretical follows from the resources"
-                                          : "theoretical, from registers, shared memory and block size per architecture";
+    const std::string note = any_achieved
+                                 ? "achieved is measured (noisy); theoretical follows from the resources"
+                                 : "theoretical, from registers, shared memory and block size per architecture";
     return html + "<div class=\"card\">" + figure_caption("achieved vs theoretical occupancy", note) +
            chart.svg("occupancy") + "</div>\n</section>\n";
 }
@@ -729,16 +748,22 @@ std::string cases_section(const RunReport& report)
         const char* heading;
         const char* metric;
     };
-    const Column candidates[] = {{"median", "time_median"},       {"noise", "time_noise"},
-                                 {"throughput", "gflops"},        {"bandwidth", "bandwidth"},
-                                 {"registers", "registers"},      {"shared", "static_shared_bytes"},
-                                 {"local", "local_bytes"},        {"spill", "spill_store_bytes"},
-                                 {"resident", "blocks_per_sm"},   {"theoretical occ.", "theoretical_occupancy"},
+    const Column candidates[] = {{"median", "time_median"},
+                                 {"noise", "time_noise"},
+                                 {"throughput", "gflops"},
+                                 {"bandwidth", "bandwidth"},
+                                 {"registers", "registers"},
+                                 {"shared", "static_shared_bytes"},
+                                 {"local", "local_bytes"},
+                                 {"spill", "spill_store_bytes"},
+                                 {"resident", "blocks_per_sm"},
+                                 {"theoretical occ.", "theoretical_occupancy"},
                                  {"achieved occ.", "achieved_occupancy"}};
     std::vector<Column> columns;
     // Only the columns some case has a figure for; spills and local memory only where they occur.
     for (const auto& c : candidates) {
-        const bool only_when_nonzero = std::string_view(c.metric) == "local_bytes" || std::string_view(c.metric) == "spill_store_bytes";
+        const bool only_when_nonzero =
+            std::string_view(c.metric) == "local_bytes" || std::string_view(c.metric) == "spill_store_bytes";
         if (std::any_of(report.results.begin(), report.results.end(), [&](const CaseResult& r) {
                 const auto v = r.metric(c.metric);
                 return v && (!only_when_nonzero || *v != 0);
@@ -753,13 +778,16 @@ std::string cases_section(const RunReport& report)
     std::string rows;
     for (const auto& r : report.results) {
         const auto worst = worst_verdict(r);
-        rows += fmt::format("<tr>{}{}{}{}{}", text_cell(r.variant), text_cell(r.params_text), text_cell(r.arch),
-                            text_cell(case_status_name(r.status), case_status_fails(r.status) ? "status-failed" : "status-ok"),
-                            worst ? fmt::format("<td><span class=\"pill v-{}\">{}</span></td>", verdict_name(*worst), verdict_label(*worst))
-                                  : std::string("<td>–</td>"));
+        rows += fmt::format(
+            "<tr>{}{}{}{}{}", text_cell(r.variant), text_cell(r.params_text), text_cell(r.arch),
+            text_cell(case_status_name(r.status), case_status_fails(r.status) ? "status-failed" : "status-ok"),
+            worst ? fmt::format("<td><span class=\"pill v-{}\">{}</span></td>", verdict_name(*worst),
+                                verdict_label(*worst))
+                  : std::string("<td>–</td>"));
         for (const auto& c : columns) {
             auto value = r.metric(c.metric);
-            if (value && std::string_view(c.metric) == "static_shared_bytes") *value += r.metric("dynamic_shared_bytes").value_or(0);
+            if (value && std::string_view(c.metric) == "static_shared_bytes")
+                *value += r.metric("dynamic_shared_bytes").value_or(0);
             rows += number_cell(value, value ? format_in_unit(*value, metric_unit(c.metric)) : "–");
         }
         rows += text_cell(r.occupancy_limiter) +
@@ -774,9 +802,11 @@ std::string notes_section(const RunReport& report)
 {
     std::string items;
     for (const auto& n : report.notes) items += fmt::format("<li>{}</li>", html_escape(n));
-    for (const auto& b : report.baseline_files) items += fmt::format("<li>compared with <code>{}</code></li>", html_escape(b));
+    for (const auto& b : report.baseline_files)
+        items += fmt::format("<li>compared with <code>{}</code></li>", html_escape(b));
     if (!report.profiled && report.mode == "gpu") items += "<li>hardware counters were not collected in this run</li>";
-    if (!report.harness_version.empty()) items += fmt::format("<li>harness {}</li>", html_escape(report.harness_version));
+    if (!report.harness_version.empty())
+        items += fmt::format("<li>harness {}</li>", html_escape(report.harness_version));
     return "<footer>\n<ul>" + items + "</ul>\n</footer>\n";
 }
 
@@ -945,8 +975,8 @@ std::string html_report(const RunReport& report)
     body += occupancy_section(report);
     body += cases_section(report);
     body += notes_section(report);
-    const std::string title = fmt::format("{} — {}", report.suite,
-                                          t.failed || t.regressed ? "regressed or failed" : "passed");
+    const std::string title =
+        fmt::format("{} — {}", report.suite, t.failed || t.regressed ? "regressed or failed" : "passed");
     return fmt::format("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                        "<title>{}</title>\n<style>{}</style>\n<script>{}</script>\n</head>\n"

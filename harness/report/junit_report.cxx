@@ -22,8 +22,10 @@ std::string xml_escape(std::string_view text)
         case '"': out += "&quot;"; break;
         case '\'': out += "&apos;"; break;
         default:
-            if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') out += "&#xFFFD;";
-            else out += c;
+            if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
+                out += "&#xFFFD;";
+            else
+                out += c;
         }
     }
     return out;
@@ -59,8 +61,7 @@ std::string junit_xml(const RunReport& report)
     std::string cases;
     for (const auto& r : report.results) {
         cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n", xml_escape(report.suite),
-                             xml_escape(case_name(report, r)),
-                             r.metric("time_median").value_or(0.0) * 1e-6);
+                             xml_escape(case_name(report, r)), r.metric("time_median").value_or(0.0) * 1e-6);
         switch (r.status) {
         case CaseStatus::passed: {
             std::size_t count = 0;
@@ -71,9 +72,11 @@ std::string junit_xml(const RunReport& report)
                 for (const auto& v : r.verdicts)
                     if (verdict_fails(v.verdict, report.fail_on_improvement))
                         metrics += (metrics.empty() ? "" : ", ") + v.metric;
-                cases += fmt::format("      <failure type=\"regression\" message=\"{}\">{}</failure>\n",
-                                     xml_escape(fmt::format("{} regressed: {}", count == 1 ? "a metric" : fmt::format("{} metrics", count), metrics)),
-                                     xml_escape(text));
+                cases += fmt::format(
+                    "      <failure type=\"regression\" message=\"{}\">{}</failure>\n",
+                    xml_escape(fmt::format("{} regressed: {}",
+                                           count == 1 ? "a metric" : fmt::format("{} metrics", count), metrics)),
+                    xml_escape(text));
             }
             break;
         }
@@ -104,22 +107,25 @@ std::string junit_xml(const RunReport& report)
     }
     const std::size_t tests = report.results.size();
     std::string properties;
-    const std::pair<const char*, const std::string*> props[] = {
-        {"mode", &report.mode},           {"gpu", &report.device_name},     {"arch", &report.arch},
-        {"driver", &report.driver_version}, {"cuda", &report.cuda_version}, {"harness", &report.harness_version},
-        {"git_revision", &report.git_revision}};
+    const std::pair<const char*, const std::string*> props[] = {{"mode", &report.mode},
+                                                                {"gpu", &report.device_name},
+                                                                {"arch", &report.arch},
+                                                                {"driver", &report.driver_version},
+                                                                {"cuda", &report.cuda_version},
+                                                                {"harness", &report.harness_version},
+                                                                {"git_revision", &report.git_revision}};
     for (const auto& [name, value] : props)
         if (!value->empty())
             properties += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, xml_escape(*value));
     for (const auto& file : report.baseline_files)
         properties += fmt::format("      <property name=\"baseline\" value=\"{}\"/>\n", xml_escape(file));
     const GateCounts g = gate_counts(report);
-    for (const auto& [name, value] : {std::pair{"figures_compared", g.compared}, std::pair{"figures_expected", g.expected},
-                                      std::pair{"figures_reported_only", g.reported},
-                                      std::pair{"figures_not_gated", g.not_gated}})
+    for (const auto& [name, value] :
+         {std::pair{"figures_compared", g.compared}, std::pair{"figures_expected", g.expected},
+          std::pair{"figures_reported_only", g.reported}, std::pair{"figures_not_gated", g.not_gated}})
         properties += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, value);
-    const std::string counts = fmt::format("tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"", tests,
-                                           failures, errors, skipped);
+    const std::string counts =
+        fmt::format("tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"", tests, failures, errors, skipped);
     return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                        "<testsuites name=\"harness\" {} time=\"0.000\">\n"
                        "  <testsuite name=\"{}\" {} time=\"0.000\" timestamp=\"{}\">\n"

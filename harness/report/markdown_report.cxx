@@ -16,10 +16,14 @@ std::string cell(std::string_view text)
 {
     std::string out;
     for (const char c : text) {
-        if (c == '|') out += "\\|";
-        else if (c == '\n') out += "<br>";
-        else if (c == '\r') continue;
-        else out += c;
+        if (c == '|')
+            out += "\\|";
+        else if (c == '\n')
+            out += "<br>";
+        else if (c == '\r')
+            continue;
+        else
+            out += c;
     }
     return out;
 }
@@ -44,9 +48,9 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
     head += fmt::format("{} on {}{}{}\n\n", report.mode == "static" ? "static tier" : "GPU run",
                         report.device_name.empty() ? report.arch : report.device_name,
                         report.git_revision.empty() ? "" : ", revision " + report.git_revision,
-                        report.baseline_files.empty() ? ", no baselines"
-                                                      : fmt::format(", compared with {} baseline files",
-                                                                    report.baseline_files.size()));
+                        report.baseline_files.empty()
+                            ? ", no baselines"
+                            : fmt::format(", compared with {} baseline files", report.baseline_files.size()));
     head += "| passed | failed | regressed | skipped | improved | waived |\n|---:|---:|---:|---:|---:|---:|\n";
     head += fmt::format("| {} | {} | {} | {} | {} | {} |\n", t.passed, t.failed, t.regressed, t.skipped, t.improved,
                         t.waived);
@@ -63,8 +67,7 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
                 if (v.verdict == wanted)
                     rows.push_back(fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", verdict_name(v.verdict),
                                                cell(r.variant + " " + r.params_text), r.arch, v.metric,
-                                               number(v.baseline), number(v.value), cell(v.message),
-                                               cell(v.location)));
+                                               number(v.baseline), number(v.value), cell(v.message), cell(v.location)));
     for (const auto& r : report.results)
         if (case_status_fails(r.status))
             rows.push_back(fmt::format("| {} | {} | {} | | | | {} | |\n", case_status_name(r.status),
@@ -72,9 +75,11 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
                                        cell(r.message.substr(0, std::min<std::size_t>(r.message.size(), 500)))));
 
     std::string out = head;
-    if (!rows.empty()) out += "\n| verdict | case | arch | metric | baseline | value | message | source |\n"
-                              "|---|---|---|---|---:|---:|---|---|\n";
-    const std::string truncated_note = "\n_… {} more rows left out to keep this summary under {} KiB; see results.json_\n";
+    if (!rows.empty())
+        out += "\n| verdict | case | arch | metric | baseline | value | message | source |\n"
+               "|---|---|---|---|---:|---:|---|---|\n";
+    const std::string truncated_note =
+        "\n_… {} more rows left out to keep this summary under {} KiB; see results.json_\n";
     const std::size_t reserve = truncated_note.size() + 32;
     std::size_t shown = 0;
     for (const auto& row : rows) {
@@ -82,9 +87,8 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
         out += row;
         ++shown;
     }
-    if (shown < rows.size())
-        out += fmt::format(fmt::runtime(truncated_note), rows.size() - shown, max_bytes / 1024);
-    if (out.size() > max_bytes) out.resize(max_bytes);  // only for absurdly small limits
+    if (shown < rows.size()) out += fmt::format(fmt::runtime(truncated_note), rows.size() - shown, max_bytes / 1024);
+    if (out.size() > max_bytes) out.resize(max_bytes); // only for absurdly small limits
     return out;
 }
 
@@ -97,7 +101,8 @@ bool append_to_step_summary(const std::string& text)
     const std::size_t used = ec ? 0 : static_cast<std::size_t>(existing);
     std::ofstream out(path, std::ios::app | std::ios::binary);
     if (!out) return false;
-    if (used + text.size() <= step_summary_limit) out << text << "\n";
+    if (used + text.size() <= step_summary_limit)
+        out << text << "\n";
     else if (used + 200 < step_summary_limit)
         out << "\n_harness: the job summary is full; see summary.md in the reports_\n";
     return static_cast<bool>(out);

@@ -16,7 +16,7 @@ RunReport merge_reports(const std::vector<RunReport>& reports, const std::vector
     const auto name = [&](std::size_t i) { return i < names.size() ? names[i] : fmt::format("report {}", i + 1); };
     RunReport merged = reports.front();
     merged.results.clear();
-    std::map<std::tuple<std::string, std::string, std::string>, std::size_t> seen;  // case -> report index
+    std::map<std::tuple<std::string, std::string, std::string>, std::size_t> seen; // case -> report index
     std::set<std::string> archs;
     for (std::size_t i = 0; i < reports.size(); ++i) {
         const RunReport& r = reports[i];
@@ -32,8 +32,8 @@ RunReport merge_reports(const std::vector<RunReport>& reports, const std::vector
         for (const auto& c : r.results) {
             const auto key = std::make_tuple(c.variant, c.params_text, c.arch);
             if (auto [it, fresh] = seen.emplace(key, i); !fresh)
-                throw Error(ErrorKind::bad_input, fmt::format("{} {} ({}) is in both {} and {}", c.variant, c.params_text,
-                                                              c.arch, name(it->second), name(i)));
+                throw Error(ErrorKind::bad_input, fmt::format("{} {} ({}) is in both {} and {}", c.variant,
+                                                              c.params_text, c.arch, name(it->second), name(i)));
             merged.results.push_back(c);
         }
         for (const auto& f : r.baseline_files)

@@ -44,7 +44,7 @@ Axis fit_axis(std::string label, const std::vector<double>& values, double log_w
         hi = std::max(hi, v);
         if (v > 0) positive_lo = std::min(positive_lo, v);
     }
-    if (lo > hi) return axis;  // no data: [0, 1]
+    if (lo > hi) return axis; // no data: [0, 1]
     if (log_when_span > 0 && lo > 0 && hi / lo > log_when_span) {
         axis.scale = Scale::log;
         axis.lo = lo / 1.5;
@@ -145,21 +145,20 @@ void SvgChart::line(const std::vector<std::pair<double, double>>& points, std::s
         coords += fmt::format("{}{},{}", n++ ? " " : "", number(x_px(x)), number(y_px(y)));
     }
     if (n < 2) return;
-    marks_svg_ += fmt::format(
-        "<polyline class=\"mark series\" points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}>"
-        "<title>{}</title></polyline>\n",
-        coords, color, dashed ? " stroke-dasharray=\"5 3\"" : "", html_escape(title));
+    marks_svg_ +=
+        fmt::format("<polyline class=\"mark series\" points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}>"
+                    "<title>{}</title></polyline>\n",
+                    coords, color, dashed ? " stroke-dasharray=\"5 3\"" : "", html_escape(title));
     ++marks_;
 }
 
-void SvgChart::point(double x, double y, std::string_view color, std::string_view title, bool hollow,
-                     double radius)
+void SvgChart::point(double x, double y, std::string_view color, std::string_view title, bool hollow, double radius)
 {
     if (!in_x(x) || !in_y(y)) return;
     marks_svg_ += fmt::format("<circle class=\"mark point\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\" stroke=\"{}\" "
                               "stroke-width=\"{}\"><title>{}</title></circle>\n",
-                              number(x_px(x)), number(y_px(y)), radius, hollow ? "#fff" : color, color,
-                              hollow ? 2 : 1, html_escape(title));
+                              number(x_px(x)), number(y_px(y)), radius, hollow ? "#fff" : color, color, hollow ? 2 : 1,
+                              html_escape(title));
     ++marks_;
 }
 
@@ -173,12 +172,12 @@ void SvgChart::rect(double x0, double x1, double y0, double y1, std::string_view
     };
     const double px0 = x_px(clamp_x(std::min(x0, x1))), px1 = x_px(clamp_x(std::max(x0, x1)));
     const double py0 = y_px(clamp_y(std::max(y0, y1))), py1 = y_px(clamp_y(std::min(y0, y1)));
-    const std::string element = fmt::format(
-        "<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"{}\" "
-        "stroke=\"{}\"><title>{}</title></rect>\n",
-        is_mark ? "mark bar" : "band", number(px0), number(py0), number(std::max(px1 - px0, 1.0)),
-        number(std::max(py1 - py0, is_mark ? 1.0 : 0.0)), fill, fill_opacity, stroke.empty() ? "none" : stroke,
-        html_escape(title));
+    const std::string element =
+        fmt::format("<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"{}\" "
+                    "stroke=\"{}\"><title>{}</title></rect>\n",
+                    is_mark ? "mark bar" : "band", number(px0), number(py0), number(std::max(px1 - px0, 1.0)),
+                    number(std::max(py1 - py0, is_mark ? 1.0 : 0.0)), fill, fill_opacity,
+                    stroke.empty() ? "none" : stroke, html_escape(title));
     if (is_mark) {
         marks_svg_ += element;
         ++marks_;
@@ -191,8 +190,8 @@ void SvgChart::guide(double x0, double y0, double x1, double y1, std::string_vie
 {
     background_ += fmt::format("<line class=\"guide\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
                                "stroke-width=\"{}\"{}/>\n",
-                               number(x_px(x0)), number(y_px(y0)), number(x_px(x1)), number(y_px(y1)), color,
-                               width, dashed ? " stroke-dasharray=\"4 3\"" : "");
+                               number(x_px(x0)), number(y_px(y0)), number(x_px(x1)), number(y_px(y1)), color, width,
+                               dashed ? " stroke-dasharray=\"4 3\"" : "");
 }
 
 void SvgChart::label(double x, double y, std::string_view text, std::string_view anchor, std::string_view css_class,
@@ -214,8 +213,8 @@ std::string SvgChart::svg(std::string_view aria_label) const
         const double py = y_px(t);
         axes += fmt::format("<line class=\"grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>"
                             "<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
-                            number(left_), number(py), number(right_), number(py), number(left_ - 6),
-                            number(py + 3.5), html_escape(tick_text(y_, t)));
+                            number(left_), number(py), number(right_), number(py), number(left_ - 6), number(py + 3.5),
+                            html_escape(tick_text(y_, t)));
     }
     const bool rotate_x = !x_.categories.empty();
     for (const double t : axis_ticks(x_)) {
@@ -254,7 +253,8 @@ std::string SvgChart::svg(std::string_view aria_label) const
     return fmt::format(
         "<figure class=\"chart\">{legend}<svg class=\"plot\" data-chart=\"{name}\" data-marks=\"{marks}\" "
         "viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" aria-label=\"{aria}\">\n"
-        "<defs><clipPath id=\"clip-{name}\"><rect x=\"{l}\" y=\"{t}\" width=\"{pw}\" height=\"{ph}\"/></clipPath></defs>\n"
+        "<defs><clipPath id=\"clip-{name}\"><rect x=\"{l}\" y=\"{t}\" width=\"{pw}\" "
+        "height=\"{ph}\"/></clipPath></defs>\n"
         "<g class=\"axes\">{axes}</g>\n<g clip-path=\"url(#clip-{name})\">{background}</g>\n<g>{marks_svg}</g>\n"
         "<g>{overlay}</g>\n</svg></figure>\n",
         fmt::arg("legend", legend), fmt::arg("name", html_escape(name_)), fmt::arg("marks", marks_),

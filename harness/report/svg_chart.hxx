@@ -19,8 +19,8 @@ struct Axis {
     Scale scale = Scale::linear;
     double lo = 0.0;
     double hi = 1.0;
-    std::vector<std::string> categories;  ///< non-empty for a category axis
-    std::string unit_suffix;              ///< appended to tick labels, e.g. "%"
+    std::vector<std::string> categories; ///< non-empty for a category axis
+    std::string unit_suffix;             ///< appended to tick labels, e.g. "%"
 };
 
 /// An axis covering `values` with a little room; log when the positive values span more than
@@ -53,8 +53,8 @@ public:
     bool in_y(double y) const;
 
     /// A polyline through the points that lie on the axes' domains.
-    void line(const std::vector<std::pair<double, double>>& points, std::string_view color,
-              std::string_view title, bool dashed = false);
+    void line(const std::vector<std::pair<double, double>>& points, std::string_view color, std::string_view title,
+              bool dashed = false);
     /// A circle (or a hollow one) with a hover title.
     void point(double x, double y, std::string_view color, std::string_view title, bool hollow = false,
                double radius = 4.5);

@@ -49,8 +49,7 @@ void fill(Bytes& bytes, const suite::BufferSpec& spec, std::size_t count, const 
     }
 }
 
-template <typename T>
-Comparison compare_typed(const Bytes& actual, const Bytes& expected, const suite::Tolerance& tol)
+template <typename T> Comparison compare_typed(const Bytes& actual, const Bytes& expected, const suite::Tolerance& tol)
 {
     Comparison c;
     const std::size_t n = std::min(actual.size(), expected.size()) / sizeof(T);

@@ -20,7 +20,7 @@ Bytes initial_contents(const suite::BufferSpec& spec, std::size_t count, const s
 struct Comparison {
     bool ok = true;
     std::size_t mismatches = 0;
-    std::size_t first_mismatch = 0;  ///< element index, valid when !ok
+    std::size_t first_mismatch = 0; ///< element index, valid when !ok
     double actual_at_first = 0.0;
     double expected_at_first = 0.0;
     double max_abs_error = 0.0;

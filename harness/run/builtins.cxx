@@ -39,7 +39,8 @@ Cublas& cublas()
 void check_cublas(cublasStatus_t status, const char* call)
 {
     if (status != CUBLAS_STATUS_SUCCESS)
-        throw Error(ErrorKind::internal, fmt::format("{} failed with cuBLAS status {}", call, static_cast<int>(status)));
+        throw Error(ErrorKind::internal,
+                    fmt::format("{} failed with cuBLAS status {}", call, static_cast<int>(status)));
 }
 
 // Row-major C[M x N] = A[M x K] * B[K x N]. cuBLAS is column-major, where the same memory holds

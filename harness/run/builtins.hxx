@@ -20,10 +20,10 @@ struct BuiltinArg {
 /// A library routine callable as a variant: `builtin: <name>` with `args:` in the order given here.
 struct BuiltinInfo {
     const char* name;
-    const char* signature;  ///< the argument list, for messages
+    const char* signature; ///< the argument list, for messages
     const char* description;
-    std::size_t buffer_args;  ///< how many leading arguments are buffers
-    std::size_t scalar_args;  ///< how many scalars follow
+    std::size_t buffer_args; ///< how many leading arguments are buffers
+    std::size_t scalar_args; ///< how many scalars follow
     void (*call)(std::span<const BuiltinArg> args, CUstream stream);
 };
 

@@ -72,7 +72,7 @@ struct CaseRunner::Prepared {
         suite::BufferSpec spec;
         std::size_t count = 0;
         DeviceBuffer device;
-        DeviceBuffer pristine;  // initial contents of inout buffers, restored before each timed run
+        DeviceBuffer pristine; // initial contents of inout buffers, restored before each timed run
     };
     struct Launch {
         CUfunction function = nullptr;
@@ -80,7 +80,7 @@ struct CaseRunner::Prepared {
         unsigned shared_bytes = 0;
         std::vector<std::array<std::byte, 8>> scalar_storage;
         std::vector<void*> params;
-        const BuiltinInfo* builtin = nullptr;  // a library call instead of a kernel
+        const BuiltinInfo* builtin = nullptr; // a library call instead of a kernel
         std::vector<BuiltinArg> builtin_args;
     };
     std::vector<std::unique_ptr<Buffer>> buffers;
@@ -166,8 +166,11 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
             const auto& a = variant.launches[0].args[ai];
             BuiltinArg value;
             value.is_pointer = a.is_buffer();
-            if (a.is_buffer()) value.pointer = p->find(a.buffer)->device.ptr;
-            else value.scalar = a.literal ? *a.literal : static_cast<double>(eval(a.scalar, params, fmt::format("args[{}]", ai)));
+            if (a.is_buffer())
+                value.pointer = p->find(a.buffer)->device.ptr;
+            else
+                value.scalar =
+                    a.literal ? *a.literal : static_cast<double>(eval(a.scalar, params, fmt::format("args[{}]", ai)));
             l.builtin_args.push_back(value);
         }
         p->launches.push_back(std::move(l));
@@ -187,8 +190,8 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
         int max_threads = 0;
         CU_CHECK(d.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, l.function));
         if (threads > max_threads)
-            throw LaunchProblem(fmt::format("{}block has {} threads, {} allows at most {}", where, threads, spec.entry,
-                                            max_threads));
+            throw LaunchProblem(
+                fmt::format("{}block has {} threads, {} allows at most {}", where, threads, spec.entry, max_threads));
         const std::int64_t shared = eval(spec.shared_bytes, params, where + "shared_bytes");
         if (shared < 0) throw LaunchProblem(fmt::format("{}shared_bytes = {} is negative", where, shared));
         l.shared_bytes = static_cast<unsigned>(shared);
@@ -196,8 +199,8 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
             const CUresult r = d.cuFuncSetAttribute(l.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                                     static_cast<int>(l.shared_bytes));
             if (r != CUDA_SUCCESS)
-                throw LaunchProblem(fmt::format("{}shared_bytes = {} exceeds what the GPU allows per block", where,
-                                                l.shared_bytes));
+                throw LaunchProblem(
+                    fmt::format("{}shared_bytes = {} exceeds what the GPU allows per block", where, l.shared_bytes));
         }
         l.scalar_storage.resize(spec.args.size());
         for (std::size_t ai = 0; ai < spec.args.size(); ++ai) {
@@ -233,9 +236,11 @@ void CaseRunner::launch_all(Prepared& p)
 void CaseRunner::launch_step(Prepared& p, std::size_t step)
 {
     auto& l = p.launches[step];
-    if (l.builtin) l.builtin->call(l.builtin_args, session_.stream());
-    else CU_CHECK(driver().cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
-                                          l.block[2], l.shared_bytes, session_.stream(), l.params.data(), nullptr));
+    if (l.builtin)
+        l.builtin->call(l.builtin_args, session_.stream());
+    else
+        CU_CHECK(driver().cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                                         l.block[2], l.shared_bytes, session_.stream(), l.params.data(), nullptr));
 }
 
 std::map<std::string, Bytes> CaseRunner::download_outputs(Prepared& p)
@@ -303,8 +308,8 @@ CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
             if (it == outputs.end()) continue;
             const auto ref = reference.buffers.find(b->spec.name);
             if (ref == reference.buffers.end()) continue;
-            const auto cmp = compare_buffers(b->spec.type, it->second, ref->second,
-                                             b->spec.tolerance.value_or(suite_.tolerance));
+            const auto cmp =
+                compare_buffers(b->spec.type, it->second, ref->second, b->spec.tolerance.value_or(suite_.tolerance));
             max_abs = std::max(max_abs, cmp.max_abs_error);
             max_rel = std::max(max_rel, cmp.max_rel_error);
             if (!cmp.ok) {
@@ -406,11 +411,10 @@ void CaseRunner::read_resources(const suite::VariantSpec& variant, Prepared& pre
             blocks = active;
             if (limits) {
                 compile::OccupancyOptions o;
-                o.barriers_per_block =
-                    barriers_of(cubin_info, compiled.lowered_names.at(variant.launches[li].entry));
+                o.barriers_per_block = barriers_of(cubin_info, compiled.lowered_names.at(variant.launches[li].entry));
                 o.shared_opt_in = l.shared_bytes > 48 * 1024;
-                const auto calc = compile::theoretical_occupancy(*limits, threads, regs,
-                                                                 smem + static_cast<int>(l.shared_bytes), o);
+                const auto calc =
+                    compile::theoretical_occupancy(*limits, threads, regs, smem + static_cast<int>(l.shared_bytes), o);
                 r.occupancy_limiter = std::string(compile::to_string(calc.limiter));
                 if (calc.blocks_per_sm != active)
                     r.message += fmt::format("{}occupancy calculator says {} blocks/SM, the driver {}",
@@ -432,7 +436,7 @@ void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case&
     auto* p = &prepared;
     // Timing: its own pass, with the L2 flushed and inout buffers restored before every sample.
     restore_and_flush(*p);
-    launch_all(*p);  // second warm-up, after the verification run
+    launch_all(*p); // second warm-up, after the verification run
     CU_CHECK(d.cuStreamSynchronize(session_.stream()));
 
     std::vector<double> samples;

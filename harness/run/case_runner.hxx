@@ -21,18 +21,18 @@ namespace harness::run {
 
 /// Options of a run that change how cases are measured.
 struct RunOptions {
-    bool hot_cache = false;  ///< skip the L2 flush between timed samples
-    bool verify_only = false;  ///< no timing pass
-    bool profile = true;       ///< collect hardware counters (CUPTI) in a pass of their own
+    bool hot_cache = false;   ///< skip the L2 flush between timed samples
+    bool verify_only = false; ///< no timing pass
+    bool profile = true;      ///< collect hardware counters (CUPTI) in a pass of their own
     /// Run each case exactly once inside its NVTX range and nothing else, for an external profiler.
     bool external_profiler = false;
-    std::vector<std::string> metrics;  ///< metric-table names to collect; empty: the default set
+    std::vector<std::string> metrics; ///< metric-table names to collect; empty: the default set
 };
 
 /// What the profiling pass cost in one case.
 struct ProfileCost {
     double seconds = 0.0;
-    std::size_t range_passes = 0;  ///< runs of the case the range profiler needed for the counters
+    std::size_t range_passes = 0; ///< runs of the case the range profiler needed for the counters
 };
 
 /// Outputs of the reference variant at one parameter point, by buffer name.

@@ -10,7 +10,7 @@ namespace {
 
 struct Loaded {
     Driver driver;
-    std::string error;  // empty when loaded
+    std::string error; // empty when loaded
 };
 
 Loaded load()
@@ -28,13 +28,13 @@ Loaded load()
         return out;
     }
     std::string missing;
-#define HARNESS_DRIVER_RESOLVE(name)                                                                          \
-    {                                                                                                         \
-        void* fn = nullptr;                                                                                   \
-        CUdriverProcAddressQueryResult found{};                                                               \
-        if (get_proc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found) != CUDA_SUCCESS || !fn)   \
-            missing += std::string(missing.empty() ? "" : ", ") + #name;                                      \
-        out.driver.name = reinterpret_cast<decltype(out.driver.name)>(fn);                                    \
+#define HARNESS_DRIVER_RESOLVE(name)                                                                                   \
+    {                                                                                                                  \
+        void* fn = nullptr;                                                                                            \
+        CUdriverProcAddressQueryResult found{};                                                                        \
+        if (get_proc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found) != CUDA_SUCCESS || !fn)            \
+            missing += std::string(missing.empty() ? "" : ", ") + #name;                                               \
+        out.driver.name = reinterpret_cast<decltype(out.driver.name)>(fn);                                             \
     }
     HARNESS_DRIVER_FUNCTIONS(HARNESS_DRIVER_RESOLVE)
 #undef HARNESS_DRIVER_RESOLVE

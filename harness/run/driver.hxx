@@ -13,41 +13,41 @@ namespace harness::run {
 // we build with, which returns the newest variant of an entry point: one whose signature changed
 // without cuda.h renaming it (cuCtxSynchronize is cuCtxSynchronize_v2(CUcontext) for CUDA 13)
 // must not be listed. Synchronise on the session stream instead.
-#define HARNESS_DRIVER_FUNCTIONS(X)                                                                           \
-    X(cuInit)                                                                                                 \
-    X(cuDriverGetVersion)                                                                                     \
-    X(cuGetErrorName)                                                                                         \
-    X(cuGetErrorString)                                                                                       \
-    X(cuDeviceGetCount)                                                                                       \
-    X(cuDeviceGet)                                                                                            \
-    X(cuDeviceGetName)                                                                                        \
-    X(cuDeviceGetAttribute)                                                                                   \
-    X(cuDeviceTotalMem)                                                                                       \
-    X(cuDevicePrimaryCtxRetain)                                                                               \
-    X(cuDevicePrimaryCtxRelease)                                                                              \
-    X(cuCtxSetCurrent)                                                                                        \
-    X(cuModuleLoadData)                                                                                       \
-    X(cuModuleUnload)                                                                                         \
-    X(cuModuleGetFunction)                                                                                    \
-    X(cuFuncGetAttribute)                                                                                     \
-    X(cuFuncSetAttribute)                                                                                     \
-    X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                                            \
-    X(cuLaunchKernel)                                                                                         \
-    X(cuMemAlloc)                                                                                             \
-    X(cuMemFree)                                                                                              \
-    X(cuMemGetInfo)                                                                                           \
-    X(cuMemcpyHtoD)                                                                                           \
-    X(cuMemcpyDtoH)                                                                                           \
-    X(cuMemcpyDtoDAsync)                                                                                      \
-    X(cuMemsetD8)                                                                                             \
-    X(cuMemsetD32Async)                                                                                       \
-    X(cuStreamCreate)                                                                                         \
-    X(cuStreamDestroy)                                                                                        \
-    X(cuStreamSynchronize)                                                                                    \
-    X(cuEventCreate)                                                                                          \
-    X(cuEventDestroy)                                                                                         \
-    X(cuEventRecord)                                                                                          \
-    X(cuEventSynchronize)                                                                                     \
+#define HARNESS_DRIVER_FUNCTIONS(X)                                                                                    \
+    X(cuInit)                                                                                                          \
+    X(cuDriverGetVersion)                                                                                              \
+    X(cuGetErrorName)                                                                                                  \
+    X(cuGetErrorString)                                                                                                \
+    X(cuDeviceGetCount)                                                                                                \
+    X(cuDeviceGet)                                                                                                     \
+    X(cuDeviceGetName)                                                                                                 \
+    X(cuDeviceGetAttribute)                                                                                            \
+    X(cuDeviceTotalMem)                                                                                                \
+    X(cuDevicePrimaryCtxRetain)                                                                                        \
+    X(cuDevicePrimaryCtxRelease)                                                                                       \
+    X(cuCtxSetCurrent)                                                                                                 \
+    X(cuModuleLoadData)                                                                                                \
+    X(cuModuleUnload)                                                                                                  \
+    X(cuModuleGetFunction)                                                                                             \
+    X(cuFuncGetAttribute)                                                                                              \
+    X(cuFuncSetAttribute)                                                                                              \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                                                     \
+    X(cuLaunchKernel)                                                                                                  \
+    X(cuMemAlloc)                                                                                                      \
+    X(cuMemFree)                                                                                                       \
+    X(cuMemGetInfo)                                                                                                    \
+    X(cuMemcpyHtoD)                                                                                                    \
+    X(cuMemcpyDtoH)                                                                                                    \
+    X(cuMemcpyDtoDAsync)                                                                                               \
+    X(cuMemsetD8)                                                                                                      \
+    X(cuMemsetD32Async)                                                                                                \
+    X(cuStreamCreate)                                                                                                  \
+    X(cuStreamDestroy)                                                                                                 \
+    X(cuStreamSynchronize)                                                                                             \
+    X(cuEventCreate)                                                                                                   \
+    X(cuEventDestroy)                                                                                                  \
+    X(cuEventRecord)                                                                                                   \
+    X(cuEventSynchronize)                                                                                              \
     X(cuEventElapsedTime)
 
 /// Function pointers into libcuda, typed from cuda.h (macros there pick the versioned symbol).

@@ -14,7 +14,7 @@ namespace {
 int fp32_lanes_per_sm(const std::string& arch)
 {
     if (arch == "sm_70" || arch == "sm_72" || arch == "sm_75" || arch == "sm_80") return 64;
-    return 128;  // sm_86, sm_87, sm_89, sm_90, sm_100, sm_120
+    return 128; // sm_86, sm_87, sm_89, sm_90, sm_100, sm_120
 }
 
 } // namespace
@@ -94,11 +94,16 @@ void GpuSession::flush_l2()
 
 void to_json(nlohmann::json& j, const DeviceInfo& d)
 {
-    j = {{"ordinal", d.ordinal},     {"name", d.name},
-         {"arch", d.arch},           {"sm_count", d.sm_count},
-         {"max_warps_per_sm", d.max_warps_per_sm}, {"l2_bytes", d.l2_bytes},
-         {"driver_version", d.driver_version},     {"memory_bandwidth_gbs", d.memory_bandwidth_gbs},
-         {"clock_khz", d.clock_khz},               {"fp32_peak_gflops", d.fp32_peak_gflops}};
+    j = {{"ordinal", d.ordinal},
+         {"name", d.name},
+         {"arch", d.arch},
+         {"sm_count", d.sm_count},
+         {"max_warps_per_sm", d.max_warps_per_sm},
+         {"l2_bytes", d.l2_bytes},
+         {"driver_version", d.driver_version},
+         {"memory_bandwidth_gbs", d.memory_bandwidth_gbs},
+         {"clock_khz", d.clock_khz},
+         {"fp32_peak_gflops", d.fp32_peak_gflops}};
 }
 
 void from_json(const nlohmann::json& j, DeviceInfo& d)

@@ -14,14 +14,14 @@ namespace harness::run {
 struct DeviceInfo {
     int ordinal = 0;
     std::string name;
-    std::string arch;  ///< "sm_90"
+    std::string arch; ///< "sm_90"
     int sm_count = 0;
     int max_warps_per_sm = 0;
     int l2_bytes = 0;
-    int driver_version = 0;  ///< e.g. 13000
-    double memory_bandwidth_gbs = 0.0;  ///< theoretical, from clock and bus width
-    int clock_khz = 0;                  ///< SM boost clock
-    double fp32_peak_gflops = 0.0;      ///< theoretical: SMs x FP32 lanes x 2 (FMA) x clock
+    int driver_version = 0;            ///< e.g. 13000
+    double memory_bandwidth_gbs = 0.0; ///< theoretical, from clock and bus width
+    int clock_khz = 0;                 ///< SM boost clock
+    double fp32_peak_gflops = 0.0;     ///< theoretical: SMs x FP32 lanes x 2 (FMA) x clock
 };
 
 /// Owns the context and the per-process resources; create only in a worker process.
@@ -54,7 +54,7 @@ private:
     CUmodule sweep_module_ = nullptr;
     CUfunction sweep_ = nullptr;
     CUdeviceptr flush_buffer_ = 0;
-    std::size_t flush_words_ = 0;  ///< 16-byte words
+    std::size_t flush_words_ = 0; ///< 16-byte words
     CUdeviceptr sink_ = 0;
 };
 

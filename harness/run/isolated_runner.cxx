@@ -26,7 +26,7 @@ void write_line(int fd, const nlohmann::json& message)
     while (done < line.size()) {
         const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return;  // the parent is gone; nothing to tell
+        if (n <= 0) return; // the parent is gone; nothing to tell
         done += static_cast<std::size_t>(n);
     }
 }
@@ -92,14 +92,15 @@ int worker_main(const suite::Suite& suite, const std::vector<suite::Case>& cases
                             {"seconds", runner.last_profile_cost().seconds},
                             {"range_passes", runner.last_profile_cost().range_passes}});
         write_line(fd, {{"event", "result"}, {"index", index}, {"result", result}});
-        if (poisoned) return 0;  // the context is unusable: the parent starts a fresh worker
+        if (poisoned) return 0; // the context is unusable: the parent starts a fresh worker
     }
     return 0;
 }
 
 std::string describe_exit(int status)
 {
-    if (WIFSIGNALED(status)) return fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    if (WIFSIGNALED(status))
+        return fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
     if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
     return "ended";
 }
@@ -160,7 +161,7 @@ std::vector<CaseResult> run_isolated(const suite::Suite& suite, const std::vecto
         ::close(fds[1]);
 
         constexpr std::size_t none = static_cast<std::size_t>(-1);
-        std::size_t current = none;  // the case the worker is running
+        std::size_t current = none; // the case the worker is running
         auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(config.startup_timeout_s));
         std::string buffer;
@@ -180,7 +181,7 @@ std::vector<CaseResult> run_isolated(const suite::Suite& suite, const std::vecto
             char chunk[65536];
             const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
             if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) break;  // the worker exited
+            if (n <= 0) break; // the worker exited
             buffer.append(chunk, static_cast<std::size_t>(n));
             for (std::size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
                 const auto message = nlohmann::json::parse(buffer.substr(0, nl));

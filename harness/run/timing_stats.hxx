@@ -13,7 +13,7 @@ struct TimingSummary {
     double median_us = 0.0;
     double min_us = 0.0;
     double mean_us = 0.0;
-    double relative_noise = 0.0;  ///< sample standard deviation / mean
+    double relative_noise = 0.0; ///< sample standard deviation / mean
 };
 
 TimingSummary summarize(const std::vector<double>& samples_us);

@@ -40,7 +40,7 @@ std::size_t depth_of(const std::vector<std::shared_ptr<const ExprNode>>& operand
 // Recursive descent: expr := term (('+'|'-') term)*, term := unary (('*'|'/'|'%') unary)*,
 // unary := '-' unary | primary, primary := literal | name | name '(' args ')' | '(' expr ')'.
 class Parser {
-  public:
+public:
     explicit Parser(const std::string& text) : text_(text) {}
 
     NodePtr parse_all()
@@ -56,7 +56,7 @@ class Parser {
         return node;
     }
 
-  private:
+private:
     void skip_space()
     {
         while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
@@ -93,7 +93,7 @@ class Parser {
 
     /// Counts how deeply the parser has descended into parentheses, calls and signs.
     class Nesting {
-      public:
+    public:
         Nesting(Parser& parser, std::size_t at) : parser_(parser)
         {
             if (++parser_.nesting_ > max_nesting)
@@ -103,7 +103,7 @@ class Parser {
         Nesting(const Nesting&) = delete;
         Nesting& operator=(const Nesting&) = delete;
 
-      private:
+    private:
         Parser& parser_;
     };
 
@@ -179,10 +179,8 @@ class Parser {
                     throw ExpressionError("integer literal too large", start);
                 ++pos_;
             }
-            if (pos_ < text_.size() &&
-                (std::isalpha(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.'))
-                throw ExpressionError(fmt::format("bad number '{}'", text_.substr(start, pos_ - start + 1)),
-                                      start);
+            if (pos_ < text_.size() && (std::isalpha(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.'))
+                throw ExpressionError(fmt::format("bad number '{}'", text_.substr(start, pos_ - start + 1)), start);
             auto node = std::make_shared<ExprNode>();
             node->kind = ExprNode::Kind::literal;
             node->value = value;
@@ -190,8 +188,7 @@ class Parser {
             return node;
         }
         if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-            while (pos_ < text_.size() &&
-                   (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+            while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
                 ++pos_;
             std::string name = text_.substr(start, pos_ - start);
             skip_space();
@@ -212,9 +209,8 @@ class Parser {
                     if (!accept(')')) throw ExpressionError("missing ')' after arguments", pos_);
                 }
                 if (node->operands.size() != info->arity)
-                    throw ExpressionError(fmt::format("{} takes {} arguments, got {}", name, info->arity,
-                                                      node->operands.size()),
-                                          start);
+                    throw ExpressionError(
+                        fmt::format("{} takes {} arguments, got {}", name, info->arity, node->operands.size()), start);
                 return finish(std::move(node));
             }
             node->kind = ExprNode::Kind::name;
@@ -236,21 +232,14 @@ template <typename Op> std::int64_t checked(Op op, std::int64_t x, std::int64_t 
     return r;
 }
 
-constexpr auto add = [](std::int64_t a, std::int64_t b, std::int64_t* r) {
-    return __builtin_add_overflow(a, b, r);
-};
-constexpr auto sub = [](std::int64_t a, std::int64_t b, std::int64_t* r) {
-    return __builtin_sub_overflow(a, b, r);
-};
-constexpr auto mul = [](std::int64_t a, std::int64_t b, std::int64_t* r) {
-    return __builtin_mul_overflow(a, b, r);
-};
+constexpr auto add = [](std::int64_t a, std::int64_t b, std::int64_t* r) { return __builtin_add_overflow(a, b, r); };
+constexpr auto sub = [](std::int64_t a, std::int64_t b, std::int64_t* r) { return __builtin_sub_overflow(a, b, r); };
+constexpr auto mul = [](std::int64_t a, std::int64_t b, std::int64_t* r) { return __builtin_mul_overflow(a, b, r); };
 
 std::int64_t eval(const ExprNode& n, const Bindings& b)
 {
     switch (n.kind) {
-    case ExprNode::Kind::literal:
-        return n.value;
+    case ExprNode::Kind::literal: return n.value;
     case ExprNode::Kind::name: {
         auto it = b.find(n.name);
         if (it == b.end()) throw ExpressionError(fmt::format("unknown name '{}'", n.name), n.offset);
@@ -263,12 +252,9 @@ std::int64_t eval(const ExprNode& n, const Bindings& b)
         const std::int64_t x = eval(*n.operands[0], b);
         const std::int64_t y = eval(*n.operands[1], b);
         switch (n.op) {
-        case '+':
-            return checked(add, x, y, n.offset);
-        case '-':
-            return checked(sub, x, y, n.offset);
-        case '*':
-            return checked(mul, x, y, n.offset);
+        case '+': return checked(add, x, y, n.offset);
+        case '-': return checked(sub, x, y, n.offset);
+        case '*': return checked(mul, x, y, n.offset);
         case '/':
         case '%':
             if (y == 0) throw ExpressionError("division by zero", n.offset);

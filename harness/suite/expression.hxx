@@ -18,14 +18,11 @@ using Bindings = std::map<std::string, std::int64_t, std::less<>>;
 
 /// A parse or evaluation error with the 0-based offset of the offending token in the text.
 class ExpressionError : public std::runtime_error {
-  public:
-    ExpressionError(const std::string& message, std::size_t offset)
-        : std::runtime_error(message), offset_(offset)
-    {
-    }
+public:
+    ExpressionError(const std::string& message, std::size_t offset) : std::runtime_error(message), offset_(offset) {}
     std::size_t offset() const { return offset_; }
 
-  private:
+private:
     std::size_t offset_;
 };
 
@@ -33,7 +30,7 @@ struct ExprNode;
 
 /// A parsed expression: + - * / %, parentheses, unary minus, ceil_div, min, max, literals, names.
 class Expression {
-  public:
+public:
     Expression() = default;
     /// Parses text; throws ExpressionError with the position of the first bad token, also for
     /// text longer than max_expression_length or nested too deeply to evaluate.
@@ -51,7 +48,7 @@ class Expression {
     const std::string& text() const { return text_; }
     bool empty() const { return root_ == nullptr; }
 
-  private:
+private:
     std::string text_;
     std::shared_ptr<const ExprNode> root_;
 };

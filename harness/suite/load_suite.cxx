@@ -22,9 +22,9 @@ namespace fs = std::filesystem;
 
 std::optional<ElementType> element_type_from_name(const std::string& name)
 {
-    static const std::pair<const char*, ElementType> table[] = {
-        {"f32", ElementType::f32}, {"f64", ElementType::f64}, {"i32", ElementType::i32},
-        {"u32", ElementType::u32}, {"i64", ElementType::i64}, {"u64", ElementType::u64}};
+    static const std::pair<const char*, ElementType> table[] = {{"f32", ElementType::f32}, {"f64", ElementType::f64},
+                                                                {"i32", ElementType::i32}, {"u32", ElementType::u32},
+                                                                {"i64", ElementType::i64}, {"u64", ElementType::u64}};
     for (const auto& [n, t] : table)
         if (name == n) return t;
     return std::nullopt;
@@ -73,8 +73,10 @@ std::vector<BufferSpec> Suite::buffers_of(const VariantSpec& variant) const
     std::vector<BufferSpec> all = buffers;
     for (const auto& b : variant.buffers) {
         auto same = std::find_if(all.begin(), all.end(), [&](const BufferSpec& x) { return x.name == b.name; });
-        if (same != all.end()) *same = b;
-        else all.push_back(b);
+        if (same != all.end())
+            *same = b;
+        else
+            all.push_back(b);
     }
     return all;
 }
@@ -114,7 +116,8 @@ std::string entry_problem(const std::string& entry)
     int angle = 0, paren = 0;
     for (std::size_t i = open; i < entry.size(); ++i) {
         const char c = entry[i];
-        if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_:<>,() +-*/.&").find(c) == std::string_view::npos)
+        if (!std::isalnum(static_cast<unsigned char>(c)) &&
+            std::string_view("_:<>,() +-*/.&").find(c) == std::string_view::npos)
             return fmt::format("character {} of the template arguments is not allowed in a kernel name", i + 1);
         angle += c == '<' ? 1 : c == '>' ? -1 : 0;
         paren += c == '(' ? 1 : c == ')' ? -1 : 0;
@@ -129,8 +132,7 @@ std::string entry_problem(const std::string& entry)
 class Loader {
 public:
     Loader(fs::path file, LoadOptions options)
-        : file_(std::move(file)), dir_(fs::absolute(file_).parent_path()), root_(project_root(file_)),
-          options_(options)
+        : file_(std::move(file)), dir_(fs::absolute(file_).parent_path()), root_(project_root(file_)), options_(options)
     {
     }
 
@@ -202,8 +204,7 @@ public:
         fail(node, field, fmt::format("expected an integer, got '{}'", text));
     }
 
-    std::int64_t integer_in(const YAML::Node& node, const std::string& field, std::int64_t low,
-                            std::int64_t high) const
+    std::int64_t integer_in(const YAML::Node& node, const std::string& field, std::int64_t low, std::int64_t high) const
     {
         const std::int64_t v = integer(node, field);
         if (v < low || v > high) fail(node, field, fmt::format("{} is outside {}..{}", v, low, high));
@@ -232,8 +233,8 @@ public:
         const int quote = node.Tag() == "!" ? 1 : 0;
         auto fail_at = [&](std::size_t offset, const std::string& message) {
             const auto mark = node.Mark();
-            throw InputError(file_.string(), mark.line + 1, mark.column + 1 + quote + static_cast<int>(offset),
-                             field, fmt::format("{} in '{}' at column {}", message, text, offset + 1));
+            throw InputError(file_.string(), mark.line + 1, mark.column + 1 + quote + static_cast<int>(offset), field,
+                             fmt::format("{} in '{}' at column {}", message, text, offset + 1));
         };
         Expression e;
         try {
@@ -286,8 +287,9 @@ public:
         if (find_metric(name)) return name;
         std::vector<std::string> known;
         for (const auto& m : metric_table()) known.emplace_back(m.name);
-        fail(key, field, fmt::format("unknown metric '{}'{} (`harness metrics` lists them; see docs/metrics.md)", name,
-                                     did_you_mean(name, known)));
+        fail(key, field,
+             fmt::format("unknown metric '{}'{} (`harness metrics` lists them; see docs/metrics.md)", name,
+                         did_you_mean(name, known)));
     }
 
     /// `compare: {metric: "rel 5%", ...}`
@@ -337,8 +339,7 @@ public:
             return out;
         }
         if (!node.IsSequence()) fail(node, field, "expected a list");
-        for (std::size_t i = 0; i < node.size(); ++i)
-            out.push_back(scalar(node[i], fmt::format("{}[{}]", field, i)));
+        for (std::size_t i = 0; i < node.size(); ++i) out.push_back(scalar(node[i], fmt::format("{}[{}]", field, i)));
         return out;
     }
 
@@ -421,24 +422,28 @@ public:
         b.where = where(node);
         const std::string type = scalar(node["type"], field + ".type");
         auto t = element_type_from_name(type);
-        if (!t) fail(node["type"], field + ".type",
-                     fmt::format("unknown type '{}'{}; one of f32, f64, i32, u32, i64, u64", type,
-                                 did_you_mean(type, {"f32", "f64", "i32", "u32", "i64", "u64"})));
+        if (!t)
+            fail(node["type"], field + ".type",
+                 fmt::format("unknown type '{}'{}; one of f32, f64, i32, u32, i64, u64", type,
+                             did_you_mean(type, {"f32", "f64", "i32", "u32", "i64", "u64"})));
         b.type = *t;
         b.count = expression(node["count"], field + ".count", params);
         check_count(node["count"], field + ".count", b);
         const std::string init = node["init"] ? scalar(node["init"], field + ".init") : "zeros";
         static const std::vector<std::string> inits = {"zeros", "ones", "sequence", "uniform"};
-        if (init == "zeros") b.init = InitKind::zeros;
-        else if (init == "ones") b.init = InitKind::ones;
-        else if (init == "sequence") b.init = InitKind::sequence;
-        else if (init == "uniform") b.init = InitKind::uniform;
-        else fail(node["init"], field + ".init",
-                  fmt::format("unknown init '{}'{}; one of {}", init, did_you_mean(init, inits), join(inits)));
-        if (b.init == InitKind::uniform && !node["seed"])
-            fail(node, field + ".seed", "init 'uniform' needs a seed");
-        if (node["seed"])
-            b.seed = static_cast<std::uint64_t>(integer_in(node["seed"], field + ".seed", 0, INT64_MAX));
+        if (init == "zeros")
+            b.init = InitKind::zeros;
+        else if (init == "ones")
+            b.init = InitKind::ones;
+        else if (init == "sequence")
+            b.init = InitKind::sequence;
+        else if (init == "uniform")
+            b.init = InitKind::uniform;
+        else
+            fail(node["init"], field + ".init",
+                 fmt::format("unknown init '{}'{}; one of {}", init, did_you_mean(init, inits), join(inits)));
+        if (b.init == InitKind::uniform && !node["seed"]) fail(node, field + ".seed", "init 'uniform' needs a seed");
+        if (node["seed"]) b.seed = static_cast<std::uint64_t>(integer_in(node["seed"], field + ".seed", 0, INT64_MAX));
         if (node["min"]) b.min = number(node["min"], field + ".min");
         if (node["max"]) b.max = number(node["max"], field + ".max");
         if (b.max < b.min) fail(node, field, "'max' is below 'min'");
@@ -449,12 +454,17 @@ public:
         }
         const std::string role = node["role"] ? scalar(node["role"], field + ".role") : "in";
         static const std::vector<std::string> roles = {"in", "out", "inout", "temp"};
-        if (role == "in") b.role = BufferRole::in;
-        else if (role == "out") b.role = BufferRole::out;
-        else if (role == "inout") b.role = BufferRole::inout;
-        else if (role == "temp") b.role = BufferRole::temp;
-        else fail(node["role"], field + ".role",
-                  fmt::format("unknown role '{}'{}; one of {}", role, did_you_mean(role, roles), join(roles)));
+        if (role == "in")
+            b.role = BufferRole::in;
+        else if (role == "out")
+            b.role = BufferRole::out;
+        else if (role == "inout")
+            b.role = BufferRole::inout;
+        else if (role == "temp")
+            b.role = BufferRole::temp;
+        else
+            fail(node["role"], field + ".role",
+                 fmt::format("unknown role '{}'{}; one of {}", role, did_you_mean(role, roles), join(roles)));
         if (node["tolerance"]) b.tolerance = tolerance(node["tolerance"], field + ".tolerance", Tolerance{});
         return b;
     }
@@ -498,9 +508,10 @@ public:
         const auto kv = *node.begin();
         const std::string type = kv.first.as<std::string>();
         auto t = element_type_from_name(type);
-        if (!t) fail(kv.first, field,
-                     fmt::format("unknown scalar type '{}'{}; one of i32, u32, i64, u64, f32, f64", type,
-                                 did_you_mean(type, {"f32", "f64", "i32", "u32", "i64", "u64"})));
+        if (!t)
+            fail(kv.first, field,
+                 fmt::format("unknown scalar type '{}'{}; one of i32, u32, i64, u64, f32, f64", type,
+                             did_you_mean(type, {"f32", "f64", "i32", "u32", "i64", "u64"})));
         a.scalar_type = *t;
         const std::string text = scalar(kv.second, field + "." + type);
         if (is_floating(*t) && text.find_first_of(".eE") != std::string::npos && text.find('(') == std::string::npos) {
@@ -513,7 +524,8 @@ public:
         return a;
     }
 
-    LaunchSpec launch(const YAML::Node& node, const std::string& field, const std::set<std::string, std::less<>>& params,
+    LaunchSpec launch(const YAML::Node& node, const std::string& field,
+                      const std::set<std::string, std::less<>>& params,
                       const std::vector<BufferSpec>& known_buffers) const
     {
         LaunchSpec l;
@@ -538,8 +550,8 @@ public:
                         const std::vector<BufferSpec>& suite_buffers) const
     {
         static const std::vector<std::string> launch_keys = {"entry", "block", "grid", "shared_bytes", "args"};
-        std::vector<std::string> allowed = {"source", "defines", "options", "launches", "buffers", "flops", "bytes",
-                                            "builtin", "compare", "expect"};
+        std::vector<std::string> allowed = {"source", "defines", "options", "launches", "buffers",
+                                            "flops",  "bytes",   "builtin", "compare",  "expect"};
         allowed.insert(allowed.end(), launch_keys.begin(), launch_keys.end());
         VariantSpec v;
         v.name = name;
@@ -560,7 +572,8 @@ public:
                 if (name.size() > max_name_length || !std::regex_match(name, macro))
                     fail(kv.first, f.substr(0, 200), "a macro name must be an identifier of at most 100 characters");
                 const std::string value = scalar(kv.second, f);
-                if (std::any_of(value.begin(), value.end(), [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); }))
+                if (std::any_of(value.begin(), value.end(),
+                                [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); }))
                     fail(kv.second, f, "a macro value must be one line without control characters");
                 v.defines[name] = value;
             }
@@ -578,7 +591,8 @@ public:
         known.insert(known.end(), v.buffers.begin(), v.buffers.end());
         if (node["launches"]) {
             for (const auto& key : launch_keys)
-                if (node[key]) fail(node[key], field + "." + key, "give either 'launches' or a single launch, not both");
+                if (node[key])
+                    fail(node[key], field + "." + key, "give either 'launches' or a single launch, not both");
             const YAML::Node launches = node["launches"];
             if (!launches.IsSequence() || launches.size() == 0)
                 fail(launches, field + ".launches", "expected a non-empty list of launches");
@@ -628,7 +642,8 @@ public:
             std::vector<std::string> names;
             for (const auto& b : run::builtin_table()) names.push_back(b.name);
             fail(node["builtin"], field + ".builtin",
-                 fmt::format("unknown built-in '{}'{}; one of {}", v.builtin, did_you_mean(v.builtin, names), join(names)));
+                 fmt::format("unknown built-in '{}'{}; one of {}", v.builtin, did_you_mean(v.builtin, names),
+                             join(names)));
         }
         if (node["buffers"]) v.buffers = buffers(node["buffers"], field + ".buffers", params);
         std::vector<BufferSpec> known = suite_buffers;
@@ -642,7 +657,8 @@ public:
         for (std::size_t i = 0; i < args.size(); ++i) {
             l.args.push_back(arg(args[i], fmt::format("{}.args[{}]", field, i), params, known));
             if (l.args.back().is_buffer() != (i < info->buffer_args))
-                fail(args[i], fmt::format("{}.args[{}]", field, i), fmt::format("{} takes {}", v.builtin, info->signature));
+                fail(args[i], fmt::format("{}.args[{}]", field, i),
+                     fmt::format("{} takes {}", v.builtin, info->signature));
         }
         v.launches.push_back(std::move(l));
         work_figures(v, node, field, params);
@@ -654,8 +670,8 @@ public:
     {
         if (!root.IsMap()) fail(root, "", "a suite file is a YAML map (see docs/suite-format.md)");
         check_keys(root, "",
-                   {"suite", "description", "include", "archs", "params", "reference", "tolerance", "timing",
-                    "buffers", "flops", "bytes", "variants", "compare", "expect", "metrics"},
+                   {"suite", "description", "include", "archs", "params", "reference", "tolerance", "timing", "buffers",
+                    "flops", "bytes", "variants", "compare", "expect", "metrics"},
                    {"suite", "params", "reference", "variants"});
         Suite s;
         s.file = file_;
@@ -930,8 +946,9 @@ private:
 Suite parse_suite(const std::string& text, const fs::path& file, const LoadOptions& options)
 {
     if (text.size() > max_suite_file_bytes)
-        throw InputError(file.string(), 0, 0, "",
-                         fmt::format("{} bytes, more than the {} a suite file may have", text.size(), max_suite_file_bytes));
+        throw InputError(
+            file.string(), 0, 0, "",
+            fmt::format("{} bytes, more than the {} a suite file may have", text.size(), max_suite_file_bytes));
     if (const std::size_t bad = invalid_utf8_offset(text); bad != std::string::npos) {
         const auto [line, column] = line_and_column(text, bad);
         throw InputError(file.string(), line, column, "", "the file is not UTF-8 text");
@@ -959,23 +976,88 @@ std::string nvrtc_option_problem(const std::string& option)
     // NVRTC options that only change code generation or diagnostics. Left out on purpose: those
     // that write files (--time, --fdevice-time-trace), widen the include search (-I,
     // --include-path, --pre-include), or replace what the harness sets (architecture, output kind).
-    static const std::vector<std::string> allowed = {
-        "-G", "--device-debug", "-lineinfo", "--generate-line-info", "-dopt", "--dopt", "-maxrregcount",
-        "--maxrregcount", "-ftz", "--ftz", "-prec-sqrt", "--prec-sqrt", "-prec-div", "--prec-div", "-fmad", "--fmad",
-        "-use_fast_math", "--use_fast_math", "-extra-device-vectorization", "--extra-device-vectorization",
-        "-modify-stack-limit", "--modify-stack-limit", "-std", "--std", "-builtin-move-forward",
-        "--builtin-move-forward", "-builtin-initializer-list", "--builtin-initializer-list", "-w",
-        "--disable-warnings", "-restrict", "--restrict", "-default-device", "--device-as-default-execution-space",
-        "-device-int128", "--device-int128", "-opt-info", "--optimization-info", "-err-no", "--display-error-number",
-        "-no-err-no", "--no-display-error-number", "-diag-error", "--diag-error", "-diag-suppress",
-        "--diag-suppress", "-diag-warn", "--diag-warn", "-brief-diag", "--brief-diagnostics", "-jump-table-density",
-        "--jump-table-density", "-Xptxas", "--ptxas-options"};
-    static const std::vector<std::string> ptxas_allowed = {
-        "-v", "--verbose", "-O0", "-O1", "-O2", "-O3", "--maxrregcount", "-maxrregcount", "--warn-on-spills",
-        "-warn-spills", "--warn-on-local-memory-usage", "-warn-lmem-usage", "--allow-expensive-optimizations",
-        "-allow-expensive-optimizations", "-dlcm", "--def-load-cache", "-dscm", "--def-store-cache",
-        "--disable-optimizer-constants", "-disable-optimizer-consts", "--sp-bounds-check", "-sp-bounds-check",
-        "-lineinfo", "--generate-line-info", "--fmad", "-fmad", "--device-debug", "-g"};
+    static const std::vector<std::string> allowed = {"-G",
+                                                     "--device-debug",
+                                                     "-lineinfo",
+                                                     "--generate-line-info",
+                                                     "-dopt",
+                                                     "--dopt",
+                                                     "-maxrregcount",
+                                                     "--maxrregcount",
+                                                     "-ftz",
+                                                     "--ftz",
+                                                     "-prec-sqrt",
+                                                     "--prec-sqrt",
+                                                     "-prec-div",
+                                                     "--prec-div",
+                                                     "-fmad",
+                                                     "--fmad",
+                                                     "-use_fast_math",
+                                                     "--use_fast_math",
+                                                     "-extra-device-vectorization",
+                                                     "--extra-device-vectorization",
+                                                     "-modify-stack-limit",
+                                                     "--modify-stack-limit",
+                                                     "-std",
+                                                     "--std",
+                                                     "-builtin-move-forward",
+                                                     "--builtin-move-forward",
+                                                     "-builtin-initializer-list",
+                                                     "--builtin-initializer-list",
+                                                     "-w",
+                                                     "--disable-warnings",
+                                                     "-restrict",
+                                                     "--restrict",
+                                                     "-default-device",
+                                                     "--device-as-default-execution-space",
+                                                     "-device-int128",
+                                                     "--device-int128",
+                                                     "-opt-info",
+                                                     "--optimization-info",
+                                                     "-err-no",
+                                                     "--display-error-number",
+                                                     "-no-err-no",
+                                                     "--no-display-error-number",
+                                                     "-diag-error",
+                                                     "--diag-error",
+                                                     "-diag-suppress",
+                                                     "--diag-suppress",
+                                                     "-diag-warn",
+                                                     "--diag-warn",
+                                                     "-brief-diag",
+                                                     "--brief-diagnostics",
+                                                     "-jump-table-density",
+                                                     "--jump-table-density",
+                                                     "-Xptxas",
+                                                     "--ptxas-options"};
+    static const std::vector<std::string> ptxas_allowed = {"-v",
+                                                           "--verbose",
+                                                           "-O0",
+                                                           "-O1",
+                                                           "-O2",
+                                                           "-O3",
+                                                           "--maxrregcount",
+                                                           "-maxrregcount",
+                                                           "--warn-on-spills",
+                                                           "-warn-spills",
+                                                           "--warn-on-local-memory-usage",
+                                                           "-warn-lmem-usage",
+                                                           "--allow-expensive-optimizations",
+                                                           "-allow-expensive-optimizations",
+                                                           "-dlcm",
+                                                           "--def-load-cache",
+                                                           "-dscm",
+                                                           "--def-store-cache",
+                                                           "--disable-optimizer-constants",
+                                                           "-disable-optimizer-consts",
+                                                           "--sp-bounds-check",
+                                                           "-sp-bounds-check",
+                                                           "-lineinfo",
+                                                           "--generate-line-info",
+                                                           "--fmad",
+                                                           "-fmad",
+                                                           "--device-debug",
+                                                           "-g"};
     if (option.size() > 1000) return "longer than 1000 characters";
     if (std::any_of(option.begin(), option.end(), [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); }))
         return "an option must not contain control characters";

@@ -63,7 +63,7 @@ struct BufferSpec {
     std::uint64_t seed = 0;
     double min = 0.0;
     double max = 1.0;
-    std::optional<Expression> index;  ///< maps element i to the generator index (same values, other layout)
+    std::optional<Expression> index; ///< maps element i to the generator index (same values, other layout)
     BufferRole role = BufferRole::in;
     std::optional<Tolerance> tolerance;
     SourceLocation where;
@@ -71,7 +71,7 @@ struct BufferSpec {
 
 /// One kernel argument: a buffer by name, or a scalar.
 struct ArgSpec {
-    std::string buffer;  ///< non-empty for a buffer argument
+    std::string buffer; ///< non-empty for a buffer argument
     ElementType scalar_type = ElementType::i32;
     Expression scalar;             ///< integer scalar value
     std::optional<double> literal; ///< a floating-point literal for f32/f64 scalars
@@ -81,10 +81,10 @@ struct ArgSpec {
 
 /// One kernel launch of a variant.
 struct LaunchSpec {
-    std::string entry;  ///< name expression, e.g. gemm_smem_tiled<32>
-    std::vector<Expression> grid;   ///< 1 to 3 dimensions
-    std::vector<Expression> block;  ///< 1 to 3 dimensions
-    Expression shared_bytes;        ///< dynamic shared memory
+    std::string entry;             ///< name expression, e.g. gemm_smem_tiled<32>
+    std::vector<Expression> grid;  ///< 1 to 3 dimensions
+    std::vector<Expression> block; ///< 1 to 3 dimensions
+    Expression shared_bytes;       ///< dynamic shared memory
     std::vector<ArgSpec> args;
     SourceLocation where;
 };
@@ -92,16 +92,16 @@ struct LaunchSpec {
 /// A kernel variant: one source file, compiled once, launched as one or more kernels.
 struct VariantSpec {
     std::string name;
-    std::string builtin;           ///< a library routine (run::builtin_table) instead of a kernel
-    std::filesystem::path source;  ///< absolute path; empty for a built-in
+    std::string builtin;          ///< a library routine (run::builtin_table) instead of a kernel
+    std::filesystem::path source; ///< absolute path; empty for a built-in
     std::map<std::string, std::string> defines;
     std::vector<std::string> options;
     std::vector<LaunchSpec> launches;
-    std::vector<BufferSpec> buffers;  ///< variant-level buffers (added to the suite's)
+    std::vector<BufferSpec> buffers; ///< variant-level buffers (added to the suite's)
     std::optional<Expression> flops;
     std::optional<Expression> bytes;
-    std::vector<CompareSpec> compare;  ///< per-variant rules, over the suite's
-    std::vector<ExpectSpec> expect;    ///< per-variant expectations, over the suite's for the same metric
+    std::vector<CompareSpec> compare; ///< per-variant rules, over the suite's
+    std::vector<ExpectSpec> expect;   ///< per-variant expectations, over the suite's for the same metric
     SourceLocation where;
     bool is_builtin() const { return !builtin.empty(); }
 };
@@ -122,8 +122,8 @@ struct TimingSpec {
 
 /// Limits that keep a suite file from exhausting the machine; an input past one is refused at load.
 inline constexpr std::size_t max_suite_file_bytes = 1024 * 1024;
-inline constexpr std::size_t max_param_values = 10000;  ///< values of one parameter
-inline constexpr std::size_t max_cases = 10000;         ///< sweep points x variants
+inline constexpr std::size_t max_param_values = 10000; ///< values of one parameter
+inline constexpr std::size_t max_cases = 10000;        ///< sweep points x variants
 inline constexpr std::size_t max_entry_length = 512;
 
 /// How a suite may reach outside the project that holds it.
@@ -134,21 +134,21 @@ struct LoadOptions {
 
 /// A loaded, validated suite.
 struct Suite {
-    std::filesystem::path file;  ///< as given on the command line
-    std::filesystem::path project_root;  ///< absolute; see project_root() in core/input_files.hxx
+    std::filesystem::path file;         ///< as given on the command line
+    std::filesystem::path project_root; ///< absolute; see project_root() in core/input_files.hxx
     std::string name;
     std::string description;
-    std::vector<std::filesystem::path> include_dirs;  ///< absolute
+    std::vector<std::filesystem::path> include_dirs; ///< absolute
     std::vector<std::string> archs;
-    std::vector<std::string> metrics;  ///< metric-table names to collect; empty: the table's default set
+    std::vector<std::string> metrics; ///< metric-table names to collect; empty: the table's default set
     std::vector<ParamSpec> params;
     std::string reference;
     Tolerance tolerance;
     TimingSpec timing;
     std::vector<BufferSpec> buffers;
     std::vector<VariantSpec> variants;
-    std::vector<CompareSpec> compare;  ///< suite-wide rules, over the metric table's defaults
-    std::vector<ExpectSpec> expect;    ///< suite-wide expectations
+    std::vector<CompareSpec> compare; ///< suite-wide rules, over the metric table's defaults
+    std::vector<ExpectSpec> expect;   ///< suite-wide expectations
 
     const VariantSpec* find_variant(const std::string& name) const;
     /// The suite's buffers plus the variant's own.

@@ -10,10 +10,10 @@ namespace harness::suite {
 
 /// One variant at one parameter point.
 struct Case {
-    std::size_t variant = 0;  ///< index into Suite::variants
-    std::size_t point = 0;    ///< index of the parameter point
+    std::size_t variant = 0; ///< index into Suite::variants
+    std::size_t point = 0;   ///< index of the parameter point
     Bindings params;
-    std::string params_text;  ///< "M=256 N=256", in declaration order
+    std::string params_text; ///< "M=256 N=256", in declaration order
 };
 
 /// The cartesian product of the parameters, in declaration order (the last varies fastest).

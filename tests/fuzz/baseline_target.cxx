@@ -43,9 +43,9 @@ Reception run_baseline(const std::string& input, const InputContext& context)
             fmt::format("{} says '# key: {}'", name, excerpt(file.meta("key"))));
     std::set<std::tuple<std::string, std::string, std::string>> rows;
     for (const auto& r : file.rows)
-        require(rows.emplace(r.variant, r.params, r.metric).second, "unique-rows",
-                fmt::format("accepted two rows for {} {} {}", excerpt(r.variant), excerpt(r.params),
-                            excerpt(r.metric)));
+        require(
+            rows.emplace(r.variant, r.params, r.metric).second, "unique-rows",
+            fmt::format("accepted two rows for {} {} {}", excerpt(r.variant), excerpt(r.params), excerpt(r.metric)));
     return {true, ""};
 }
 

@@ -36,8 +36,7 @@ namespace {
 
 std::int64_t now_ns()
 {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
 }
 
@@ -68,7 +67,7 @@ Shared* worker_state = nullptr; // for the signal handlers and the sanitizer's d
 
 /// The shared mapping, unmapped when the campaign ends.
 class SharedMapping {
-  public:
+public:
     explicit SharedMapping(std::size_t capacity) : bytes_(sizeof(Shared) + capacity)
     {
         void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -84,7 +83,7 @@ class SharedMapping {
     SharedMapping& operator=(const SharedMapping&) = delete;
     Shared& state() { return *state_; }
 
-  private:
+private:
     std::size_t bytes_;
     Shared* state_;
 };
@@ -139,12 +138,9 @@ std::string exception_type_name()
 const char* error_kind_name(ErrorKind kind)
 {
     switch (kind) {
-    case ErrorKind::bad_input:
-        return "bad_input";
-    case ErrorKind::environment:
-        return "environment";
-    case ErrorKind::internal:
-        return "internal";
+    case ErrorKind::bad_input: return "bad_input";
+    case ErrorKind::environment: return "environment";
+    case ErrorKind::internal: return "internal";
     }
     return "?";
 }
@@ -175,8 +171,7 @@ void record(const Target& target, Shared& s, const Finding& finding, const std::
     if (finding.kind != FindingKind::exception && finding.kind != FindingKind::rule) {
         // The first lines of the report; the whole of it is in the .txt beside the input.
         std::size_t end = 0;
-        for (int line = 0; line < 30 && end != std::string::npos; ++line)
-            end = finding.report.find('\n', end + 1);
+        for (int line = 0; line < 30 && end != std::string::npos; ++line) end = finding.report.find('\n', end + 1);
         fmt::print("{}\n", finding.report.substr(0, end));
     }
     std::fflush(stdout);
@@ -186,8 +181,8 @@ std::string origin_text(const Target& target, std::span<const Seed> seeds, std::
                         std::uint64_t seed_index, const CampaignOptions& o)
 {
     if (index < seeds.size()) return fmt::format("corpus file {}/{}", target.name, seeds[index].name);
-    return fmt::format("mutation {} of {}/{}, --seed {}", index - seeds.size(), target.name,
-                       seeds[seed_index].name, o.seed);
+    return fmt::format("mutation {} of {}/{}, --seed {}", index - seeds.size(), target.name, seeds[seed_index].name,
+                       o.seed);
 }
 
 /// The worker: runs inputs from shared.next_input on until the budget is spent.
@@ -228,8 +223,8 @@ std::string origin_text(const Target& target, std::span<const Seed> seeds, std::
         s.started_ns = 0;
         ++(replay ? s.replayed : s.mutated);
         if (outcome.finding)
-            record(target, s, *outcome.finding, input, context,
-                   origin_text(target, seeds, index, seed_index, o), store);
+            record(target, s, *outcome.finding, input, context, origin_text(target, seeds, index, seed_index, o),
+                   store);
         else
             ++(outcome.reception.accepted ? s.accepted : s.refused);
     }
@@ -312,12 +307,10 @@ Finding death_finding(const Ending& ending, const Shared& s, const std::string& 
     const std::string at = frame.empty() ? "" : " at " + frame;
     const std::string report = log.empty() ? "(nothing on stderr)" : log;
     switch (ending.reason) {
-    case Watchdog::hang:
-        return {FindingKind::hang, fmt::format("ran longer than {} s{}", o.timeout_s, at), report};
+    case Watchdog::hang: return {FindingKind::hang, fmt::format("ran longer than {} s{}", o.timeout_s, at), report};
     case Watchdog::memory:
         return {FindingKind::memory, fmt::format("grew past {} MiB{}", o.memory_limit_mib, at), report};
-    case Watchdog::none:
-        break;
+    case Watchdog::none: break;
     }
     // UndefinedBehaviorSanitizer ends the process without the death callback, with "runtime error:".
     if (s.sanitizer_reported || log.find("Sanitizer") != std::string::npos ||
@@ -327,8 +320,8 @@ Finding death_finding(const Ending& ending, const Shared& s, const std::string& 
         const char* name = sigabbrev_np(WTERMSIG(ending.status));
         return {FindingKind::crash, fmt::format("signal SIG{}{}", name ? name : "?", at), report};
     }
-    return {FindingKind::crash,
-            fmt::format("the process exited with status {}{}", WEXITSTATUS(ending.status), at), report};
+    return {FindingKind::crash, fmt::format("the process exited with status {}{}", WEXITSTATUS(ending.status), at),
+            report};
 }
 
 void install_handlers()
@@ -378,12 +371,11 @@ Outcome run_input(const Target& target, const std::string& input, const InputCon
     } catch (const RuleBroken& e) {
         return {{}, Finding{FindingKind::rule, e.rule(), e.what()}};
     } catch (const Error& e) {
-        return {
-            {},
-            Finding{FindingKind::exception,
-                    fmt::format("{} ({}): {}", exception_type_name(), error_kind_name(e.kind()),
-                                message_signature(e.what())),
-                    fmt::format("{} ({}): {}", exception_type_name(), error_kind_name(e.kind()), e.what())}};
+        return {{},
+                Finding{FindingKind::exception,
+                        fmt::format("{} ({}): {}", exception_type_name(), error_kind_name(e.kind()),
+                                    message_signature(e.what())),
+                        fmt::format("{} ({}): {}", exception_type_name(), error_kind_name(e.kind()), e.what())}};
     } catch (const std::exception& e) {
         return {{},
                 Finding{FindingKind::exception, exception_type_name() + ": " + message_signature(e.what()),
@@ -422,16 +414,14 @@ CampaignTotals run_campaign(const Target& target, std::span<const Seed> seeds, c
         const std::string origin = running ? origin_text(target, seeds, index, s.current_seed, o)
                                            : "no single input: reported when the worker exited";
         const InputContext context{seeds.empty() ? "" : seeds[s.current_seed].name, o.scratch};
-        record(target, s, death_finding(ending, s, read_log(log_fd, s.log_offset), o), input, context, origin,
-               store);
+        record(target, s, death_finding(ending, s, read_log(log_fd, s.log_offset), o), input, context, origin, store);
         if (running) ++(index < seeds.size() ? s.replayed : s.mutated);
         s.started_ns = 0;
         s.sanitizer_reported = false;
         s.log_offset = file_size(log_fd);
         if (s.finished || !running) break;
         if (deaths == 10000) {
-            fmt::print(stderr, "harness_fuzz: {}: the worker died 10000 times; stopping this target\n",
-                       target.name);
+            fmt::print(stderr, "harness_fuzz: {}: the worker died 10000 times; stopping this target\n", target.name);
             break;
         }
     }

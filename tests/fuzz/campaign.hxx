@@ -39,8 +39,7 @@ struct CampaignTotals {
 };
 
 /// Runs the campaign; findings are printed as they come and saved under options.findings.
-CampaignTotals run_campaign(const Target& target, std::span<const Seed> seeds,
-                            const CampaignOptions& options);
+CampaignTotals run_campaign(const Target& target, std::span<const Seed> seeds, const CampaignOptions& options);
 
 /// What one input did: a reception that keeps the contract, or a finding.
 struct Outcome {

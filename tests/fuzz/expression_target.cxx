@@ -17,9 +17,8 @@ namespace {
 /// An error's offset points into the text (the loader turns it into a column).
 void require_offset(const suite::ExpressionError& error, const std::string& input)
 {
-    require(
-        error.offset() <= input.size(), "error-offset-in-text",
-        fmt::format("'{}' at offset {} of a {}-byte expression", error.what(), error.offset(), input.size()));
+    require(error.offset() <= input.size(), "error-offset-in-text",
+            fmt::format("'{}' at offset {} of a {}-byte expression", error.what(), error.offset(), input.size()));
 }
 
 } // namespace
@@ -44,8 +43,8 @@ Reception run_expression(const std::string& input, const InputContext&)
     }
     for (const auto& [name, offset] : e.names())
         require(input.compare(offset, name.size(), name) == 0, "name-offset",
-                fmt::format("the name '{}' is reported at offset {}, where the text does not hold it",
-                            excerpt(name), offset));
+                fmt::format("the name '{}' is reported at offset {}, where the text does not hold it", excerpt(name),
+                            offset));
     std::string refusal;
     for (const auto& b : bindings) {
         try {

@@ -12,18 +12,12 @@ namespace fs = std::filesystem;
 const char* finding_kind_name(FindingKind kind)
 {
     switch (kind) {
-    case FindingKind::exception:
-        return "exception";
-    case FindingKind::rule:
-        return "rule";
-    case FindingKind::crash:
-        return "crash";
-    case FindingKind::sanitizer:
-        return "sanitizer";
-    case FindingKind::hang:
-        return "hang";
-    case FindingKind::memory:
-        return "memory";
+    case FindingKind::exception: return "exception";
+    case FindingKind::rule: return "rule";
+    case FindingKind::crash: return "crash";
+    case FindingKind::sanitizer: return "sanitizer";
+    case FindingKind::hang: return "hang";
+    case FindingKind::memory: return "memory";
     }
     return "?";
 }
@@ -91,8 +85,8 @@ std::string log_signature(std::string_view log)
             summary = "LeakSanitizer: memory leak";
         else if (const auto at = line.find("SUMMARY: "); at != std::string_view::npos && summary.empty())
             summary = tool_and_type(line.substr(at + 9));
-        else if (const auto at = line.find("ERROR: "); at != std::string_view::npos && error.empty() &&
-                                                       line.find("Sanitizer", at) != std::string_view::npos)
+        else if (const auto at = line.find("ERROR: ");
+                 at != std::string_view::npos && error.empty() && line.find("Sanitizer", at) != std::string_view::npos)
             error = tool_and_type(line.substr(at + 7));
         else if (line.starts_with("harness_fuzz: signal ") && signal.empty())
             signal = std::string(line.substr(14));
@@ -122,8 +116,8 @@ std::uint64_t finding_hash(const Target& target, const Finding& finding)
 fs::path FindingStore::save(const Target& target, const Finding& finding, const std::string& input,
                             const InputContext& context, const std::string& origin) const
 {
-    const std::string stem = fmt::format("{}-{}-{:08x}", target.name, finding_kind_name(finding.kind),
-                                         finding_hash(target, finding) >> 32);
+    const std::string stem =
+        fmt::format("{}-{}-{:08x}", target.name, finding_kind_name(finding.kind), finding_hash(target, finding) >> 32);
     // A baseline is read under <suite>/<key>.csv, so it is saved under the same two names.
     fs::path input_path = folder_ / (stem + target.extension);
     if (target.keeps_seed_path) {
@@ -131,15 +125,14 @@ fs::path FindingStore::save(const Target& target, const Finding& finding, const 
         input_path = folder_ / stem / seed.parent_path().filename() / seed.filename();
     }
     std::error_code ignored;
-    if (fs::exists(input_path, ignored) && fs::file_size(input_path, ignored) <= input.size())
-        return input_path;
+    if (fs::exists(input_path, ignored) && fs::file_size(input_path, ignored) <= input.size()) return input_path;
     fs::create_directories(input_path.parent_path(), ignored);
     std::ofstream(input_path, std::ios::binary | std::ios::trunc) << input;
-    std::ofstream(folder_ / (stem + ".txt"), std::ios::trunc) << fmt::format(
-        "target:    {} ({})\nkind:      {}\nsignature: {}\ninput:     {} ({} bytes)\norigin:    {}\n"
-        "replay:    harness_fuzz --target {} {}\n\n{}\n",
-        target.name, target.description, finding_kind_name(finding.kind), finding.signature,
-        input_path.string(), input.size(), origin, target.name, input_path.string(), finding.report);
+    std::ofstream(folder_ / (stem + ".txt"), std::ios::trunc)
+        << fmt::format("target:    {} ({})\nkind:      {}\nsignature: {}\ninput:     {} ({} bytes)\norigin:    {}\n"
+                       "replay:    harness_fuzz --target {} {}\n\n{}\n",
+                       target.name, target.description, finding_kind_name(finding.kind), finding.signature,
+                       input_path.string(), input.size(), origin, target.name, input_path.string(), finding.report);
     return input_path;
 }
 

@@ -48,13 +48,13 @@ std::uint64_t finding_hash(const Target& target, const Finding& finding);
 /// Saves findings into a folder: `<target>-<kind>-<hash><extension>` holds the input (the
 /// shortest seen for that signature) and `<same>.txt` what happened and how to replay it.
 class FindingStore {
-  public:
+public:
     explicit FindingStore(std::filesystem::path folder) : folder_(std::move(folder)) {}
     /// Saves the input unless a shorter one is there; returns the input's path.
     std::filesystem::path save(const Target& target, const Finding& finding, const std::string& input,
                                const InputContext& context, const std::string& origin) const;
 
-  private:
+private:
     std::filesystem::path folder_;
 };
 

@@ -22,8 +22,7 @@ namespace {
 std::string read_file(const fs::path& path)
 {
     std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw harness::Error(harness::ErrorKind::bad_input, "harness_fuzz: cannot read " + path.string());
+    if (!in) throw harness::Error(harness::ErrorKind::bad_input, "harness_fuzz: cannot read " + path.string());
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
@@ -36,8 +35,7 @@ std::vector<Seed> load_seeds(const fs::path& folder)
     if (!fs::is_directory(folder)) return seeds;
     for (const auto& entry : fs::recursive_directory_iterator(folder))
         if (entry.is_regular_file())
-            seeds.push_back(
-                {entry.path().lexically_relative(folder).generic_string(), read_file(entry.path())});
+            seeds.push_back({entry.path().lexically_relative(folder).generic_string(), read_file(entry.path())});
     std::sort(seeds.begin(), seeds.end(), [](const Seed& a, const Seed& b) { return a.name < b.name; });
     return seeds;
 }
@@ -54,8 +52,8 @@ int replay(const Target& target, const std::vector<std::string>& files, const fs
         const Outcome outcome = run_input(target, read_file(path), InputContext{seed_name, scratch});
         if (outcome.finding) {
             ++findings;
-            fmt::print("{}: {}: {}\n{}\n", file, finding_kind_name(outcome.finding->kind),
-                       outcome.finding->signature, outcome.finding->report);
+            fmt::print("{}: {}: {}\n{}\n", file, finding_kind_name(outcome.finding->kind), outcome.finding->signature,
+                       outcome.finding->report);
         } else if (outcome.reception.accepted) {
             fmt::print("{}: accepted\n", file);
         } else {
@@ -77,8 +75,7 @@ void print_totals(const std::vector<std::pair<const Target*, CampaignTotals>>& r
         std::uint64_t distinct = 0;
         for (auto d : t.distinct) distinct += d;
         fmt::print("{:<11} {:>8} {:>8.0f} {:>8} {:>8} {:>8}", target->name, t.inputs(),
-                   t.seconds > 0 ? static_cast<double>(t.inputs()) / t.seconds : 0.0, t.refused, t.accepted,
-                   distinct);
+                   t.seconds > 0 ? static_cast<double>(t.inputs()) / t.seconds : 0.0, t.refused, t.accepted, distinct);
         for (std::size_t k = 0; k < finding_kind_count; ++k) fmt::print(" {:>9}", t.failing[k]);
         fmt::print("\n");
     }
@@ -92,15 +89,12 @@ void write_summary(const fs::path& file, const std::vector<std::pair<const Targe
     std::string per_target;
     const auto lines = [](const std::string& prefix, const CampaignTotals& t) {
         std::uint64_t distinct = 0, failing = 0;
+        for (std::size_t k = 0; k < finding_kind_count; ++k) distinct += t.distinct[k], failing += t.failing[k];
+        std::string out = fmt::format("{}inputs {}\n{}findings {}\n{}failing_inputs {}\n{}seconds {:.1f}\n", prefix,
+                                      t.inputs(), prefix, distinct, prefix, failing, prefix, t.seconds);
         for (std::size_t k = 0; k < finding_kind_count; ++k)
-            distinct += t.distinct[k], failing += t.failing[k];
-        std::string out =
-            fmt::format("{}inputs {}\n{}findings {}\n{}failing_inputs {}\n{}seconds {:.1f}\n", prefix,
-                        t.inputs(), prefix, distinct, prefix, failing, prefix, t.seconds);
-        for (std::size_t k = 0; k < finding_kind_count; ++k)
-            out += fmt::format("{}{} {}\n{}{}_distinct {}\n", prefix,
-                               finding_kind_name(static_cast<FindingKind>(k)), t.failing[k], prefix,
-                               finding_kind_name(static_cast<FindingKind>(k)), t.distinct[k]);
+            out += fmt::format("{}{} {}\n{}{}_distinct {}\n", prefix, finding_kind_name(static_cast<FindingKind>(k)),
+                               t.failing[k], prefix, finding_kind_name(static_cast<FindingKind>(k)), t.distinct[k]);
         return out;
     };
     for (const auto& [target, t] : results) {
@@ -166,8 +160,7 @@ void print_usage()
     fmt::print("usage: harness_fuzz [OPTION...] [FILE...]\n"
                "Fuzzes the harness's parsers: replays the corpus, then mutates it (docs/fuzzing.md).\n"
                "With FILEs, runs just those through one --target and says what each did.\n\n");
-    for (const auto& o : option_table)
-        fmt::print("  {:<24} {}\n", fmt::format("{} {}", o.name, o.value), o.help);
+    for (const auto& o : option_table) fmt::print("  {:<24} {}\n", fmt::format("{} {}", o.name, o.value), o.help);
 }
 
 /// Fills `settings`; returns an exit status when the program should stop (--help, a usage error).
@@ -246,16 +239,14 @@ int main(int argc, char** argv)
             status = replay(*targets.front(), settings.files, o.scratch);
         } else {
             fs::create_directories(o.findings);
-            fmt::print(
-                "harness_fuzz: seed {}, {} s of mutation per target after the corpus, inputs up to {} bytes, "
-                "{} s and {} MiB per input; findings in {}\n",
-                o.seed, o.seconds, o.max_len, o.timeout_s, o.memory_limit_mib, o.findings.string());
+            fmt::print("harness_fuzz: seed {}, {} s of mutation per target after the corpus, inputs up to {} bytes, "
+                       "{} s and {} MiB per input; findings in {}\n",
+                       o.seed, o.seconds, o.max_len, o.timeout_s, o.memory_limit_mib, o.findings.string());
             std::vector<std::pair<const Target*, CampaignTotals>> results;
             for (const Target* t : targets) {
                 const auto seeds = load_seeds(settings.corpus / t->name);
                 if (seeds.empty()) {
-                    fmt::print(stderr, "harness_fuzz: no corpus in {}\n",
-                               (settings.corpus / t->name).string());
+                    fmt::print(stderr, "harness_fuzz: no corpus in {}\n", (settings.corpus / t->name).string());
                     status = 2;
                     break;
                 }

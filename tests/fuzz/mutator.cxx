@@ -75,8 +75,7 @@ std::pair<std::size_t, std::size_t> random_span(const std::string& text, Random&
 
 } // namespace
 
-Mutator::Mutator(std::span<const Seed> seeds, std::span<const std::string_view> dictionary,
-                 std::size_t max_len)
+Mutator::Mutator(std::span<const Seed> seeds, std::span<const std::string_view> dictionary, std::size_t max_len)
     : seeds_(seeds), tokens_(dictionary.begin(), dictionary.end()), max_len_(max_len)
 {
     tokens_.insert(tokens_.end(), common_tokens().begin(), common_tokens().end());
@@ -89,8 +88,8 @@ std::string_view Mutator::token(Random& random) const
 
 void Mutator::mutate_once(std::string& text, Random& random) const
 {
-    static constexpr std::array<unsigned char, 16> interesting_bytes = {
-        0x00, 0x80, 0xff, 0xc0, '\n', '\r', '\t', ' ', '"', '\'', ':', ',', '[', '{', '#', '-'};
+    static constexpr std::array<unsigned char, 16> interesting_bytes = {0x00, 0x80, 0xff, 0xc0, '\n', '\r', '\t', ' ',
+                                                                        '"',  '\'', ':',  ',',  '[',  '{',  '#',  '-'};
     switch (random.below(14)) {
     case 0: // flip a bit
         if (!text.empty()) text[random.below(text.size())] ^= static_cast<char>(1u << random.below(8));
@@ -164,8 +163,7 @@ void Mutator::mutate_once(std::string& text, Random& random) const
         break;
     }
     case 11: { // deep nesting
-        static constexpr std::string_view openers[] = {"[",    "(",    "{",     "- ",
-                                                       "{a: ", "[a, ", "((N)+", "min(N, "};
+        static constexpr std::string_view openers[] = {"[", "(", "{", "- ", "{a: ", "[a, ", "((N)+", "min(N, "};
         const std::string_view opener = openers[random.below(std::size(openers))];
         const std::size_t depth = 1 + random.below(random.one_in(4) ? 20000 : 64);
         std::string nest;

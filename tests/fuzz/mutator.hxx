@@ -17,7 +17,7 @@ struct Seed {
 
 /// SplitMix64: small, fast, and the same sequence on every platform (unlike std distributions).
 class Random {
-  public:
+public:
     explicit Random(std::uint64_t seed) : state_(seed) {}
     std::uint64_t next();
     /// Uniform in [0, n); 0 when n is 0.
@@ -25,7 +25,7 @@ class Random {
     /// True with probability 1 / n.
     bool one_in(std::size_t n) { return below(n) == 0; }
 
-  private:
+private:
     std::uint64_t state_;
 };
 
@@ -39,13 +39,13 @@ std::span<const std::string_view> common_tokens();
 /// Makes mutated inputs from the seeds: byte flips, span insertion, deletion and duplication, line
 /// copies (duplicate keys), splices of two seeds, dictionary tokens, deep nesting and long runs.
 class Mutator {
-  public:
+public:
     Mutator(std::span<const Seed> seeds, std::span<const std::string_view> dictionary, std::size_t max_len);
 
     /// One mutated input; `origin` is set to the index of the seed it started from.
     std::string mutate(Random& random, std::size_t& origin) const;
 
-  private:
+private:
     std::string_view token(Random& random) const;
     void mutate_once(std::string& text, Random& random) const;
 

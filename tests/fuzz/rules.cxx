@@ -108,8 +108,7 @@ std::optional<std::string> duplicate_key(const YAML::Node& document)
 void require_yaml_text(const std::string& text, const YAML::Node& document)
 {
     require(is_utf8(text), "utf8", "accepted a file that is not UTF-8 text");
-    if (const auto key = duplicate_key(document))
-        require(false, "unique-keys", "accepted the key " + *key + " twice");
+    if (const auto key = duplicate_key(document)) require(false, "unique-keys", "accepted the key " + *key + " twice");
 }
 
 std::string excerpt(std::string_view text, std::size_t limit)

@@ -14,15 +14,12 @@ namespace harness::fuzz {
 
 /// An accepted input that breaks one of the target's rules: the parser should have refused it.
 class RuleBroken : public std::runtime_error {
-  public:
-    RuleBroken(std::string rule, const std::string& detail)
-        : std::runtime_error(detail), rule_(std::move(rule))
-    {
-    }
+public:
+    RuleBroken(std::string rule, const std::string& detail) : std::runtime_error(detail), rule_(std::move(rule)) {}
     /// The rule's short name, e.g. "unique-keys"; findings of one rule count as one.
     const std::string& rule() const { return rule_; }
 
-  private:
+private:
     std::string rule_;
 };
 

@@ -50,9 +50,8 @@ void require_paths_inside(const suite::Suite& s)
     };
     for (const auto& v : s.variants)
         if (!v.is_builtin())
-            require(
-                inside(v.source), "paths-inside-repository",
-                fmt::format("variant '{}' reads '{}', outside the repository", v.name, v.source.string()));
+            require(inside(v.source), "paths-inside-repository",
+                    fmt::format("variant '{}' reads '{}', outside the repository", v.name, v.source.string()));
     for (const auto& dir : s.include_dirs)
         require(inside(dir), "paths-inside-repository",
                 fmt::format("include folder '{}' is outside the repository", dir.string()));
@@ -87,9 +86,9 @@ void require_compiler_inputs(const suite::Suite& s)
 {
     for (const auto& v : s.variants) {
         for (const auto& l : v.launches)
-            require(is_printable_ascii(l.entry), "entry-printable",
-                    fmt::format("variant '{}' has the entry '{}', which is not printable ASCII", v.name,
-                                excerpt(l.entry)));
+            require(
+                is_printable_ascii(l.entry), "entry-printable",
+                fmt::format("variant '{}' has the entry '{}', which is not printable ASCII", v.name, excerpt(l.entry)));
         for (const auto& [name, value] : v.defines)
             require(!has_control_character(name) && !has_control_character(value), "defines-printable",
                     fmt::format("variant '{}' defines '{}' as '{}'", v.name, excerpt(name), excerpt(value)));
@@ -158,8 +157,7 @@ void require_launchable(const suite::VariantSpec& v, const std::vector<suite::Bu
         std::int64_t threads = 1;
         for (const auto& dim : l.block)
             if (const auto d = value_at(dim, c.params)) {
-                if (*d < 1 || *d > 1024)
-                    broken("launch-geometry", fmt::format("a block dimension is {}", *d));
+                if (*d < 1 || *d > 1024) broken("launch-geometry", fmt::format("a block dimension is {}", *d));
                 threads *= *d;
             }
         if (threads > 1024) broken("launch-geometry", fmt::format("a block of {} threads", threads));
@@ -173,8 +171,7 @@ void require_launchable(const suite::VariantSpec& v, const std::vector<suite::Bu
     }
     for (const auto& b : buffers) {
         const auto count = value_at(b.count, c.params);
-        if (count && *count < 0)
-            broken("buffer-count", fmt::format("buffer '{}' has {} elements", b.name, *count));
+        if (count && *count < 0) broken("buffer-count", fmt::format("buffer '{}' has {} elements", b.name, *count));
         if (b.index && count && *count > 0) {
             Bindings with_i = c.params;
             for (const std::int64_t i : {std::int64_t{0}, *count - 1}) {
@@ -196,8 +193,8 @@ void require_cases(const suite::Suite& s)
     std::size_t points = 1;
     for (const auto& p : s.params) {
         require(p.values.size() <= max_points / points, "sweep-size",
-                fmt::format("accepted a sweep of more than {} points (parameter '{}' has {} values)",
-                            max_points, p.name, p.values.size()));
+                fmt::format("accepted a sweep of more than {} points (parameter '{}' has {} values)", max_points,
+                            p.name, p.values.size()));
         points *= p.values.size();
     }
     const auto cases = suite::expand_cases(s);
@@ -228,8 +225,7 @@ Reception run_suite(const std::string& input, const InputContext&)
                         excerpt(s.name)));
     for (const auto& arch : s.archs)
         require(compile::find_arch_limits(arch) != nullptr, "archs-known",
-                fmt::format("accepted the architecture '{}', which the occupancy table does not know",
-                            excerpt(arch)));
+                fmt::format("accepted the architecture '{}', which the occupancy table does not know", excerpt(arch)));
     require_paths_inside(s);
     require_compiler_inputs(s);
     require_numbers(s, document);

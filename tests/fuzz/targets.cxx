@@ -5,15 +5,15 @@ namespace harness::fuzz {
 std::span<const Target> target_table()
 {
     static const Target table[] = {
-        {"suite", "parse_suite, expand_cases, and every launch, buffer and rate expression of every case",
-         ".yaml", false, suite_tokens, run_suite},
+        {"suite", "parse_suite, expand_cases, and every launch, buffer and rate expression of every case", ".yaml",
+         false, suite_tokens, run_suite},
         {"expression", "Expression::parse and evaluate with ordinary and extreme bindings", ".expr", false,
          expression_tokens, run_expression},
         {"baseline", "parse_baseline, read as baselines/<suite>/<key>.csv", ".csv", true, baseline_tokens,
          run_baseline},
         {"waivers", "parse_waivers", ".yaml", false, waiver_tokens, run_waivers},
-        {"results", "read_results_json, then every report rendered from what it read", ".json", false,
-         results_tokens, run_results},
+        {"results", "read_results_json, then every report rendered from what it read", ".json", false, results_tokens,
+         run_results},
     };
     return table;
 }

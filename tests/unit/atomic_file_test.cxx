@@ -1,12 +1,12 @@
 #include "harness/core/atomic_file.hxx"
 #include "harness/core/error.hxx"
 
+#include "test_files.hxx"
 #include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
-#include "test_files.hxx"
 #include <set>
 #include <sstream>
 #include <sys/resource.h>
@@ -21,8 +21,7 @@ namespace {
 
 fs::path temp_dir(const std::string& name)
 {
-    const fs::path dir =
-        fs::temp_directory_path() / ("harness-atomic-test-" + name + "-" + std::to_string(::getpid()));
+    const fs::path dir = fs::temp_directory_path() / ("harness-atomic-test-" + name + "-" + std::to_string(::getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
     return dir;
@@ -87,8 +86,7 @@ TEST(AtomicFile, KeepsTheOldFileWhenWritingFails)
     small.rlim_cur = 4096;
     const auto previous_handler = std::signal(SIGXFSZ, SIG_IGN);
     ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0) << std::strerror(errno);
-    const std::string message =
-        failure_of([&] { write_file_atomically(dir / "out.txt", std::string(1 << 20, 'x')); });
+    const std::string message = failure_of([&] { write_file_atomically(dir / "out.txt", std::string(1 << 20, 'x')); });
     ::setrlimit(RLIMIT_FSIZE, &saved);
     std::signal(SIGXFSZ, previous_handler);
     EXPECT_NE(message.find((dir / "out.txt").string()), std::string::npos) << message;

@@ -51,7 +51,7 @@ TEST(BufferData, UniformIsDeterministicAndInRange)
         EXPECT_LE(x, 1.0f);
         sum += x;
     }
-    EXPECT_LT(std::abs(sum / 1000), 0.1);  // centred, not constant
+    EXPECT_LT(std::abs(sum / 1000), 0.1); // centred, not constant
     EXPECT_NE(a[0], a[1]);
 }
 
@@ -121,11 +121,11 @@ TEST(TimingStats, SummaryAndStoppingRule)
     EXPECT_DOUBLE_EQ(s.min_us, 1.0);
     EXPECT_NEAR(s.relative_noise, 1.2909944 / 2.5, 1e-6);
 
-    TimingSpec policy;  // 10 samples, 0.5 % noise, 1 s
+    TimingSpec policy; // 10 samples, 0.5 % noise, 1 s
     std::vector<double> quiet(10, 100.0);
     EXPECT_TRUE(enough_samples(quiet, 0.01, policy));
     quiet.pop_back();
-    EXPECT_FALSE(enough_samples(quiet, 5.0, policy));  // fewer than the minimum, even over budget
+    EXPECT_FALSE(enough_samples(quiet, 5.0, policy)); // fewer than the minimum, even over budget
     std::vector<double> noisy = {100, 110, 90, 105, 95, 100, 120, 80, 100, 100};
     EXPECT_FALSE(enough_samples(noisy, 0.5, policy));
     EXPECT_TRUE(enough_samples(noisy, 1.0, policy));

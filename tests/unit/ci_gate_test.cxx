@@ -43,15 +43,19 @@ int run_in(const fs::path& cwd, const std::vector<std::string>& args, const char
     const fs::path before = fs::current_path();
     const char* saved = std::getenv("CI");
     const std::string saved_value = saved ? saved : "";
-    if (*ci) setenv("CI", ci, 1);
-    else unsetenv("CI");
+    if (*ci)
+        setenv("CI", ci, 1);
+    else
+        unsetenv("CI");
     fs::current_path(cwd);
     testing::internal::CaptureStdout();
     const int code = cli::run_tool(args);
     testing::internal::GetCapturedStdout();
     fs::current_path(before);
-    if (saved) setenv("CI", saved_value.c_str(), 1);
-    else unsetenv("CI");
+    if (saved)
+        setenv("CI", saved_value.c_str(), 1);
+    else
+        unsetenv("CI");
     return code;
 }
 
@@ -85,8 +89,8 @@ TEST(CiMode, AMissingBaselineFailsAsNotGated)
     ScratchProject p;
     fs::remove(p.root / "baselines" / "transpose" / "sm_80.csv");
     const std::vector<std::string> args = {"run", "--static", "--no-cache", "suites/transpose.yaml"};
-    EXPECT_EQ(run_in(p.root, args), 0);          // outside CI: friendly, with a note
-    EXPECT_EQ(run_in(p.root, args, "true"), 1);  // CI=true: the sm_80 figures were not gated
+    EXPECT_EQ(run_in(p.root, args), 0);         // outside CI: friendly, with a note
+    EXPECT_EQ(run_in(p.root, args, "true"), 1); // CI=true: the sm_80 figures were not gated
     const std::string junit = read_file(p.root / "reports" / "transpose" / "junit.xml");
     EXPECT_NE(junit.find("no baseline file"), std::string::npos) << junit.substr(0, 2000);
     EXPECT_EQ(run_in(p.root, {"run", "--static", "--ci", "--no-cache", "suites/transpose.yaml"}), 1);

@@ -7,11 +7,11 @@
 #include "test_files.hxx"
 #include "test_paths.hxx"
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-#include <csignal>
 #include <gtest/gtest.h>
+#include <sstream>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -101,7 +101,7 @@ TEST(BaselineFile, WriteReadRoundTrip)
     EXPECT_EQ(back.meta("gpu"), "NVIDIA H200, \"quoted\"");
     ASSERT_EQ(back.rows.size(), 2u);
     EXPECT_EQ(back.rows[0].variant, "tiled, 32");
-    EXPECT_EQ(back.rows[0].value, 12.345678901234567);  // exactly
+    EXPECT_EQ(back.rows[0].value, 12.345678901234567); // exactly
     EXPECT_EQ(back.rows[0].samples, (std::vector<double>{1.5, 2.25, 1e-7}));
     EXPECT_EQ(back.rows[1].value, 0.1);
     EXPECT_EQ(back.rows[1].source, "static");
@@ -170,11 +170,11 @@ TEST(BaselineUpdate, MergesKeepsOtherMetricsAndDropsStaleCases)
     EXPECT_NE(update.notes.at(0).find("not recorded: b N=256"), std::string::npos) << update.notes.at(0);
     const BaselineFile merged = read_baseline(baseline_path(dir.path, "toy", "sm_90"));
     ASSERT_TRUE(merged.find("a", "N=256", "global_ld_sectors"));  // kept
-    EXPECT_EQ(merged.find("a", "N=256", "registers")->value, 32);  // replaced
-    EXPECT_TRUE(merged.find("a", "N=512", "registers"));           // added
-    EXPECT_FALSE(merged.find("gone", "N=256", "registers"));       // dropped
-    EXPECT_FALSE(merged.find("b", "N=256", "registers"));          // failed: never written
-    EXPECT_EQ(merged.meta("gpu"), "NVIDIA H200");                  // a static update keeps the GPU's name
+    EXPECT_EQ(merged.find("a", "N=256", "registers")->value, 32); // replaced
+    EXPECT_TRUE(merged.find("a", "N=512", "registers"));          // added
+    EXPECT_FALSE(merged.find("gone", "N=256", "registers"));      // dropped
+    EXPECT_FALSE(merged.find("b", "N=256", "registers"));         // failed: never written
+    EXPECT_EQ(merged.meta("gpu"), "NVIDIA H200");                 // a static update keeps the GPU's name
     EXPECT_EQ(merged.meta("schema_version"), "1");
 }
 
@@ -221,11 +221,13 @@ TEST(CompareRun, EveryVerdict)
     EXPECT_NE(verdict(cliff, "registers")->message.find("occupancy cliff: registers 32 -> 40"), std::string::npos);
     EXPECT_EQ(verdict(cliff, "theoretical_occupancy")->verdict, Verdict::regressed);
     EXPECT_EQ(verdict(cliff, "blocks_per_sm")->verdict, Verdict::regressed);
-    EXPECT_NE(verdict(cliff, "theoretical_occupancy")->message.find(
-                  "registers 32 -> 40: resident blocks 8 -> 6, theoretical occupancy 100 % -> 75 % (limiter: registers)"),
-              std::string::npos)
+    EXPECT_NE(
+        verdict(cliff, "theoretical_occupancy")
+            ->message.find(
+                "registers 32 -> 40: resident blocks 8 -> 6, theoretical occupancy 100 % -> 75 % (limiter: registers)"),
+        std::string::npos)
         << verdict(cliff, "theoretical_occupancy")->message;
-    EXPECT_EQ(verdict(cliff, "registers", true)->verdict, Verdict::passed);  // expect <= 64
+    EXPECT_EQ(verdict(cliff, "registers", true)->verdict, Verdict::passed); // expect <= 64
     // A static run has no SASS metrics: the expectation is skipped with a note, not failed.
     EXPECT_EQ(verdict(cliff, "excess_shared_wavefronts", true)->verdict, Verdict::skipped);
 
@@ -279,7 +281,7 @@ TEST(CompareRun, NoisyFiguresSkippedOnAnotherGpuModel)
     options.baseline_dir = dir.path;
     compare_run(other, s, options);
     EXPECT_EQ(verdict(other.results[0], "time_median")->verdict, Verdict::skipped);
-    EXPECT_EQ(verdict(other.results[0], "registers")->verdict, Verdict::passed);  // sm_90 gates every sm_90 GPU
+    EXPECT_EQ(verdict(other.results[0], "registers")->verdict, Verdict::passed); // sm_90 gates every sm_90 GPU
     EXPECT_FALSE(other.notes.empty());
 
     // On the same model, twice the time is a regression by the suite's "samples 8%".
@@ -341,14 +343,14 @@ TEST(Waivers, MatchExpiryAndMalformedFiles)
     EXPECT_TRUE(waiver_matches(waivers[0], r, "registers"));
     EXPECT_FALSE(waiver_matches(waivers[0], r, "blocks_per_sm"));
     EXPECT_FALSE(waiver_matches(waivers[0], result("a", "N=512", 40), "registers"));
-    EXPECT_TRUE(waiver_matches(waivers[1], result("zzz", "N=512", 40), "theoretical_occupancy"));  // "*" defaults
+    EXPECT_TRUE(waiver_matches(waivers[1], result("zzz", "N=512", 40), "theoretical_occupancy")); // "*" defaults
 
     r.verdicts = {{"registers", Verdict::regressed, 32.0, 40.0, "exact", "registers 32 -> 40", ""},
                   {"theoretical_occupancy", Verdict::regressed, 1.0, 0.75, "exact", "occupancy 100 % -> 75 %", ""}};
     apply_waivers(r, waivers, "2025-06-01");
     EXPECT_EQ(r.verdicts[0].verdict, Verdict::waived);
     EXPECT_NE(r.verdicts[0].message.find("accepted for the new unroll"), std::string::npos);
-    EXPECT_EQ(r.verdicts[1].verdict, Verdict::regressed);  // expired: fails, naming the waiver
+    EXPECT_EQ(r.verdicts[1].verdict, Verdict::regressed); // expired: fails, naming the waiver
     EXPECT_NE(r.verdicts[1].message.find("baselines/waivers.yaml:8 expired on 2020-01-31"), std::string::npos);
 
     const auto error_of = [](const std::string& bad) -> std::string {
@@ -443,8 +445,7 @@ TEST(GateCounts, EveryVerdictLandsInOneCountAndTheSummariesSayIt)
     EXPECT_EQ(g.not_gated, 5u);
     const std::string text = report::gate_counts_text(g);
     EXPECT_NE(report::markdown_summary(rep).find("Gated: " + text), std::string::npos);
-    EXPECT_NE(report::junit_xml(rep).find("<property name=\"figures_reported_only\" value=\"1\"/>"),
-              std::string::npos);
+    EXPECT_NE(report::junit_xml(rep).find("<property name=\"figures_reported_only\" value=\"1\"/>"), std::string::npos);
     std::ostringstream console;
     report::write_console_verdicts(rep, console);
     EXPECT_NE(console.str().find("gated: " + text), std::string::npos) << console.str();
@@ -499,11 +500,11 @@ TEST(BaselineUpdate, TimeSamplesAreKeptAsABoundedSetOfQuantiles)
 {
     EXPECT_EQ(baseline_samples({3, 1, 2}), (std::vector<double>{1, 2, 3}));
     std::vector<double> many;
-    for (int i = 0; i < 10001; ++i) many.push_back(10000 - i);  // 0 .. 10000, reversed
+    for (int i = 0; i < 10001; ++i) many.push_back(10000 - i); // 0 .. 10000, reversed
     const auto kept = baseline_samples(many);
     ASSERT_EQ(kept.size(), max_baseline_samples);
     EXPECT_TRUE(std::is_sorted(kept.begin(), kept.end()));
     EXPECT_NEAR(kept.front(), 10000.0 * 0.5 / 64, 1e-9);
     EXPECT_NEAR(kept.back(), 10000.0 * 63.5 / 64, 1e-9);
-    EXPECT_NEAR(kept[32], 10000.0 * 32.5 / 64, 1e-9);  // the median region
+    EXPECT_NEAR(kept[32], 10000.0 * 32.5 / 64, 1e-9); // the median region
 }

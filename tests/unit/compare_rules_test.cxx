@@ -145,9 +145,8 @@ TEST(Cliff, NamesTheRegisterCliff)
     OccupancyFigures after{40, 0, 0, 0, 6, 0.75};
     const auto text = occupancy_cliff("sm_90", before, after);
     ASSERT_TRUE(text);
-    EXPECT_EQ(*text,
-              "registers 32 -> 40: resident blocks 8 -> 6, theoretical occupancy 100 % -> 75 % (limiter: "
-              "registers)");
+    EXPECT_EQ(*text, "registers 32 -> 40: resident blocks 8 -> 6, theoretical occupancy 100 % -> 75 % (limiter: "
+                     "registers)");
     // Same occupancy: no cliff.
     OccupancyFigures fewer{30, 0, 0, 0, 8, 1.0};
     EXPECT_FALSE(occupancy_cliff("sm_90", before, fewer));
@@ -168,8 +167,7 @@ TEST(Rules, MinimumChangeFloorsRelativeAndSamplesRules)
     EXPECT_EQ(rel.kind, RuleKind::relative);
     EXPECT_DOUBLE_EQ(rel.tolerance, 0.05);
     EXPECT_DOUBLE_EQ(rel.minimum, 1048576.0);
-    EXPECT_EQ(judge_value(metric("dram_read_bytes"), rel, 40000, 60000).verdict, Verdict::passed)
-        << "+50 % of 40 KB";
+    EXPECT_EQ(judge_value(metric("dram_read_bytes"), rel, 40000, 60000).verdict, Verdict::passed) << "+50 % of 40 KB";
     EXPECT_EQ(judge_value(metric("dram_read_bytes"), rel, 100e6, 110e6).verdict, Verdict::regressed);
     EXPECT_THROW(parse_rule("rel 5% min"), std::invalid_argument);
     EXPECT_THROW(parse_rule("rel 5% min -3"), std::invalid_argument);
@@ -179,8 +177,7 @@ TEST(Rules, MinimumChangeFloorsRelativeAndSamplesRules)
     std::vector<double> base(50, 8.192), slower(50, 8.704); // +6 %, but half a microsecond
     EXPECT_EQ(judge_samples(metric("time_median"), samples, base, slower).verdict, Verdict::passed);
     std::vector<double> big_base(50, 100.0), big_slower(50, 110.0);
-    EXPECT_EQ(judge_samples(metric("time_median"), samples, big_base, big_slower).verdict,
-              Verdict::regressed);
+    EXPECT_EQ(judge_samples(metric("time_median"), samples, big_base, big_slower).verdict, Verdict::regressed);
     EXPECT_EQ(metric("time_median").default_rule, "samples 2% min 2");
 }
 

@@ -30,8 +30,7 @@ constexpr uid_t other_uid = 12345;
 
 fs::path temp_dir(const std::string& name)
 {
-    const fs::path dir =
-        fs::temp_directory_path() / ("harness-cache-test-" + name + "-" + std::to_string(::getpid()));
+    const fs::path dir = fs::temp_directory_path() / ("harness-cache-test-" + name + "-" + std::to_string(::getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
     return dir;
@@ -78,7 +77,7 @@ void expect_actionable(const std::string& message, const fs::path& dir, const st
 
 /// Sets or unsets an environment variable for one scope.
 class ScopedEnv {
-  public:
+public:
     ScopedEnv(const char* name, const char* value) : name_(name)
     {
         if (const char* old = std::getenv(name)) old_ = old;
@@ -97,7 +96,7 @@ class ScopedEnv {
     ScopedEnv(const ScopedEnv&) = delete;
     ScopedEnv& operator=(const ScopedEnv&) = delete;
 
-  private:
+private:
     const char* name_;
     std::optional<std::string> old_;
 };
@@ -163,8 +162,7 @@ TEST(CompileCache, RefusesALinkOwnedByAnotherUser)
     ASSERT_EQ(::chmod((dir / "mine").c_str(), 0700), 0);
     fs::create_directory_symlink(dir / "mine", dir / "cache");
     if (::lchown((dir / "cache").c_str(), other_uid, other_uid) != 0)
-        GTEST_SKIP() << "cannot give a link to uid " << other_uid << " (" << std::strerror(errno)
-                     << "); only root can";
+        GTEST_SKIP() << "cannot give a link to uid " << other_uid << " (" << std::strerror(errno) << "); only root can";
     expect_actionable(refusal(dir / "cache"), dir / "cache", fmt::format("link owned by uid {}", other_uid));
 }
 
@@ -182,8 +180,8 @@ TEST(CompileCache, CreatesAMissingFolderPrivate)
 TEST(CompileCache, FallbackFolderIsPerUser)
 {
     const fs::path tmp = temp_dir("fallback");
-    const ScopedEnv no_dir("HARNESS_CACHE_DIR", nullptr), no_xdg("XDG_CACHE_HOME", nullptr),
-        no_home("HOME", nullptr), tmpdir("TMPDIR", tmp.c_str());
+    const ScopedEnv no_dir("HARNESS_CACHE_DIR", nullptr), no_xdg("XDG_CACHE_HOME", nullptr), no_home("HOME", nullptr),
+        tmpdir("TMPDIR", tmp.c_str());
     EXPECT_EQ(compile::CompileCache::default_dir(), tmp / ("harness-cache-" + std::to_string(::geteuid())));
 }
 
@@ -220,8 +218,7 @@ TEST(CompileCache, CommandsRefuseAnUnsafeFolderFirst)
             ADD_FAILURE() << args[0] << " accepted " << cache;
         } catch (const Error& e) {
             EXPECT_EQ(e.kind(), ErrorKind::environment) << args[0];
-            EXPECT_NE(std::string(e.what()).find("mode 0777"), std::string::npos)
-                << args[0] << ": " << e.what();
+            EXPECT_NE(std::string(e.what()).find("mode 0777"), std::string::npos) << args[0] << ": " << e.what();
         }
     }
     EXPECT_FALSE(fs::exists(out));
@@ -291,8 +288,7 @@ TEST(CompileCache, AnEntryOwnedByAnotherUserIsAMiss)
     const auto module = compile::compile(request, &cache);
     const fs::path cubin = dir / "cache" / (module.cache_key + ".cubin");
     if (::chown(cubin.c_str(), other_uid, other_uid) != 0)
-        GTEST_SKIP() << "cannot give a file to uid " << other_uid << " (" << std::strerror(errno)
-                     << "); only root can";
+        GTEST_SKIP() << "cannot give a file to uid " << other_uid << " (" << std::strerror(errno) << "); only root can";
     EXPECT_FALSE(cache.load(module.cache_key).has_value());
     EXPECT_FALSE(compile::compile(request, &cache).from_cache);
     struct stat st {};

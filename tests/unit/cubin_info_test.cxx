@@ -77,8 +77,7 @@ __global__ void nested(float* out) { out[threadIdx.x] = 3.f; }
 }
 )";
 
-const std::vector<std::string> name_expressions{"many_accumulators<64>", "indexed_local_array",
-                                                "demo::nested"};
+const std::vector<std::string> name_expressions{"many_accumulators<64>", "indexed_local_array", "demo::nested"};
 
 struct Compiled {
     std::string cubin;
@@ -139,8 +138,7 @@ const Compiled& compile(const std::string& arch, bool cap_registers_at_32)
 
 const KernelResources* logged_kernel(const std::vector<KernelResources>& logged, const std::string& name)
 {
-    auto it =
-        std::find_if(logged.begin(), logged.end(), [&](const KernelResources& k) { return k.name == name; });
+    auto it = std::find_if(logged.begin(), logged.end(), [&](const KernelResources& k) { return k.name == name; });
     return it == logged.end() ? nullptr : &*it;
 }
 
@@ -251,11 +249,10 @@ TEST_P(CubinAgainstPtxas, PrintsResourcesPerArchitecture)
         CubinInfo info = read_cubin_info(compiled.cubin);
         merge_ptxas_log(info, parse_ptxas_log(compiled.log));
         for (const KernelResources& k : info.kernels) {
-            std::cout << GetParam() << (capped ? " maxrreg=32 " : "            ")
-                      << demangled_base_name(k.name) << ": " << k.registers << " registers, "
-                      << k.static_shared_bytes << " B smem, " << k.local_bytes << " B frame, "
-                      << k.max_stack_bytes << " B stack, " << k.barriers << " barriers, " << k.param_bytes
-                      << " B params, spills " << k.spill_store_bytes.value_or(-1) << "/"
+            std::cout << GetParam() << (capped ? " maxrreg=32 " : "            ") << demangled_base_name(k.name) << ": "
+                      << k.registers << " registers, " << k.static_shared_bytes << " B smem, " << k.local_bytes
+                      << " B frame, " << k.max_stack_bytes << " B stack, " << k.barriers << " barriers, "
+                      << k.param_bytes << " B params, spills " << k.spill_store_bytes.value_or(-1) << "/"
                       << k.spill_load_bytes.value_or(-1) << " B\n";
         }
         ASSERT_FALSE(info.kernels.empty());
@@ -271,8 +268,7 @@ std::string without_regcount_attributes(std::string cubin)
 {
     const char pattern[] = {0x04, 0x2f, 0x08, 0x00};
     std::size_t replaced = 0;
-    for (std::size_t at = cubin.find(pattern, 0, 4); at != std::string::npos;
-         at = cubin.find(pattern, at + 4, 4)) {
+    for (std::size_t at = cubin.find(pattern, 0, 4); at != std::string::npos; at = cubin.find(pattern, at + 4, 4)) {
         cubin[at + 1] = 0x01; // EIATTR_PAD
         ++replaced;
     }
@@ -316,8 +312,7 @@ TEST(CubinInfo, MalformedInputsAreNamedErrors)
 {
     const std::string cubin = compile("sm_90", false).cubin;
     EXPECT_NE(error_of("").find("cubin: is empty"), std::string::npos);
-    EXPECT_NE(error_of("__global__ void k() {}" + std::string(64, ' ')).find("not an ELF file"),
-              std::string::npos);
+    EXPECT_NE(error_of("__global__ void k() {}" + std::string(64, ' ')).find("not an ELF file"), std::string::npos);
     EXPECT_NE(error_of(cubin.substr(0, 40)).find("shorter than an ELF64 header"), std::string::npos);
     EXPECT_NE(error_of(cubin.substr(0, cubin.size() / 2)).find("truncated"), std::string::npos);
 
@@ -409,10 +404,8 @@ TEST(PtxasLog, IgnoresTextThatIsNotAReport)
 {
     EXPECT_TRUE(parse_ptxas_log("").empty());
     EXPECT_TRUE(
-        parse_ptxas_log("test.cu(3): warning #177-D: variable \"x\" was declared but never referenced\n")
-            .empty());
-    EXPECT_TRUE(parse_ptxas_log("ptxas info    : Used 10 registers\n").empty())
-        << "no entry function announced";
+        parse_ptxas_log("test.cu(3): warning #177-D: variable \"x\" was declared but never referenced\n").empty());
+    EXPECT_TRUE(parse_ptxas_log("ptxas info    : Used 10 registers\n").empty()) << "no entry function announced";
 }
 
 TEST(DemangledBaseName, KernelNames)

@@ -100,7 +100,7 @@ TEST(JUnit, StructureTotalsAndEscaping)
     std::vector<std::string> names;
     ASSERT_NO_THROW(names = xml_elements(xml)) << xml;
     EXPECT_EQ(std::count(names.begin(), names.end(), "testcase"), 5);
-    EXPECT_EQ(std::count(names.begin(), names.end(), "failure"), 2);  // regression + wrong output
+    EXPECT_EQ(std::count(names.begin(), names.end(), "failure"), 2); // regression + wrong output
     EXPECT_EQ(std::count(names.begin(), names.end(), "error"), 1);
     EXPECT_EQ(std::count(names.begin(), names.end(), "skipped"), 1);
     EXPECT_NE(xml.find("<testsuite name=\"gemm\" tests=\"5\" failures=\"2\" errors=\"1\" skipped=\"1\""),
@@ -156,7 +156,7 @@ TEST(Merge, CombinesShardsAndRefusesMismatches)
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("GPU 'NVIDIA H100'"), std::string::npos) << e.what();
     }
-    EXPECT_THROW(report::merge_reports({a, a}, {"a.json", "a2.json"}), Error);  // a case twice
+    EXPECT_THROW(report::merge_reports({a, a}, {"a.json", "a2.json"}), Error); // a case twice
     auto other_suite = b;
     other_suite.suite = "transpose";
     EXPECT_THROW(report::merge_reports({a, other_suite}, {"a.json", "b.json"}), Error);
@@ -165,10 +165,11 @@ TEST(Merge, CombinesShardsAndRefusesMismatches)
 TEST(SuiteGating, CompareAndExpectErrorsNameTheLine)
 {
     const auto error_of = [](const std::string& extra) -> std::string {
-        const std::string text = "suite: toy\nparams: {N: [1]}\nreference: a\n" + extra +
-                                 "buffers:\n  x: {type: f32, count: N, role: out}\n"
-                                 "variants:\n  a:\n    source: ../kernels/memory/vector_add.cu\n"
-                                 "    entry: vector_add\n    block: [256]\n    grid: [1]\n    args: [x, x, x, {i32: N}]\n";
+        const std::string text =
+            "suite: toy\nparams: {N: [1]}\nreference: a\n" + extra +
+            "buffers:\n  x: {type: f32, count: N, role: out}\n"
+            "variants:\n  a:\n    source: ../kernels/memory/vector_add.cu\n"
+            "    entry: vector_add\n    block: [256]\n    grid: [1]\n    args: [x, x, x, {i32: N}]\n";
         try {
             suite::parse_suite(text, repo_root() / "suites" / "toy.yaml");
         } catch (const InputError& e) {
@@ -176,12 +177,12 @@ TEST(SuiteGating, CompareAndExpectErrorsNameTheLine)
         }
         return "";
     };
-    EXPECT_NE(error_of("expect: {registres: \"<= 64\"}\n").find("toy.yaml:4:10: expect.registres: unknown metric "
-                                                                 "'registres' (did you mean 'registers'?)"),
+    EXPECT_NE(error_of("expect: {registres: \"<= 64\"}\n")
+                  .find("toy.yaml:4:10: expect.registres: unknown metric "
+                        "'registres' (did you mean 'registers'?)"),
               std::string::npos)
         << error_of("expect: {registres: \"<= 64\"}\n");
-    EXPECT_NE(error_of("expect: {registers: \"=< 64\"}\n").find("toy.yaml:4:21: expect.registers"),
-              std::string::npos)
+    EXPECT_NE(error_of("expect: {registers: \"=< 64\"}\n").find("toy.yaml:4:21: expect.registers"), std::string::npos)
         << error_of("expect: {registers: \"=< 64\"}\n");
     EXPECT_NE(error_of("compare: {time_median: \"rel 5\"}\n").find("compare.time_median"), std::string::npos);
     EXPECT_NE(error_of("compare: {registers: \"samples 5%\"}\n").find("only time_median"), std::string::npos);
@@ -206,13 +207,15 @@ TEST(EndToEnd, StaticTierGatesAgainstABaseline)
 
     // Record the current figures as the baseline, and the same run passes.
     testing::internal::CaptureStdout();
-    EXPECT_EQ(cli::dispatch({"baseline", "update", "--static", "--no-ci", suite, "--baseline-dir", (out / "b").string()}), 0);
+    EXPECT_EQ(
+        cli::dispatch({"baseline", "update", "--static", "--no-ci", suite, "--baseline-dir", (out / "b").string()}), 0);
     EXPECT_EQ(cli::dispatch({"run", "--static", suite, "--baseline-dir", (out / "b").string(), "--out", out.string()}),
               0);
     // A malformed waiver file is bad input.
     std::ofstream(out / "b" / "waivers.yaml") << "waivers:\n  - suite: x\n    expires: soon\n";
-    EXPECT_THROW(cli::dispatch({"run", "--static", suite, "--baseline-dir", (out / "b").string(), "--out", out.string()}),
-                 InputError);
+    EXPECT_THROW(
+        cli::dispatch({"run", "--static", suite, "--baseline-dir", (out / "b").string(), "--out", out.string()}),
+        InputError);
     testing::internal::GetCapturedStdout();
     fs::remove_all(out);
 }

@@ -21,7 +21,7 @@ std::optional<run::DeviceInfo> gpu()
     return info;
 }
 
-#define REQUIRE_GPU()                                                                                         \
+#define REQUIRE_GPU()                                                                                                  \
     if (!gpu()) GTEST_SKIP() << "no usable GPU on this machine"
 
 std::vector<CaseResult> run_suite(suite::Suite& s, double case_timeout_s)
@@ -51,7 +51,8 @@ TEST(GpuRun, PlantedFaultsFailOnlyTheirOwnCases)
     ASSERT_EQ(results.size(), 10u);
     for (const std::string n : {"N=1000", "N=4096"}) {
         EXPECT_EQ(find(results, "scale", n).status, CaseStatus::passed);
-        EXPECT_EQ(find(results, "scale_again", n).status, CaseStatus::passed) << find(results, "scale_again", n).message;
+        EXPECT_EQ(find(results, "scale_again", n).status, CaseStatus::passed)
+            << find(results, "scale_again", n).message;
         const auto& oob = find(results, "out_of_bounds", n);
         EXPECT_EQ(oob.status, CaseStatus::fault);
         EXPECT_NE(oob.message.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos) << oob.message;
@@ -75,7 +76,7 @@ TEST(GpuRun, GemmVariantsVerifyAndReportResources)
     for (const auto& r : results) {
         EXPECT_EQ(r.status, CaseStatus::passed) << r.variant << " " << r.params_text << ": " << r.message;
         EXPECT_GT(r.metric("time_median").value_or(0), 0.0);
-        if (s.find_variant(r.variant)->is_builtin()) continue;  // a library call has no kernel resources
+        if (s.find_variant(r.variant)->is_builtin()) continue; // a library call has no kernel resources
         EXPECT_GT(r.metric("registers").value_or(0), 0.0);
         EXPECT_GT(r.metric("theoretical_occupancy").value_or(0), 0.0);
         EXPECT_LE(r.metric("theoretical_occupancy").value_or(2), 1.0);
@@ -99,7 +100,7 @@ TEST(GpuProfile, TransposeCountersAreExactRepeatAndNameTheirSourceLines)
     const auto first = run_suite(s, 30.0);
     const auto second = run_suite(s, 30.0);
 
-    constexpr double warp_rows = 1024.0 * 1024.0 / 32.0;  // requests / instructions per access
+    constexpr double warp_rows = 1024.0 * 1024.0 / 32.0; // requests / instructions per access
     const auto top_hotspot = [](const CaseResult& r, const std::string& metric) -> const Hotspot* {
         for (const auto& h : r.hotspots)
             if (h.metric == metric) return &h;

@@ -71,8 +71,9 @@ TEST(HostileSuite, TheValidSuiteLoads)
 
 TEST(HostileSuite, NamesThatWouldLeaveTheirFolderAreRefused)
 {
-    EXPECT_NE(error_after("suite: hostile", "suite: \"..\"").find("hostile.yaml:1:8: suite: the suite name starts with"),
-              std::string::npos);
+    EXPECT_NE(
+        error_after("suite: hostile", "suite: \"..\"").find("hostile.yaml:1:8: suite: the suite name starts with"),
+        std::string::npos);
     EXPECT_NE(error_after("suite: hostile", "suite: .").find("suite: the suite name"), std::string::npos);
     EXPECT_NE(error_after("suite: hostile", "suite: a/b").find("suite: the suite name uses a character"),
               std::string::npos);
@@ -105,9 +106,9 @@ TEST(HostileSuite, SourcesAndIncludesStayInsideTheProject)
 
 TEST(HostileSuite, OptionsThatWriteFilesOrWidenIncludesAreRefused)
 {
-    for (const char* option : {"--time=/tmp/x", "--fdevice-time-trace=/tmp/y", "-I/etc", "--include-path=/etc",
-                               "--pre-include=/etc/passwd", "-include", "/etc", "-Xptxas=-o,/tmp/x",
-                               "--gpu-architecture=sm_50"}) {
+    for (const char* option :
+         {"--time=/tmp/x", "--fdevice-time-trace=/tmp/y", "-I/etc", "--include-path=/etc", "--pre-include=/etc/passwd",
+          "-include", "/etc", "-Xptxas=-o,/tmp/x", "--gpu-architecture=sm_50"}) {
         const std::string e = error_after("    entry: vector_add",
                                           "    options: [\"" + std::string(option) + "\"]\n    entry: vector_add");
         EXPECT_NE(e.find("variants.a.options[0]"), std::string::npos) << option << ": " << e;
@@ -139,18 +140,21 @@ TEST(HostileSuite, DuplicateKeysAreErrors)
               std::string::npos);
     EXPECT_NE(error_after("    entry: vector_add", "    entry: vector_add\n    entry: other").find("given twice"),
               std::string::npos);
-    EXPECT_NE(error_after("    block: [256]", "    block: [256]\n    block: [128]").find("variants.a.block: given twice"),
-              std::string::npos);
+    EXPECT_NE(
+        error_after("    block: [256]", "    block: [256]\n    block: [128]").find("variants.a.block: given twice"),
+        std::string::npos);
     EXPECT_NE(error_after("variants:", "variants:\n  a: {source: x}\n").find("variants.a: given twice"),
               std::string::npos);
 }
 
 TEST(HostileSuite, NumbersMustBeFiniteAndInRange)
 {
-    EXPECT_NE(error_after("reference: a", "reference: a\ntolerance: {rel: nan}").find("tolerance.rel: expected a finite"),
-              std::string::npos);
-    EXPECT_NE(error_after("reference: a", "reference: a\ntolerance: {abs: inf}").find("tolerance.abs: expected a finite"),
-              std::string::npos);
+    EXPECT_NE(
+        error_after("reference: a", "reference: a\ntolerance: {rel: nan}").find("tolerance.rel: expected a finite"),
+        std::string::npos);
+    EXPECT_NE(
+        error_after("reference: a", "reference: a\ntolerance: {abs: inf}").find("tolerance.abs: expected a finite"),
+        std::string::npos);
     EXPECT_NE(error_after("reference: a", "reference: a\ntiming: {timeout_s: nan}").find("timing.timeout_s"),
               std::string::npos);
     EXPECT_NE(error_after("reference: a", "reference: a\ntiming: {min_samples: 4294967297}")
@@ -161,8 +165,9 @@ TEST(HostileSuite, NumbersMustBeFiniteAndInRange)
 
 TEST(HostileSuite, SweepsAreCountedBeforeTheyAreBuilt)
 {
-    EXPECT_NE(error_after("[256, 1024]", "{from: 1, to: 100000000000}").find("100000000000 values, more than the 10000"),
-              std::string::npos);
+    EXPECT_NE(
+        error_after("[256, 1024]", "{from: 1, to: 100000000000}").find("100000000000 values, more than the 10000"),
+        std::string::npos);
     // Near INT64_MAX the range neither overflows nor grows: 8 values.
     EXPECT_NE(error_after("[256, 1024]", "{from: 9223372036854775800, to: 9223372036854775807}")
                   .find("9223372036854775800 elements at N=9223372036854775800"),
@@ -186,7 +191,7 @@ TEST(HostileSuite, ExpressionsAreBoundedInLengthAndDepth)
     for (int i = 0; i < 100000; ++i) terms += "+N";
     EXPECT_THROW(suite::Expression::parse(terms), suite::ExpressionError);
     std::string chain = "1";
-    for (int i = 0; i < 1000; ++i) chain += "+1";  // under the length limit, over the depth limit
+    for (int i = 0; i < 1000; ++i) chain += "+1"; // under the length limit, over the depth limit
     EXPECT_THROW(suite::Expression::parse(chain), suite::ExpressionError);
     EXPECT_THROW(suite::Expression::parse(std::string(150, '-') + "1"), suite::ExpressionError);
     // What suites write stays well inside.
@@ -198,8 +203,9 @@ TEST(HostileSuite, ExpressionsAreBoundedInLengthAndDepth)
 
 TEST(HostileSuite, LaunchGeometryIsCheckedAtLoad)
 {
-    EXPECT_NE(error_after("block: [256]", "block: [0]").find("hostile.yaml:12:12: variants.a.block: block.x is 0 at N=256"),
-              std::string::npos);
+    EXPECT_NE(
+        error_after("block: [256]", "block: [0]").find("hostile.yaml:12:12: variants.a.block: block.x is 0 at N=256"),
+        std::string::npos);
     EXPECT_NE(error_after("block: [256]", "block: [2048]").find("block.x is 2048"), std::string::npos);
     EXPECT_NE(error_after("block: [256]", "block: [64, 64]").find("4096 threads per block"), std::string::npos);
     EXPECT_NE(error_after("block: [256]", "block: [256]\n    shared_bytes: -1")
@@ -253,9 +259,10 @@ TEST(HostileFiles, WaiverFilesRefuseDuplicatesAndNonUtf8)
 {
     const std::string w = "waivers:\n  - {suite: gemm, metric: registers, reason: known, expires: 2099-01-01}\n";
     EXPECT_NO_THROW(compare::parse_waivers(w, "w.yaml"));
-    EXPECT_THROW(compare::parse_waivers(
-                     "waivers:\n  - {suite: gemm, suite: x, metric: registers, reason: r, expires: 2099-01-01}\n", "w.yaml"),
-                 InputError);
+    EXPECT_THROW(
+        compare::parse_waivers(
+            "waivers:\n  - {suite: gemm, suite: x, metric: registers, reason: r, expires: 2099-01-01}\n", "w.yaml"),
+        InputError);
     EXPECT_THROW(compare::parse_waivers(w + "waivers: []\n", "w.yaml"), InputError);
     try {
         compare::parse_waivers("waivers:\n  - {suite: gemm, metric: registers, reason: \x80, expires: 2099-01-01}\n",
@@ -337,8 +344,8 @@ TEST(BaselineUpdate, ADotDotSuiteOrATraversingArchWritesNothingAndExitsTwo)
     dotdot.replace(0, 14, "suite: \"..\"");
     ASSERT_THROW(suite::parse_suite(dotdot, suite_path), InputError);
     write_file(p.dir.path / "suites" / "dotdot.yaml", dotdot);
-    EXPECT_EQ(cli::run_tool({"baseline", "update", "--static", "--no-ci", "--no-cache", (p.dir.path / "suites" / "dotdot.yaml").string(),
-                             "--baseline-dir", p.baselines.string()}),
+    EXPECT_EQ(cli::run_tool({"baseline", "update", "--static", "--no-ci", "--no-cache",
+                             (p.dir.path / "suites" / "dotdot.yaml").string(), "--baseline-dir", p.baselines.string()}),
               2);
     EXPECT_EQ(cli::run_tool({"run", "--static", "--no-cache", (p.dir.path / "suites" / "dotdot.yaml").string(),
                              "--baseline-dir", p.baselines.string(), "--out", (p.dir.path / "out" / "o").string()}),
@@ -364,25 +371,22 @@ TEST(BaselineUpdate, AnUpdateThatFailsHalfwayLeavesEveryFileByteIdentical)
     Project p;
     const auto s = suite::load_suite(p.suite);
     // A first update records both architectures.
-    compare::update_baselines(s,
-                              static_run({passed_case("a", "N=256", "sm_80", 10), passed_case("a", "N=256", "sm_90", 12)}),
-                              p.baselines);
+    compare::update_baselines(
+        s, static_run({passed_case("a", "N=256", "sm_80", 10), passed_case("a", "N=256", "sm_90", 12)}), p.baselines);
     const auto recorded = snapshot(p.baselines);
     ASSERT_EQ(recorded.size(), 2u);
 
     // A case the suite does not have: refused before anything is written.
-    EXPECT_THROW(compare::update_baselines(s,
-                                           static_run({passed_case("a", "N=256", "sm_80", 20),
-                                                       passed_case("nope", "N=256", "sm_90", 20)}),
-                                           p.baselines),
+    EXPECT_THROW(compare::update_baselines(
+                     s, static_run({passed_case("a", "N=256", "sm_80", 20), passed_case("nope", "N=256", "sm_90", 20)}),
+                     p.baselines),
                  Error);
     EXPECT_EQ(snapshot(p.baselines), recorded);
 
     // The same case twice: refused.
-    EXPECT_THROW(compare::update_baselines(s,
-                                           static_run({passed_case("a", "N=256", "sm_80", 20),
-                                                       passed_case("a", "N=256", "sm_80", 21)}),
-                                           p.baselines),
+    EXPECT_THROW(compare::update_baselines(
+                     s, static_run({passed_case("a", "N=256", "sm_80", 20), passed_case("a", "N=256", "sm_80", 21)}),
+                     p.baselines),
                  Error);
     EXPECT_EQ(snapshot(p.baselines), recorded);
 
@@ -390,10 +394,9 @@ TEST(BaselineUpdate, AnUpdateThatFailsHalfwayLeavesEveryFileByteIdentical)
     const fs::path sm90 = p.baselines / "hostile" / "sm_90.csv";
     write_file(sm90, read_file(sm90) + "broken,row\n");
     const auto damaged = snapshot(p.baselines);
-    EXPECT_THROW(compare::update_baselines(s,
-                                           static_run({passed_case("a", "N=256", "sm_80", 20),
-                                                       passed_case("a", "N=256", "sm_90", 20)}),
-                                           p.baselines),
+    EXPECT_THROW(compare::update_baselines(
+                     s, static_run({passed_case("a", "N=256", "sm_80", 20), passed_case("a", "N=256", "sm_90", 20)}),
+                     p.baselines),
                  InputError);
     EXPECT_EQ(snapshot(p.baselines), damaged);
 
@@ -403,10 +406,9 @@ TEST(BaselineUpdate, AnUpdateThatFailsHalfwayLeavesEveryFileByteIdentical)
     fs::create_directories(sm90);
     write_file(sm90 / "inside", "x");
     const auto blocked = snapshot(p.baselines);
-    EXPECT_THROW(compare::update_baselines(s,
-                                           static_run({passed_case("a", "N=256", "sm_80", 30),
-                                                       passed_case("a", "N=256", "sm_90", 30)}),
-                                           p.baselines),
+    EXPECT_THROW(compare::update_baselines(
+                     s, static_run({passed_case("a", "N=256", "sm_80", 30), passed_case("a", "N=256", "sm_90", 30)}),
+                     p.baselines),
                  Error);
     EXPECT_EQ(snapshot(p.baselines), blocked);
     for (const auto& e : fs::directory_iterator(p.baselines / "hostile"))
@@ -438,8 +440,8 @@ TEST(BaselineUpdate, ABaselineFromAnotherSuiteIsRefused)
 {
     Project p;
     write_file(p.baselines / "hostile" / "sm_90.csv",
-          "# harness baseline\n# schema_version: 1\n# suite: reduce\n# key: sm_90\n"
-          "variant,params,metric,value,samples,source\n");
+               "# harness baseline\n# schema_version: 1\n# suite: reduce\n# key: sm_90\n"
+               "variant,params,metric,value,samples,source\n");
     const auto before = snapshot(p.baselines);
     EXPECT_THROW(compare::update_baselines(suite::load_suite(p.suite),
                                            static_run({passed_case("a", "N=256", "sm_90", 10)}), p.baselines),
@@ -451,8 +453,8 @@ TEST(HostileCli, AMissingOrFolderWaiverFileIsBadInput)
 {
     Project p;
     const auto run = [&](const std::string& waivers) {
-        return cli::run_tool({"run", "--static", "--no-cache", p.suite.string(), "--baseline-dir",
-                              p.baselines.string(), "--waivers", waivers, "--out", (p.dir.path / "out").string()});
+        return cli::run_tool({"run", "--static", "--no-cache", p.suite.string(), "--baseline-dir", p.baselines.string(),
+                              "--waivers", waivers, "--out", (p.dir.path / "out").string()});
     };
     EXPECT_EQ(run((p.dir.path / "missing.yaml").string()), 2);
     EXPECT_EQ(run(p.dir.path.string()), 2);
@@ -521,7 +523,7 @@ TEST(InputFiles, NamesPathsAndUtf8)
     EXPECT_EQ(invalid_utf8_offset("plain ascii"), std::string::npos);
     EXPECT_EQ(invalid_utf8_offset("caf\xc3\xa9 \xe2\x82\xac"), std::string::npos);
     EXPECT_EQ(invalid_utf8_offset("ab\x80"), 2u);
-    EXPECT_EQ(invalid_utf8_offset("\xc0\xaf"), 0u);  // an overlong '/'
-    EXPECT_EQ(invalid_utf8_offset("\xed\xa0\x80"), 0u);  // a surrogate
-    EXPECT_EQ(invalid_utf8_offset("x\xe2\x82"), 1u);  // cut short
+    EXPECT_EQ(invalid_utf8_offset("\xc0\xaf"), 0u);     // an overlong '/'
+    EXPECT_EQ(invalid_utf8_offset("\xed\xa0\x80"), 0u); // a surrogate
+    EXPECT_EQ(invalid_utf8_offset("x\xe2\x82"), 1u);    // cut short
 }

@@ -4,16 +4,16 @@
 //
 // The screenshots stay in $HARNESS_TEST_OUT (default: <temp>/harness-html-render) for a look.
 
-#include "harness/report/run_report.hxx"
 #include "harness/core/atomic_file.hxx"
+#include "harness/report/run_report.hxx"
 #include "test_paths.hxx"
 
 #include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <map>
 #include <gtest/gtest.h>
+#include <map>
 #include <regex>
 #include <set>
 #include <string>
@@ -85,13 +85,15 @@ std::map<std::string, int> rendered_charts(const std::string& dom)
 void render_and_check(const char* fixture, const std::set<std::string>& expected_charts)
 {
     const std::string chromium = find_chromium();
-    if (chromium.empty()) GTEST_SKIP() << "no chromium on PATH (ci/install-deps.sh installs it): the report was not rendered";
+    if (chromium.empty())
+        GTEST_SKIP() << "no chromium on PATH (ci/install-deps.sh installs it): the report was not rendered";
 
     const fs::path dir = output_dir();
     const std::string stem = fs::path(fixture).stem().string();
     const fs::path page = dir / (stem + ".html");
     const fs::path png = dir / (stem + ".png");
-    write_file_atomically(page, report::html_report(report::read_results_json(repo_root() / "tests" / "fixtures" / fixture)));
+    write_file_atomically(page,
+                          report::html_report(report::read_results_json(repo_root() / "tests" / "fixtures" / fixture)));
     fs::remove(png);
 
     const auto [dom, dom_status] =
@@ -110,8 +112,9 @@ void render_and_check(const char* fixture, const std::set<std::string>& expected
     ASSERT_TRUE(std::regex_search(dom, count, std::regex("data-charts=\"([0-9]+)\"")));
     EXPECT_EQ(std::stoul(count[1]), charts.size());
 
-    const auto [shot_log, shot_status] = run("timeout 120 " + chromium + browser_flags() + "--screenshot='" + png.string() +
-                                             "' --window-size=1400,2000 'file://" + page.string() + "' 2>&1");
+    const auto [shot_log, shot_status] =
+        run("timeout 120 " + chromium + browser_flags() + "--screenshot='" + png.string() +
+            "' --window-size=1400,2000 'file://" + page.string() + "' 2>&1");
     ASSERT_EQ(shot_status, 0) << shot_log;
     ASSERT_TRUE(fs::exists(png)) << shot_log;
     EXPECT_GT(fs::file_size(png), 20000u) << "a screenshot this small is a blank page";

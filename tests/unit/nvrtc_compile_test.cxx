@@ -45,7 +45,9 @@ TEST(NvrtcCompile, EveryVariantOfEverySuiteCompilesForSm80AndSm90)
             for (const auto& [variant, error] : result.errors) ADD_FAILURE() << file << " " << variant << ": " << error;
             for (const auto& [variant, module] : result.modules) {
                 EXPECT_GT(module.cubin.size(), 256u) << variant;
-                EXPECT_EQ(module.cubin.substr(0, 4), "\x7f" "ELF") << variant;
+                EXPECT_EQ(module.cubin.substr(0, 4), "\x7f"
+                                                     "ELF")
+                    << variant;
                 for (const auto& [entry, lowered] : module.lowered_names) EXPECT_FALSE(lowered.empty()) << entry;
                 // -Xptxas=-v puts the resource report in the log.
                 EXPECT_NE(module.log.find("Used"), std::string::npos) << variant << ": " << module.log;
@@ -63,7 +65,7 @@ TEST(NvrtcCompile, EveryKernelFileIsUsedBySomeSuite)
     for (const auto& file : suite_files()) {
         const auto s = suite::load_suite(file);
         for (const auto& v : s.variants) {
-            if (v.is_builtin()) continue;  // a library call has no source
+            if (v.is_builtin()) continue; // a library call has no source
             for (const auto& f : compile::source_closure(compile::request_for(s, v, "sm_90"))) used.insert(f);
         }
     }
@@ -109,7 +111,8 @@ TEST(NvrtcCompile, CacheHitsAndInvalidatesOnIncludedHeaderChange)
 {
     const fs::path dir = temp_dir("cache");
     std::ofstream(dir / "scale.cuh") << "#define SCALE 2.0f\n";
-    std::ofstream(dir / "k.cu") << "#include \"scale.cuh\"\nextern \"C\" __global__ void k(float* p) { p[0] *= SCALE; }\n";
+    std::ofstream(dir / "k.cu")
+        << "#include \"scale.cuh\"\nextern \"C\" __global__ void k(float* p) { p[0] *= SCALE; }\n";
     compile::CompileRequest r;
     r.source = dir / "k.cu";
     r.entries = {"k"};
@@ -122,12 +125,12 @@ TEST(NvrtcCompile, CacheHitsAndInvalidatesOnIncludedHeaderChange)
     EXPECT_EQ(first.cubin, second.cubin);
     EXPECT_EQ(second.lowered_names.at("k"), "k");
 
-    r.defines["EXTRA"] = "1";  // options are part of the key
+    r.defines["EXTRA"] = "1"; // options are part of the key
     EXPECT_FALSE(compile::compile(r, &cache).from_cache);
     r.defines.clear();
-    std::ofstream(dir / "scale.cuh") << "#define SCALE 3.0f\n";  // so are included headers
+    std::ofstream(dir / "scale.cuh") << "#define SCALE 3.0f\n"; // so are included headers
     EXPECT_FALSE(compile::compile(r, &cache).from_cache);
-    r.arch = "sm_80";  // and the architecture
+    r.arch = "sm_80"; // and the architecture
     const auto sm80 = compile::compile(r, &cache);
     EXPECT_FALSE(sm80.from_cache);
     EXPECT_NE(sm80.cache_key, first.cache_key);

@@ -19,7 +19,7 @@ TEST(ArchLimits, LookupByName)
     EXPECT_EQ(sm90.max_warps_per_sm, 64);
     EXPECT_EQ(sm90.max_blocks_per_sm, 32);
     EXPECT_EQ(sm90.registers_per_sm, 65536);
-    EXPECT_EQ(sm90.shared_bytes_per_sm, 233472); // cudaDevAttrMaxSharedMemoryPerMultiprocessor on H200
+    EXPECT_EQ(sm90.shared_bytes_per_sm, 233472);           // cudaDevAttrMaxSharedMemoryPerMultiprocessor on H200
     EXPECT_EQ(sm90.shared_bytes_per_block_optin, 232448);  // cudaDevAttrMaxSharedMemoryPerBlockOptin on H200
     EXPECT_EQ(sm90.reserved_shared_bytes_per_block, 1024); // cudaDevAttrReservedSharedMemoryPerBlock on H200
     EXPECT_EQ(&arch_limits("sm_90a"), &sm90);
@@ -138,8 +138,7 @@ TEST(Occupancy, ThousandTwentyFourThreadBlocks)
     const Occupancy at65 = theoretical_occupancy(sm90, 1024, 65, 0); // 2304 per warp x 32 > 64 Ki
     EXPECT_EQ(at65.blocks_per_sm, 0);
     EXPECT_EQ(at65.limiter, OccupancyLimiter::registers);
-    EXPECT_NE(at65.impossible_reason.find("73728 registers per block"), std::string::npos)
-        << at65.impossible_reason;
+    EXPECT_NE(at65.impossible_reason.find("73728 registers per block"), std::string::npos) << at65.impossible_reason;
 
     EXPECT_EQ(theoretical_occupancy(arch_limits("sm_86"), 1024, 32, 0).blocks_per_sm, 1); // 48 warp slots
     EXPECT_DOUBLE_EQ(theoretical_occupancy(arch_limits("sm_75"), 1024, 32, 0).occupancy, 1.0);
@@ -174,8 +173,7 @@ TEST(Occupancy, ImpossibleConfigurationsGiveZeroBlocksAndAReason)
     EXPECT_FALSE(too_many_registers.impossible_reason.empty());
 
     const int huge = std::numeric_limits<int>::max();
-    EXPECT_EQ(theoretical_occupancy(sm90, huge, huge, huge).blocks_per_sm, 0)
-        << "no overflow on absurd input";
+    EXPECT_EQ(theoretical_occupancy(sm90, huge, huge, huge).blocks_per_sm, 0) << "no overflow on absurd input";
 
     EXPECT_TRUE(theoretical_occupancy(sm90, 256, 32, 0).impossible_reason.empty());
 }
@@ -221,31 +219,23 @@ struct MeasuredOccupancy {
 };
 
 constexpr MeasuredOccupancy measured_on_h200[] = {
-    {10, 0, 1, 96, true, 4, 16},         {10, 0, 127, 192, true, 16, 4},
-    {10, 0, 1000, 33, false, 16, 4},     {10, 0, 7000, 32, false, 4, 16},
-    {10, 0, 16384, 96, false, 16, 4},    {10, 0, 127, 32, true, 0, 32},
-    {10, 0, 3072, 1, false, 0, 32},      {10, 1024, 1, 32, true, 1, 32},
-    {39, 0, 3072, 32, true, 0, 32},      {48, 0, 49152, 384, false, 0, 3},
-    {55, 0, 128, 512, false, 0, 2},      {80, 0, 3072, 384, false, 0, 2},
-    {102, 0, 128, 128, false, 0, 4},     {102, 0, 7168, 320, true, 0, 1},
-    {103, 0, 7000, 256, false, 0, 2},    {102, 0, 128, 896, true, 0, 0},
-    {103, 0, 0, 768, true, 0, 0},        {103, 0, 100000, 896, true, 0, 0},
-    {209, 0, 1000, 768, false, 0, 0},    {212, 0, 48000, 576, false, 0, 0},
-    {10, 0, 50000, 256, true, 1, 4},     {10, 0, 80000, 256, true, 0, 2},
-    {10, 0, 231424, 320, true, 0, 1},    {12, 112, 49152, 160, true, 1, 4},
-    {12, 20000, 30000, 256, true, 1, 4}, {30, 0, 49152, 320, true, 0, 4},
-    {168, 0, 48000, 1, false, 0, 4},     {10, 0, 233472, 33, true, 4, 0},
-    {10, 16, 232448, 128, true, 1, 0},   {10, 49152, 3072, 320, false, 1, 0},
-    {12, 48000, 48000, 96, false, 1, 0}, {102, 0, 233472, 32, true, 0, 0},
-    {8, 16, 3072, 128, false, 1, 16},    {8, 16, 3072, 512, false, 1, 4},
-    {12, 4224, 3072, 576, false, 1, 3},  {12, 4224, 16384, 288, false, 1, 7},
-    {12, 20000, 7000, 896, true, 1, 2},  {16, 432, 0, 224, true, 1, 9},
-    {30, 0, 127, 448, false, 0, 4},      {12, 40000, 80000, 1025, true, 1, 0},
-    {32, 0, 227000, 1025, true, 0, 0},   {33, 0, 3072, 1025, true, 0, 0},
-    {32, 0, 0, 256, true, 0, 8},         {33, 0, 0, 256, true, 0, 6},
-    {40, 0, 0, 256, true, 0, 6},         {64, 0, 0, 1024, true, 0, 1},
-    {65, 0, 0, 1024, true, 0, 0},        {56, 0, 0, 128, true, 0, 9},
-    {12, 10000, 30000, 128, true, 1, 5}, {12, 10000, 100000, 128, true, 1, 2},
+    {10, 0, 1, 96, true, 4, 16},          {10, 0, 127, 192, true, 16, 4},       {10, 0, 1000, 33, false, 16, 4},
+    {10, 0, 7000, 32, false, 4, 16},      {10, 0, 16384, 96, false, 16, 4},     {10, 0, 127, 32, true, 0, 32},
+    {10, 0, 3072, 1, false, 0, 32},       {10, 1024, 1, 32, true, 1, 32},       {39, 0, 3072, 32, true, 0, 32},
+    {48, 0, 49152, 384, false, 0, 3},     {55, 0, 128, 512, false, 0, 2},       {80, 0, 3072, 384, false, 0, 2},
+    {102, 0, 128, 128, false, 0, 4},      {102, 0, 7168, 320, true, 0, 1},      {103, 0, 7000, 256, false, 0, 2},
+    {102, 0, 128, 896, true, 0, 0},       {103, 0, 0, 768, true, 0, 0},         {103, 0, 100000, 896, true, 0, 0},
+    {209, 0, 1000, 768, false, 0, 0},     {212, 0, 48000, 576, false, 0, 0},    {10, 0, 50000, 256, true, 1, 4},
+    {10, 0, 80000, 256, true, 0, 2},      {10, 0, 231424, 320, true, 0, 1},     {12, 112, 49152, 160, true, 1, 4},
+    {12, 20000, 30000, 256, true, 1, 4},  {30, 0, 49152, 320, true, 0, 4},      {168, 0, 48000, 1, false, 0, 4},
+    {10, 0, 233472, 33, true, 4, 0},      {10, 16, 232448, 128, true, 1, 0},    {10, 49152, 3072, 320, false, 1, 0},
+    {12, 48000, 48000, 96, false, 1, 0},  {102, 0, 233472, 32, true, 0, 0},     {8, 16, 3072, 128, false, 1, 16},
+    {8, 16, 3072, 512, false, 1, 4},      {12, 4224, 3072, 576, false, 1, 3},   {12, 4224, 16384, 288, false, 1, 7},
+    {12, 20000, 7000, 896, true, 1, 2},   {16, 432, 0, 224, true, 1, 9},        {30, 0, 127, 448, false, 0, 4},
+    {12, 40000, 80000, 1025, true, 1, 0}, {32, 0, 227000, 1025, true, 0, 0},    {33, 0, 3072, 1025, true, 0, 0},
+    {32, 0, 0, 256, true, 0, 8},          {33, 0, 0, 256, true, 0, 6},          {40, 0, 0, 256, true, 0, 6},
+    {64, 0, 0, 1024, true, 0, 1},         {65, 0, 0, 1024, true, 0, 0},         {56, 0, 0, 128, true, 0, 9},
+    {12, 10000, 30000, 128, true, 1, 5},  {12, 10000, 100000, 128, true, 1, 2},
 };
 
 TEST(Occupancy, MatchesTheDriverOnH200)
@@ -258,8 +248,8 @@ TEST(Occupancy, MatchesTheDriverOnH200)
             theoretical_occupancy(sm90, m.threads, m.registers, m.static_shared + m.dynamic_shared, options);
         EXPECT_EQ(occupancy.blocks_per_sm, m.blocks)
             << m.threads << " threads, " << m.registers << " registers, " << m.static_shared << " + "
-            << m.dynamic_shared << " bytes shared, " << m.barriers << " barriers, opt-in " << m.opted_in
-            << " (limiter " << to_string(occupancy.limiter) << ")";
+            << m.dynamic_shared << " bytes shared, " << m.barriers << " barriers, opt-in " << m.opted_in << " (limiter "
+            << to_string(occupancy.limiter) << ")";
     }
 }
 

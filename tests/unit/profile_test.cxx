@@ -98,7 +98,7 @@ TEST(DerivedMetrics, ComputedFromInputsAndSkippedOnZeroDenominators)
     r.set_metric("fp32_fma_thread_instructions", 100);
     r.set_metric("dram_read_bytes", 100);
     r.set_metric("dram_write_bytes", 15);
-    r.set_metric("time_median", 2.0);  // us
+    r.set_metric("time_median", 2.0); // us
     profile::add_derived_metrics(r);
 
     EXPECT_DOUBLE_EQ(*r.metric("global_ld_sectors_per_request"), 32.0);
@@ -125,12 +125,15 @@ TEST(Hotspots, RankedByExcessPerLineWithLoadsAndStoresApart)
     };
     const std::vector<profile::AttributedInstruction> instructions = {
         // a coalesced load: no excess
-        instruction(20, {{"smsp__sass_sectors_mem_global", 4096}, {"smsp__sass_sectors_mem_global_ideal", 4096},
+        instruction(20, {{"smsp__sass_sectors_mem_global", 4096},
+                         {"smsp__sass_sectors_mem_global_ideal", 4096},
                          {"smsp__sass_inst_executed_op_global_ld", 1024}}),
         // a strided store, split over two instructions of the same line
-        instruction(21, {{"smsp__sass_sectors_mem_global", 16384}, {"smsp__sass_sectors_mem_global_ideal", 2048},
+        instruction(21, {{"smsp__sass_sectors_mem_global", 16384},
+                         {"smsp__sass_sectors_mem_global_ideal", 2048},
                          {"smsp__sass_inst_executed_op_global_st", 512}}),
-        instruction(21, {{"smsp__sass_sectors_mem_global", 16384}, {"smsp__sass_sectors_mem_global_ideal", 2048},
+        instruction(21, {{"smsp__sass_sectors_mem_global", 16384},
+                         {"smsp__sass_sectors_mem_global_ideal", 2048},
                          {"smsp__sass_inst_executed_op_global_st", 512}}),
         // a conflicted shared load
         instruction(30, {{"smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared", 33000},
@@ -160,7 +163,7 @@ TEST(Hotspots, SnippetIsTheLinesAroundTheHotspot)
     profile::attach_snippet(h, file, 2);
     ASSERT_FALSE(h.snippet.empty());
     EXPECT_EQ(h.snippet_first_line, 1);
-    EXPECT_EQ(h.snippet.size(), 4u);  // lines 1..4
+    EXPECT_EQ(h.snippet.size(), 4u); // lines 1..4
 
     Hotspot missing;
     missing.line = 3;
@@ -217,8 +220,8 @@ TEST(NcuCrosscheck, ParsesRawCsvAndJoinsByRangeName)
     CaseResult two;
     two.variant = "two";
     two.params_text = "N=8";
-    two.set_metric("global_ld_sectors", 15);  // ncu says 16
-    two.set_metric("achieved_occupancy", 0.60);  // duration-weighted: 0.75 * 50 % + 0.25 * 90 % = 60 %
+    two.set_metric("global_ld_sectors", 15);    // ncu says 16
+    two.set_metric("achieved_occupancy", 0.60); // duration-weighted: 0.75 * 50 % + 0.25 * 90 % = 60 %
     ours.results = {naive, two};
     const auto rows = profile::crosscheck(ours, {kernels});
     ASSERT_EQ(rows.size(), 4u);
@@ -234,7 +237,8 @@ TEST(NcuCrosscheck, ParsesRawCsvAndJoinsByRangeName)
     const auto per_metric = table.find("per metric:");
     ASSERT_NE(per_metric, std::string::npos) << table;
     const auto summary = table.substr(per_metric);
-    EXPECT_NE(summary.find("1 of   2 agree; largest difference -6.25% (two N=8: 15 vs 16)"), std::string::npos) << table;
+    EXPECT_NE(summary.find("1 of   2 agree; largest difference -6.25% (two N=8: 15 vs 16)"), std::string::npos)
+        << table;
     EXPECT_NE(summary.find("2 of   2 agree; largest difference -2.50% (naive N=256: 0.78 vs 0.8)"), std::string::npos)
         << table;
 
@@ -263,13 +267,13 @@ TEST(NcuCrosscheck, LaterRunReplacesEarlierFiguresAndDramHasAnAbsoluteFloor)
     CaseResult big;
     big.variant = "big";
     big.params_text = "N=1";
-    big.set_metric("dram_write_bytes", 12800000);  // 2.4 % above the DRAM-only run, 0.3 MB: agrees
-    big.set_metric("dram_read_bytes", 36000000);   // 8.8 %, 2.9 MB: differs
-    big.set_metric("achieved_occupancy", 0.60);    // 0.75 * 50 % + 0.25 * 90 %, from the full run alone
+    big.set_metric("dram_write_bytes", 12800000); // 2.4 % above the DRAM-only run, 0.3 MB: agrees
+    big.set_metric("dram_read_bytes", 36000000);  // 8.8 %, 2.9 MB: differs
+    big.set_metric("achieved_occupancy", 0.60);   // 0.75 * 50 % + 0.25 * 90 %, from the full run alone
     CaseResult small;
     small.variant = "small";
     small.params_text = "N=1";
-    small.set_metric("dram_write_bytes", 3840);  // 6 % off, 256 bytes
+    small.set_metric("dram_write_bytes", 3840); // 6 % off, 256 bytes
     ours.results = {big, small};
 
     const auto rows = profile::crosscheck(ours, {full, dram_only});

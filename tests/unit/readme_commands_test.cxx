@@ -98,7 +98,7 @@ TEST(DocumentedCommands, EveryHarnessCommandInTheReadmeAndDocsRuns)
     fs::current_path(scratch);
     for (const auto& c : commands) {
         std::vector<std::string> args = arguments(c.text);
-        args.erase(args.begin());  // "harness"
+        args.erase(args.begin()); // "harness"
         // Run as a user would on this machine: outside CI mode, on the static tier without a GPU
         // (what `run` and `baseline update` fall back to by themselves).
         const bool suites_command = !args.empty() && (args[0] == "run" || args[0] == "baseline");

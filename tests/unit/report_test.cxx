@@ -60,10 +60,10 @@ TEST(Report, CsvIsLongFormAndRoundTrips)
 {
     const auto rows = parse_csv(report::results_csv(sample_report()));
     ASSERT_EQ(rows.size(), 1u + 3u + 1u);
-    EXPECT_EQ(rows[0], (std::vector<std::string>{"suite", "variant", "params", "arch", "metric", "value", "unit", "status",
-                                                 "baseline", "delta", "verdict"}));
-    EXPECT_EQ(rows[1], (std::vector<std::string>{"gemm", "tiled16", "N=1000", "sm_90", "time_median", "123.5", "us", "passed",
-                                                 "", "", ""}));
+    EXPECT_EQ(rows[0], (std::vector<std::string>{"suite", "variant", "params", "arch", "metric", "value", "unit",
+                                                 "status", "baseline", "delta", "verdict"}));
+    EXPECT_EQ(rows[1], (std::vector<std::string>{"gemm", "tiled16", "N=1000", "sm_90", "time_median", "123.5", "us",
+                                                 "passed", "", "", ""}));
     EXPECT_EQ(rows[2][4], "registers");
     EXPECT_EQ(rows[2][6], "regs/thread");
     EXPECT_EQ(rows[4][1], "broken, \"quoted\"");

@@ -130,10 +130,8 @@ TEST(StabilityCommand, ExitCodesFollowTheExactFigures)
     write_file_atomically(dir / "a.json", report::results_json(a));
     write_file_atomically(dir / "a2.json", report::results_json(a));
     write_file_atomically(dir / "b.json", report::results_json(b));
-    EXPECT_EQ(cli::dispatch({"stability", (dir / "a.json").string(), (dir / "a2.json").string()}),
-              cli::exit_pass);
-    EXPECT_EQ(cli::dispatch({"stability", (dir / "a.json").string(), (dir / "b.json").string()}),
-              cli::exit_failure);
+    EXPECT_EQ(cli::dispatch({"stability", (dir / "a.json").string(), (dir / "a2.json").string()}), cli::exit_pass);
+    EXPECT_EQ(cli::dispatch({"stability", (dir / "a.json").string(), (dir / "b.json").string()}), cli::exit_failure);
     EXPECT_EQ(cli::dispatch({"stability", (dir / "a.json").string()}), cli::exit_bad_input);
     EXPECT_EQ(cli::dispatch({"stability", (dir / "absent.json").string(), (dir / "a.json").string()}),
               cli::exit_bad_input);

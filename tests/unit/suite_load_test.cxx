@@ -72,7 +72,7 @@ TEST(SuiteLoad, ValidSuiteLoadsEveryField)
     ASSERT_EQ(s.variants.size(), 2u);
     EXPECT_EQ(s.variants[1].launches[0].entry, "gemm_smem_tiled<16>");
     EXPECT_EQ(s.variants[1].launches[0].args.size(), 6u);
-    EXPECT_TRUE(s.variants[1].flops.has_value());  // inherited from the suite
+    EXPECT_TRUE(s.variants[1].flops.has_value()); // inherited from the suite
     EXPECT_EQ(s.variants[0].launches[0].grid[0].evaluate({{"N", 1000}}), 63);
     EXPECT_TRUE(fs::is_regular_file(s.variants[0].source));
     EXPECT_EQ(s.archs, (std::vector<std::string>{"sm_80", "sm_90"}));
@@ -92,14 +92,17 @@ TEST(SuiteLoad, SweepIsTheCartesianProductWithReferenceFirst)
 
 TEST(SuiteLoad, UnknownKeySuggestsTheRightOne)
 {
-    const std::string e = error_after("    block: [16, 16]\n    grid: [ceil_div(N, 16), ceil_div(N, 16)]\n    args: [A, A, C",
-                                      "    blok: [16, 16]\n    grid: [ceil_div(N, 16), ceil_div(N, 16)]\n    args: [A, A, C");
-    EXPECT_NE(e.find("test.yaml:15:5: variants.naive.blok: unknown key (did you mean 'block'?)"), std::string::npos) << e;
+    const std::string e =
+        error_after("    block: [16, 16]\n    grid: [ceil_div(N, 16), ceil_div(N, 16)]\n    args: [A, A, C",
+                    "    blok: [16, 16]\n    grid: [ceil_div(N, 16), ceil_div(N, 16)]\n    args: [A, A, C");
+    EXPECT_NE(e.find("test.yaml:15:5: variants.naive.blok: unknown key (did you mean 'block'?)"), std::string::npos)
+        << e;
 }
 
 TEST(SuiteLoad, BadExpressionNamesLineColumnAndToken)
 {
-    const std::string e = error_after("grid: [ceil_div(N, 16), ceil_div(N, 16)]", "grid: [ceil_div(M, 16), ceil_div(N, 16)]");
+    const std::string e =
+        error_after("grid: [ceil_div(N, 16), ceil_div(N, 16)]", "grid: [ceil_div(M, 16), ceil_div(N, 16)]");
     EXPECT_NE(e.find("test.yaml:16:21: variants.naive.grid[0]: unknown name 'M'"), std::string::npos) << e;
     EXPECT_NE(e.find("at column 10"), std::string::npos) << e;
 }
@@ -136,9 +139,9 @@ TEST(SuiteLoad, BufferFieldsAreChecked)
     EXPECT_NE(error_after("role: out}", "role: output}").find("unknown role 'output'"), std::string::npos);
     EXPECT_NE(error_after("args: [A, A, C,", "args: [A, B, C,").find("variants.naive.args[1]: unknown buffer 'B'"),
               std::string::npos);
-    EXPECT_NE(error_after("{i32: N}, {i32: N}, {i32: N}]", "{int: N}, {i32: N}, {i32: N}]")
-                  .find("unknown scalar type 'int'"),
-              std::string::npos);
+    EXPECT_NE(
+        error_after("{i32: N}, {i32: N}, {i32: N}]", "{int: N}, {i32: N}, {i32: N}]").find("unknown scalar type 'int'"),
+        std::string::npos);
 }
 
 TEST(SuiteLoad, SourceMustExist)
@@ -151,8 +154,9 @@ TEST(SuiteLoad, ParameterRangesAreValidated)
 {
     EXPECT_NE(error_after("{from: 1, to: 8, mul: 2}", "{from: 8, to: 1}").find("'to' is below 'from'"),
               std::string::npos);
-    EXPECT_NE(error_after("{from: 1, to: 8, mul: 2}", "{from: 1, to: 8, mul: 1}").find("params.S.mul: must be at least 2"),
-              std::string::npos);
+    EXPECT_NE(
+        error_after("{from: 1, to: 8, mul: 2}", "{from: 1, to: 8, mul: 1}").find("params.S.mul: must be at least 2"),
+        std::string::npos);
     EXPECT_NE(error_after("N: [256, 1000]", "N: [256, big]").find("params.N[1]: expected an integer, got 'big'"),
               std::string::npos);
 }
@@ -196,7 +200,8 @@ TEST(SuiteLoad, EveryCommittedSuiteLoads)
 
 TEST(SuiteLoad, BuiltinVariantsAreCheckedAgainstTheTable)
 {
-    const std::string cublas = "  cublas:\n    builtin: cublas_sgemm\n    args: [A, A, C, {i32: N}, {i32: N}, {i32: N}]\n";
+    const std::string cublas =
+        "  cublas:\n    builtin: cublas_sgemm\n    args: [A, A, C, {i32: N}, {i32: N}, {i32: N}]\n";
     const Suite s = parse_suite(valid + cublas, suite_path);
     ASSERT_NE(s.find_variant("cublas"), nullptr);
     EXPECT_TRUE(s.find_variant("cublas")->is_builtin());
@@ -210,7 +215,8 @@ TEST(SuiteLoad, BuiltinVariantsAreCheckedAgainstTheTable)
         }
         return std::string("no error");
     };
-    EXPECT_NE(error("  cublas:\n    builtin: cublas_sgem\n    args: [A]\n").find("unknown built-in 'cublas_sgem' (did you mean 'cublas_sgemm'?)"),
+    EXPECT_NE(error("  cublas:\n    builtin: cublas_sgem\n    args: [A]\n")
+                  .find("unknown built-in 'cublas_sgem' (did you mean 'cublas_sgemm'?)"),
               std::string::npos);
     EXPECT_NE(error("  cublas:\n    builtin: cublas_sgemm\n    args: [A, A, C]\n").find("cublas_sgemm takes [A, B, C"),
               std::string::npos);

@@ -15,9 +15,9 @@ struct TempDir {
     std::filesystem::path path;
     explicit TempDir(const std::string& prefix = "harness-test")
     {
-        path = std::filesystem::temp_directory_path() /
-               (prefix + "-" + std::to_string(getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        path =
+            std::filesystem::temp_directory_path() / (prefix + "-" + std::to_string(getpid()) + "-" +
+                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
         std::filesystem::remove_all(path);
         std::filesystem::create_directories(path);
     }
