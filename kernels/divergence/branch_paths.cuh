@@ -1,4 +1,4 @@
-// The two branch bodies shared by the divergence kernels: different instruction sequences of equal length,
+// The two branch bodies shared by the divergence kernels: different instruction sequences of similar cost,
 // so the compiler cannot merge them and a warp holding both outcomes must run one after the other.
 #pragma once
 

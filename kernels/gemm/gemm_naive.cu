@@ -1,5 +1,5 @@
-// Demonstrates: one thread per output element reading A and B straight from global memory.
-// Loads of B are coalesced across a warp, loads of A are broadcast; no data reuse through shared memory.
+// Demonstrates: one thread per output element reading A and B from global memory, without reuse through shared
+// memory. A warp spans two 16-thread block rows: B loads are two 64-byte runs, A loads two broadcasts.
 
 /// C[M x N] = A[M x K] * B[K x N], row-major, fp32. Launch with a 2D block; any M, N, K.
 extern "C" __global__ void gemm_naive(const float* __restrict__ a, const float* __restrict__ b,
