@@ -4,6 +4,7 @@
 #include "harness/core/error.hxx"
 #include "harness/core/input_files.hxx"
 
+#include <algorithm>
 #include <cmath>
 #include <csv.h>
 #include <fmt/format.h>
@@ -46,6 +47,7 @@ struct Records {
     std::vector<std::vector<std::string>> rows;
     std::vector<int> lines;
     int line = 1;
+    int newlines_in_row = 0; ///< a quoted field may hold line breaks: the next record starts lower
     bool row_open = false;
 };
 
@@ -57,7 +59,7 @@ double parse_double(const std::string& text, const std::string& name, int line, 
         if (used == text.size() && std::isfinite(v)) return v;
     } catch (const std::exception&) {
     }
-    throw InputError(name, line, 0, what, fmt::format("'{}' is not a number", text));
+    throw InputError(name, line, 1, what, fmt::format("'{}' is not a number", text));
 }
 
 } // namespace
@@ -193,18 +195,21 @@ BaselineFile parse_baseline(const std::string& text, const std::string& name)
             r->row_open = true;
         }
         r->rows.back().emplace_back(static_cast<char*>(s), n);
+        r->newlines_in_row +=
+            static_cast<int>(std::count(r->rows.back().back().begin(), r->rows.back().back().end(), '\n'));
     };
     const auto on_row = [](int, void* data) {
         auto* r = static_cast<Records*>(data);
         r->row_open = false;
-        ++r->line;
+        r->line += 1 + r->newlines_in_row;
+        r->newlines_in_row = 0;
     };
     const std::string table = text.substr(std::min(pos, text.size()));
     const bool parsed = csv_parse(&parser, table.data(), table.size(), on_field, on_row, &records) == table.size() &&
                         csv_fini(&parser, on_field, on_row, &records) == 0;
     const std::string csv_problem = parsed ? "" : csv_strerror(csv_error(&parser));
     csv_free(&parser);
-    if (!parsed) throw InputError(name, records.line, 0, "", "malformed CSV: " + csv_problem);
+    if (!parsed) throw InputError(name, records.line, 1, "", "malformed CSV: " + csv_problem);
     if (records.rows.empty() || records.rows.front() != columns)
         throw InputError(name, line + 1, 1, "", fmt::format("expected the header '{}'", fmt::join(columns, ",")));
     std::map<std::tuple<std::string, std::string, std::string>, int> seen; // row -> line
@@ -212,10 +217,10 @@ BaselineFile parse_baseline(const std::string& text, const std::string& name)
         const auto& f = records.rows[i];
         const int at = records.lines[i];
         if (f.size() != columns.size())
-            throw InputError(name, at, 0, "", fmt::format("expected {} fields, found {}", columns.size(), f.size()));
+            throw InputError(name, at, 1, "", fmt::format("expected {} fields, found {}", columns.size(), f.size()));
         BaselineRow r{f[0], f[1], f[2], parse_double(f[3], name, at, "value"), {}, f[5]};
         if (const auto [it, fresh] = seen.emplace(std::tuple{r.variant, r.params, r.metric}, at); !fresh)
-            throw InputError(name, at, 0, "",
+            throw InputError(name, at, 1, "",
                              fmt::format("a second row for {} {} {} (the first is on line {})", r.variant, r.params,
                                          r.metric, it->second));
         std::istringstream samples(f[4]);

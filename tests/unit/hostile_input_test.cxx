@@ -285,7 +285,7 @@ TEST(HostileFiles, BaselinesRefuseRepeatedRowsAndAnotherSuitesIdentity)
         compare::parse_baseline(head + "a,N=1,registers,10,,static\na,N=1,registers,12,,static\n", "b.csv");
         ADD_FAILURE();
     } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("b.csv:7:0: a second row for a N=1 registers (the first is on line 6)"),
+        EXPECT_NE(std::string(e.what()).find("b.csv:7:1: a second row for a N=1 registers (the first is on line 6)"),
                   std::string::npos)
             << e.what();
     }
@@ -526,4 +526,16 @@ TEST(InputFiles, NamesPathsAndUtf8)
     EXPECT_EQ(invalid_utf8_offset("\xc0\xaf"), 0u);     // an overlong '/'
     EXPECT_EQ(invalid_utf8_offset("\xed\xa0\x80"), 0u); // a surrogate
     EXPECT_EQ(invalid_utf8_offset("x\xe2\x82"), 1u);    // cut short
+}
+
+TEST(HostileFiles, BaselineErrorsNameTheLineAfterAQuotedLineBreak)
+{
+    const std::string head = "# harness baseline\n# schema_version: 1\nvariant,params,metric,value,samples,source\n";
+    try {
+        // Line 4 holds a field with a line break, so the bad value is on line 6, not 5.
+        compare::parse_baseline(head + "\"a\nb\",N=1,registers,10,,static\na,N=1,registers,ten,,static\n", "b.csv");
+        ADD_FAILURE();
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("b.csv:6:1: value"), std::string::npos) << e.what();
+    }
 }
