@@ -45,61 +45,58 @@ std::string random_suffix()
     return suffix;
 }
 
-/// A temporary file beside its target, created exclusively and never through a link (a file or link
-/// planted under the name makes the open fail); removed unless renamed into place.
-class TempFile {
-public:
-    explicit TempFile(const fs::path& target) : target_(target)
-    {
-        for (int attempt = 0; attempt < 100; ++attempt) {
-            name_ = target;
-            name_ += ".tmp." + random_suffix();
-            fd_ = ::open(name_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-            if (fd_ >= 0) return;
-            if (errno != EEXIST) throw write_error("create a temporary file for", target, errno);
-        }
-        throw Error(ErrorKind::environment,
-                    fmt::format("cannot create a temporary file for {}: every name tried exists", target.string()));
-    }
-    ~TempFile()
-    {
-        if (fd_ >= 0) ::close(fd_);
-        if (!renamed_) ::unlink(name_.c_str());
-    }
-    TempFile(const TempFile&) = delete;
-    TempFile& operator=(const TempFile&) = delete;
-
-    void write(std::string_view content)
-    {
-        while (!content.empty()) {
-            const ssize_t written = ::write(fd_, content.data(), content.size());
-            if (written < 0 && errno == EINTR) continue;
-            if (written < 0) throw write_error("write", target_, errno);
-            content.remove_prefix(static_cast<std::size_t>(written));
-        }
-    }
-
-    /// Makes the file readable as any other the process creates, flushes it to disk (so a crash
-    /// leaves the old file or the new one, not an empty one), and renames it over the target.
-    void rename_over_target()
-    {
-        if (::fchmod(fd_, 0644 & ~current_umask()) != 0) throw write_error("set the mode of", target_, errno);
-        if (::fsync(fd_) != 0) throw write_error("flush", target_, errno);
-        const int fd = fd_;
-        fd_ = -1;
-        if (::close(fd) != 0) throw write_error("write", target_, errno);
-        if (::rename(name_.c_str(), target_.c_str()) != 0) throw write_error("replace", target_, errno);
-        renamed_ = true;
-    }
-
-private:
-    fs::path target_;
-    fs::path name_;
-    int fd_ = -1;
-    bool renamed_ = false;
-};
-
 } // namespace
+
+StagedFile::StagedFile(const fs::path& target) : target_(target)
+{
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        name_ = target;
+        name_ += ".tmp." + random_suffix();
+        fd_ = ::open(name_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd_ >= 0) return;
+        if (errno != EEXIST) throw write_error("create a temporary file for", target, errno);
+    }
+    throw Error(ErrorKind::environment,
+                fmt::format("cannot create a temporary file for {}: every name tried exists", target.string()));
+}
+
+StagedFile::~StagedFile()
+{
+    if (fd_ >= 0) ::close(fd_);
+    if (!renamed_) ::unlink(name_.c_str());
+}
+
+void StagedFile::write(std::string_view content)
+{
+    while (!content.empty()) {
+        const ssize_t written = ::write(fd_, content.data(), content.size());
+        if (written < 0 && errno == EINTR) continue;
+        if (written < 0) throw write_error("write", target_, errno);
+        content.remove_prefix(static_cast<std::size_t>(written));
+    }
+}
+
+void StagedFile::finish()
+{
+    if (fd_ < 0) return;
+    if (::fchmod(fd_, 0644 & ~current_umask()) != 0) throw write_error("set the mode of", target_, errno);
+    if (::fsync(fd_) != 0) throw write_error("flush", target_, errno);
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) throw write_error("write", target_, errno);
+}
+
+void StagedFile::rename_over_target()
+{
+    finish();
+    if (::rename(name_.c_str(), target_.c_str()) != 0) throw write_error("replace", target_, errno);
+    renamed_ = true;
+}
+
+std::string unguessable_suffix()
+{
+    return random_suffix();
+}
 
 void write_file_atomically(const fs::path& path, std::string_view content)
 {
@@ -108,9 +105,9 @@ void write_file_atomically(const fs::path& path, std::string_view content)
     if (ec)
         throw Error(ErrorKind::environment,
                     fmt::format("cannot create {}: {}", path.parent_path().string(), ec.message()));
-    TempFile temp(path);
-    temp.write(content);
-    temp.rename_over_target();
+    StagedFile staged(path);
+    staged.write(content);
+    staged.rename_over_target();
 }
 
 } // namespace harness

@@ -3,9 +3,36 @@
 // guess, created exclusively and flushed to disk, then renamed over the target.
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 namespace harness {
+
+/// The new content of one file, written beside it under a name nobody can guess (created
+/// exclusively, never through a link) and removed unless it was renamed into place.
+class StagedFile {
+public:
+    explicit StagedFile(const std::filesystem::path& target);
+    ~StagedFile();
+    StagedFile(const StagedFile&) = delete;
+    StagedFile& operator=(const StagedFile&) = delete;
+
+    void write(std::string_view content);
+    /// Gives the file mode 0644 less the umask and flushes it to disk, so that a crash after the
+    /// rename leaves the new content, not an empty file.
+    void finish();
+    /// finish(), then renames the file over its target (a link there is replaced, not followed).
+    void rename_over_target();
+
+private:
+    std::filesystem::path target_;
+    std::filesystem::path name_;
+    int fd_ = -1;
+    bool renamed_ = false;
+};
+
+/// Twelve random letters and digits (about 71 bits), for names nobody can predict.
+std::string unguessable_suffix();
 
 /// Replaces `path` with `content` atomically, creating parent folders; throws Error on failure
 /// and leaves any previous file intact and no temporary file behind. A symbolic link at `path` is
