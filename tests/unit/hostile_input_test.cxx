@@ -11,6 +11,7 @@
 #include "harness/report/run_report.hxx"
 #include "harness/suite/expression.hxx"
 #include "harness/suite/suite.hxx"
+#include "suite_edits.hxx"
 #include "test_files.hxx"
 #include "test_paths.hxx"
 
@@ -49,17 +50,7 @@ variants:
 /// The load error after replacing `from` with `to` in the valid suite.
 std::string error_after(const std::string& from, const std::string& to)
 {
-    std::string text = valid;
-    const auto at = text.find(from);
-    EXPECT_NE(at, std::string::npos) << from;
-    text.replace(at, from.size(), to);
-    try {
-        suite::parse_suite(text, suite_path);
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "no error after replacing '" << from << "' with '" << to << "'";
-    return "";
+    return load_error_after_edit(valid, suite_path, from, to);
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 #include "harness/core/error.hxx"
 #include "harness/suite/suite.hxx"
 #include "harness/suite/sweep.hxx"
+#include "suite_edits.hxx"
 #include "test_paths.hxx"
 
 #include <filesystem>
@@ -42,17 +43,7 @@ variants:
 /// Replaces the first occurrence of `from` in the valid suite and returns the load error.
 std::string error_after(const std::string& from, const std::string& to)
 {
-    std::string text = valid;
-    const auto at = text.find(from);
-    EXPECT_NE(at, std::string::npos) << from;
-    text.replace(at, from.size(), to);
-    try {
-        parse_suite(text, suite_path);
-    } catch (const harness::InputError& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "no error after replacing '" << from << "' with '" << to << "'";
-    return "";
+    return load_error_after_edit(valid, suite_path, from, to);
 }
 
 } // namespace
