@@ -106,15 +106,16 @@ int check_command(const std::vector<std::string>& args)
         fmt::print("{}: suite {}, {} variants, {} cases\n", s.file.string(), s.name, s.variants.size(), cases.size());
         for (const auto& arch : archs.empty() ? s.archs : archs) {
             const auto compiled = compile::compile_suite(s, arch, cache ? &*cache : nullptr);
-            for (const auto& v : s.variants) {
-                if (v.is_builtin()) {
+            for (const auto& v : s.variants)
+                if (v.is_builtin())
                     fmt::print("  {:<8} {:<24} built-in {} (nothing to compile)\n", arch, v.name, v.builtin);
-                } else if (auto err = compiled.errors.find(v.name); err != compiled.errors.end()) {
-                    fmt::print("  {:<8} {:<24} FAILED\n{}\n", arch, v.name, err->second);
+            for (const auto& unit : compile::compile_units(s)) {
+                if (auto err = compiled.errors.find(unit.key); err != compiled.errors.end()) {
+                    fmt::print("  {:<8} {:<24} FAILED\n{}\n", arch, unit.key, err->second);
                     exit_code = exit_failure;
                 } else {
-                    fmt::print("  {:<8} {:<24} ok{}\n", arch, v.name,
-                               compiled.modules.at(v.name).from_cache ? " (cached)" : "");
+                    fmt::print("  {:<8} {:<24} ok{}\n", arch, unit.key,
+                               compiled.modules.at(unit.key).from_cache ? " (cached)" : "");
                 }
             }
         }

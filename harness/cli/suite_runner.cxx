@@ -140,14 +140,14 @@ report::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, c
     std::vector<CaseResult> results(cases.size());
     std::vector<suite::Case> runnable;
     std::vector<std::size_t> runnable_index;
-    const bool reference_broken = compiled.errors.contains(s.reference);
+    const suite::VariantSpec* reference = s.find_variant(s.reference);
     for (std::size_t i = 0; i < cases.size(); ++i) {
-        const auto& name = s.variants[cases[i].variant].name;
-        if (auto err = compiled.errors.find(name); err != compiled.errors.end()) {
+        const auto& variant = s.variants[cases[i].variant];
+        if (const std::string* err = compiled.error(variant, cases[i].params)) {
             results[i] = run::unverifiable_case(s, cases[i], "");
             results[i].status = CaseStatus::compile_error;
-            results[i].message = err->second;
-        } else if (reference_broken) {
+            results[i].message = *err;
+        } else if (reference && compiled.error(*reference, cases[i].params)) {
             results[i] = run::unverifiable_case(s, cases[i], "the reference variant did not compile");
         } else {
             runnable.push_back(cases[i]);

@@ -1,36 +1,94 @@
 #include "harness/compile/compile_suite.hxx"
 
 #include "harness/core/child_process.hxx"
+#include "harness/suite/compile_params.hxx"
+#include "harness/suite/sweep.hxx"
 
 #include <algorithm>
+#include <atomic>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <thread>
 
 namespace harness::compile {
 
-CompileRequest request_for(const suite::Suite& suite, const suite::VariantSpec& variant, const std::string& arch)
+const CompiledModule* SuiteModules::find(const suite::VariantSpec& variant, const suite::Bindings& point) const
+{
+    auto it = modules.find(suite::compile_key(variant, point));
+    return it == modules.end() ? nullptr : &it->second;
+}
+
+const std::string* SuiteModules::error(const suite::VariantSpec& variant, const suite::Bindings& point) const
+{
+    auto it = errors.find(suite::compile_key(variant, point));
+    return it == errors.end() ? nullptr : &it->second;
+}
+
+std::vector<CompileUnit> compile_units(const suite::Suite& suite)
+{
+    std::vector<CompileUnit> units;
+    std::set<std::string> seen;
+    for (const auto& c : suite::expand_cases(suite)) {
+        const auto& variant = suite.variants[c.variant];
+        if (variant.is_builtin()) continue; // a library call: nothing to compile
+        std::string key = suite::compile_key(variant, c.params);
+        if (seen.insert(key).second) units.push_back({std::move(key), c.variant, c.params});
+    }
+    return units;
+}
+
+CompileRequest request_for(const suite::Suite& suite, const suite::VariantSpec& variant, const suite::Bindings& point,
+                           const std::string& arch)
 {
     CompileRequest request;
     request.source = variant.source;
     request.include_dirs = suite.include_dirs;
-    request.defines = variant.defines;
+    request.defines = suite::resolve_defines(variant, point);
     request.options = variant.options;
     request.arch = arch;
-    for (const auto& launch : variant.launches)
-        if (std::find(request.entries.begin(), request.entries.end(), launch.entry) == request.entries.end())
-            request.entries.push_back(launch.entry);
+    for (const auto& launch : variant.launches) {
+        const std::string entry = suite::resolve_entry(launch.entry, point);
+        if (std::find(request.entries.begin(), request.entries.end(), entry) == request.entries.end())
+            request.entries.push_back(entry);
+    }
     return request;
 }
 
-SuiteModules compile_suite(const suite::Suite& suite, const std::string& arch, const CompileCache* cache)
+CompileRequest request_for(const suite::Suite& suite, const suite::VariantSpec& variant, const std::string& arch)
 {
-    SuiteModules out;
-    for (const auto& variant : suite.variants) {
-        if (variant.is_builtin()) continue; // a library call: nothing to compile
-        try {
-            out.modules.emplace(variant.name, compile(request_for(suite, variant, arch), cache));
-        } catch (const std::exception& e) {
-            out.errors.emplace(variant.name, e.what());
+    return request_for(suite, variant, suite::Bindings{}, arch);
+}
+
+SuiteModules compile_suite(const suite::Suite& suite, const std::string& arch, const CompileCache* cache, unsigned jobs)
+{
+    const auto units = compile_units(suite);
+    std::vector<std::optional<CompiledModule>> modules(units.size());
+    std::vector<std::string> errors(units.size());
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+        for (std::size_t i = next++; i < units.size(); i = next++) {
+            const auto& unit = units[i];
+            try {
+                modules[i] = compile(request_for(suite, suite.variants[unit.variant], unit.point, arch), cache);
+            } catch (const std::exception& e) {
+                errors[i] = e.what();
+            }
         }
+    };
+    if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+    jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, units.size()));
+    {
+        std::vector<std::jthread> workers;
+        for (unsigned j = 1; j < jobs; ++j) workers.emplace_back(work);
+        work();
+    }
+    SuiteModules out;
+    for (std::size_t i = 0; i < units.size(); ++i) {
+        if (modules[i])
+            out.modules.emplace(units[i].key, std::move(*modules[i]));
+        else
+            out.errors.emplace(units[i].key, errors[i]);
     }
     return out;
 }

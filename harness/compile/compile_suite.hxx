@@ -1,25 +1,49 @@
 #pragma once
-// Compiles every variant of a suite for one architecture.
+// Compiles every variant of a suite for one architecture: one module per compile configuration
+// (a variant, and the values of the sweep parameters its entries and defines name).
 
 #include "harness/compile/nvrtc_compiler.hxx"
 #include "harness/suite/suite.hxx"
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace harness::compile {
 
-/// Modules of the variants that compiled, and NVRTC's message for those that did not.
+/// Modules of the configurations that compiled and the compiler's message for those that did
+/// not, both keyed by suite::compile_key().
 struct SuiteModules {
     std::map<std::string, CompiledModule> modules;
     std::map<std::string, std::string> errors;
+
+    /// The module a case of `variant` at `point` runs, or nullptr when it did not compile.
+    const CompiledModule* find(const suite::VariantSpec& variant, const suite::Bindings& point) const;
+    /// Why that module did not compile, or nullptr.
+    const std::string* error(const suite::VariantSpec& variant, const suite::Bindings& point) const;
 };
 
-/// The compile request for one variant (all its launches' entries).
+/// One distinct compile configuration of a suite.
+struct CompileUnit {
+    std::string key;         ///< suite::compile_key()
+    std::size_t variant = 0; ///< index into Suite::variants
+    suite::Bindings point;   ///< the first sweep point that uses it
+};
+
+/// Every configuration the suite's kernel variants need, each once, in the order cases use them.
+std::vector<CompileUnit> compile_units(const suite::Suite& suite);
+
+/// The compile request for one variant at one sweep point (all its launches' entries, with the
+/// point's compile-time parameters substituted).
+CompileRequest request_for(const suite::Suite& suite, const suite::VariantSpec& variant, const suite::Bindings& point,
+                           const std::string& arch);
+/// Same, for a variant without compile-time parameters.
 CompileRequest request_for(const suite::Suite& suite, const suite::VariantSpec& variant, const std::string& arch);
 
-/// Compiles each variant; a failure is recorded for that variant only.
-SuiteModules compile_suite(const suite::Suite& suite, const std::string& arch, const CompileCache* cache);
+/// Compiles each configuration, `jobs` at a time (0: one per core); a failure is recorded for
+/// that configuration only.
+SuiteModules compile_suite(const suite::Suite& suite, const std::string& arch, const CompileCache* cache,
+                           unsigned jobs = 0);
 
 /// Same, in a child process, so that NVRTC never runs in a process that later forks CUDA workers.
 SuiteModules compile_suite_in_child(const suite::Suite& suite, const std::string& arch, const CompileCache* cache);

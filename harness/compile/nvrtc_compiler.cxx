@@ -1,5 +1,6 @@
 #include "harness/compile/nvrtc_compiler.hxx"
 
+#include <cstdlib>
 #include <fmt/format.h>
 #include <fstream>
 #include <nvrtc.h>
@@ -54,11 +55,60 @@ std::vector<std::string> nvrtc_options(const CompileRequest& request)
     std::vector<std::string> options = {"--gpu-architecture=" + request.arch, "-lineinfo", "-std=c++17", "-Xptxas=-v",
                                         "--include-path=" + request.source.parent_path().string()};
     for (const auto& dir : request.include_dirs) options.push_back("--include-path=" + dir.string());
+    // The toolkit's headers come after the suite's folders, so a project's own header of the same name wins.
+    for (const auto& dir : toolkit_include_dirs()) options.push_back("--include-path=" + dir.string());
     for (const auto& [name, value] : request.defines)
         options.push_back(value.empty() ? "-D" + name : "-D" + name + "=" + value);
     options.insert(options.end(), request.options.begin(), request.options.end());
     return options;
 }
+
+std::vector<fs::path> toolkit_include_dirs()
+{
+    static const std::vector<fs::path> dirs = [] {
+        std::vector<fs::path> candidates;
+        for (const char* variable : {"CUDA_PATH", "CUDA_HOME"})
+            if (const char* value = std::getenv(variable); value && *value)
+                candidates.push_back(fs::path(value) / "include");
+#ifdef HARNESS_CUDA_INCLUDE_DIR
+        candidates.emplace_back(HARNESS_CUDA_INCLUDE_DIR);
+#endif
+        candidates.emplace_back("/usr/local/cuda/include");
+        for (const auto& dir : candidates) {
+            std::error_code ec;
+            if (!fs::is_regular_file(dir / "cuda_fp16.h", ec)) continue;
+            std::vector<fs::path> found = {dir};
+            if (fs::is_directory(dir / "cccl", ec)) found.push_back(dir / "cccl");
+            return found;
+        }
+        return std::vector<fs::path>{};
+    }();
+    return dirs;
+}
+
+namespace {
+
+/// A hint for a compilation that failed on a header NVRTC cannot take, or "".
+std::string header_hint(const std::string& log)
+{
+    if (log.find("could not open source file \"cuda") != std::string::npos ||
+        log.find("could not open source file \"cub/") != std::string::npos ||
+        log.find("could not open source file \"mma.h") != std::string::npos ||
+        log.find("could not open source file \"cooperative_groups") != std::string::npos)
+        return toolkit_include_dirs().empty()
+                   ? "\n  note: the CUDA toolkit's include folder was not found (looked in $CUDA_PATH, $CUDA_HOME, "
+                     "the toolkit the harness was built with and /usr/local/cuda); set CUDA_PATH"
+                   : "";
+    if (log.find("not allowed in JIT mode") != std::string::npos || log.find("/thrust/") != std::string::npos ||
+        log.find("cub/device/") != std::string::npos)
+        return "\n  note: this header holds host code, which NVRTC cannot compile (device-wide CUB algorithms, "
+               "<cub/cub.cuh>, Thrust). Include the block, warp and thread primitives you use (e.g. "
+               "<cub/block/block_reduce.cuh>), or build the kernel with nvcc and name the module in the suite "
+               "(docs/suite-format.md, \"CUDA headers\")";
+    return "";
+}
+
+} // namespace
 
 std::string nvrtc_version()
 {
@@ -144,8 +194,9 @@ CompiledModule compile(const CompileRequest& request, const CompileCache* cache)
     if (result != NVRTC_SUCCESS) {
         std::string joined;
         for (const auto& o : options) joined += " " + o;
-        throw CompileError(fmt::format("{}: compilation for {} failed ({}):\n{}\n  options:{}", request.source.string(),
-                                       request.arch, nvrtcGetErrorString(result), module.log, joined),
+        throw CompileError(fmt::format("{}: compilation for {} failed ({}):\n{}{}\n  options:{}",
+                                       request.source.string(), request.arch, nvrtcGetErrorString(result), module.log,
+                                       header_hint(module.log), joined),
                            module.log);
     }
 

@@ -34,6 +34,12 @@ private:
     std::string log_;
 };
 
+/// The CUDA toolkit's header folders every kernel may include from (cuda_fp16.h, mma.h,
+/// cooperative_groups.h, and CCCL: cub/, cuda/std/, cuda/barrier): the `include` folder of
+/// $CUDA_PATH, else of $CUDA_HOME, else of the toolkit the harness was built with, else of
+/// /usr/local/cuda, whichever first holds cuda_fp16.h, plus its `cccl` folder. Empty when none does.
+std::vector<std::filesystem::path> toolkit_include_dirs();
+
 /// The full NVRTC option list for a request (also part of the cache key).
 std::vector<std::string> nvrtc_options(const CompileRequest& request);
 

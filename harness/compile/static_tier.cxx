@@ -3,6 +3,7 @@
 #include "harness/compile/compile_suite.hxx"
 #include "harness/compile/cubin_info.hxx"
 #include "harness/compile/occupancy.hxx"
+#include "harness/suite/compile_params.hxx"
 #include "harness/suite/sweep.hxx"
 
 #include <fmt/format.h>
@@ -71,27 +72,29 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
                 results.push_back(std::move(r));
                 continue;
             }
-            if (auto e = compiled.errors.find(variant.name); e != compiled.errors.end()) {
+            const std::string key = suite::compile_key(variant, c.params);
+            if (auto e = compiled.errors.find(key); e != compiled.errors.end()) {
                 r.status = CaseStatus::compile_error;
                 r.message = e->second;
                 results.push_back(std::move(r));
                 continue;
             }
-            if (auto e = read_errors.find(variant.name); e != read_errors.end()) {
+            if (auto e = read_errors.find(key); e != read_errors.end()) {
                 r.status = CaseStatus::compile_error;
                 r.message = "cannot read the cubin: " + e->second;
                 results.push_back(std::move(r));
                 continue;
             }
-            const CubinInfo& info = infos.at(variant.name);
-            const CompiledModule& module = compiled.modules.at(variant.name);
+            const CubinInfo& info = infos.at(key);
+            const CompiledModule& module = compiled.modules.at(key);
             try {
                 // A multi-launch variant reports its most demanding kernel, as the GPU tier does.
                 std::optional<LaunchFigures> worst;
                 int registers = 0, static_shared = 0, local = 0, barriers = 0, spill_stores = 0, spill_loads = 0;
                 int dynamic_shared = 0;
                 for (const auto& launch : variant.launches) {
-                    const KernelResources& k = info.kernel(module.lowered_names.at(launch.entry));
+                    const KernelResources& k =
+                        info.kernel(module.lowered_names.at(suite::resolve_entry(launch.entry, c.params)));
                     const LaunchFigures f = launch_figures(limits, k, launch, c.params);
                     registers = std::max(registers, k.registers);
                     static_shared = std::max(static_shared, k.static_shared_bytes);

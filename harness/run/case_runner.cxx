@@ -1,5 +1,7 @@
 #include "harness/run/case_runner.hxx"
 
+#include "harness/suite/compile_params.hxx"
+
 #include "harness/compile/cubin_info.hxx"
 #include "harness/compile/occupancy.hxx"
 #include "harness/profile/case_profiler.hxx"
@@ -76,6 +78,7 @@ struct CaseRunner::Prepared {
     };
     struct Launch {
         CUfunction function = nullptr;
+        std::string symbol; // the kernel's name in the cubin
         std::array<unsigned, 3> grid{}, block{};
         unsigned shared_bytes = 0;
         std::vector<std::array<std::byte, 8>> scalar_storage;
@@ -85,6 +88,7 @@ struct CaseRunner::Prepared {
     };
     std::vector<std::unique_ptr<Buffer>> buffers;
     std::vector<Launch> launches;
+    const compile::CompiledModule* compiled = nullptr; // null for a built-in
 
     Buffer* find(const std::string& name)
     {
@@ -108,13 +112,13 @@ CaseRunner::~CaseRunner()
     for (auto& [name, module] : loaded_) driver().cuModuleUnload(module);
 }
 
-CUmodule CaseRunner::module_for(const suite::VariantSpec& variant)
+CUmodule CaseRunner::module_for(const std::string& key)
 {
-    if (auto it = loaded_.find(variant.name); it != loaded_.end()) return it->second;
-    const auto& compiled = modules_.at(variant.name);
+    if (auto it = loaded_.find(key); it != loaded_.end()) return it->second;
+    const auto& compiled = modules_.at(key);
     CUmodule module = nullptr;
     CU_CHECK(driver().cuModuleLoadData(&module, compiled.cubin.data()));
-    loaded_[variant.name] = module;
+    loaded_[key] = module;
     return module;
 }
 
@@ -177,13 +181,15 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
         return p;
     }
 
-    const auto& compiled = modules_.at(variant.name);
-    CUmodule module = module_for(variant);
+    const std::string key = suite::compile_key(variant, params);
+    p->compiled = &modules_.at(key);
+    CUmodule module = module_for(key);
     for (std::size_t li = 0; li < variant.launches.size(); ++li) {
         const auto& spec = variant.launches[li];
         const std::string where = variant.launches.size() > 1 ? fmt::format("launches[{}].", li) : "";
         Prepared::Launch l;
-        CU_CHECK(d.cuModuleGetFunction(&l.function, module, compiled.lowered_names.at(spec.entry).c_str()));
+        l.symbol = p->compiled->lowered_names.at(suite::resolve_entry(spec.entry, params));
+        CU_CHECK(d.cuModuleGetFunction(&l.function, module, l.symbol.c_str()));
         l.grid = dims(spec.grid, params, where + "grid");
         l.block = dims(spec.block, params, where + "block");
         const std::int64_t threads = std::int64_t{l.block[0]} * l.block[1] * l.block[2];
@@ -322,7 +328,7 @@ CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
         r.set_metric("verify_max_rel_error", max_rel);
     }
 
-    if (!variant.is_builtin()) read_resources(variant, *p, r);
+    if (!variant.is_builtin()) read_resources(*p, r);
     last_cost_ = {};
     if (options_.verify_only || options_.external_profiler) return r;
     time_case(variant, c, *p, r);
@@ -345,7 +351,7 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, Ca
     const Driver& d = driver();
     profile::CaseSource source;
     if (!variant.is_builtin()) {
-        source.cubin = &modules_.at(variant.name).cubin;
+        source.cubin = &p.compiled->cubin;
         // The line table names the kernel file as NVRTC was given it, includes by their include path.
         source.resolve = [&](const std::string& file) -> std::filesystem::path {
             if (file == variant.source.filename().string()) return variant.source;
@@ -380,15 +386,14 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, Ca
     last_cost_.range_passes = profiler_->range_passes();
 }
 
-void CaseRunner::read_resources(const suite::VariantSpec& variant, Prepared& prepared, CaseResult& r)
+void CaseRunner::read_resources(Prepared& prepared, CaseResult& r)
 {
     const Driver& d = driver();
     auto* p = &prepared;
     // Static resources of the kernels as loaded; a multi-launch variant reports its most
     // demanding kernel (most registers, least occupancy).
     const compile::ArchLimits* limits = compile::find_arch_limits(session_.info().arch);
-    const auto& compiled = modules_.at(variant.name);
-    const compile::CubinInfo cubin_info = compile::read_cubin_info(compiled.cubin);
+    const compile::CubinInfo cubin_info = compile::read_cubin_info(p->compiled->cubin);
     int registers = 0, static_shared = 0, local = 0, blocks = -1;
     double occupancy = 2.0;
     unsigned dynamic_shared = 0;
@@ -411,7 +416,7 @@ void CaseRunner::read_resources(const suite::VariantSpec& variant, Prepared& pre
             blocks = active;
             if (limits) {
                 compile::OccupancyOptions o;
-                o.barriers_per_block = barriers_of(cubin_info, compiled.lowered_names.at(variant.launches[li].entry));
+                o.barriers_per_block = barriers_of(cubin_info, l.symbol);
                 o.shared_opt_in = l.shared_bytes > 48 * 1024;
                 const auto calc =
                     compile::theoretical_occupancy(*limits, threads, regs, smem + static_cast<int>(l.shared_bytes), o);

@@ -60,12 +60,13 @@ public:
 
 private:
     struct Prepared;
-    CUmodule module_for(const suite::VariantSpec& variant);
+    /// The module a case of `variant` at `params` runs, loaded once per compile configuration.
+    CUmodule module_for(const std::string& key);
     std::unique_ptr<Prepared> prepare(const suite::VariantSpec& variant, const suite::Bindings& params);
     void launch_all(Prepared& p);
     void launch_step(Prepared& p, std::size_t step);
     std::map<std::string, Bytes> download_outputs(Prepared& p);
-    void read_resources(const suite::VariantSpec& variant, Prepared& p, CaseResult& r);
+    void read_resources(Prepared& p, CaseResult& r);
     void time_case(const suite::VariantSpec& variant, const suite::Case& c, Prepared& p, CaseResult& r);
     void restore_and_flush(Prepared& p);
     void profile_case(const suite::VariantSpec& variant, Prepared& p, CaseResult& r);

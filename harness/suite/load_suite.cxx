@@ -4,6 +4,7 @@
 #include "harness/core/metrics.hxx"
 #include "harness/core/text.hxx"
 #include "harness/run/builtins.hxx"
+#include "harness/suite/compile_params.hxx"
 #include "harness/suite/suite.hxx"
 #include "harness/suite/sweep.hxx"
 
@@ -606,9 +607,27 @@ public:
                 if (!node[key]) fail(node, prefixed(field, key), "missing required key (or give 'launches')");
             v.launches.push_back(launch(node, field, params, known));
         }
+        v.compile_params = compile_params_of(v, params);
         work_figures(v, node, field, params);
         gating(v, node, field);
         return v;
+    }
+
+    /// The sweep parameters that reach the compiler through the variant's entries and defines, in
+    /// the suite's order.
+    std::vector<std::string> compile_params_of(const VariantSpec& v,
+                                               const std::set<std::string, std::less<>>& params) const
+    {
+        std::set<std::string, std::less<>> used;
+        for (const auto& l : v.launches)
+            if (const std::size_t open = l.entry.find('<'); open != std::string::npos)
+                for (auto& name : param_names_in(std::string_view(l.entry).substr(open), params)) used.insert(name);
+        for (const auto& [name, value] : v.defines)
+            for (auto& p : param_names_in(value, params)) used.insert(p);
+        std::vector<std::string> ordered;
+        for (const auto& p : param_order_)
+            if (used.contains(p)) ordered.push_back(p);
+        return ordered;
     }
 
     /// A variant's own `flops:` and `bytes:`, computable at every sweep point.
@@ -722,6 +741,7 @@ public:
             if (names.contains(name)) fail(kv.first, "params." + name, "declared twice");
             s.params.push_back(param(name, kv.second, "params." + name));
             names.insert(name);
+            param_order_.push_back(name);
         }
         std::size_t point_count = 1;
         for (const auto& p : s.params) {
@@ -939,6 +959,7 @@ private:
     std::vector<Bindings> points_;
     std::vector<std::string> point_texts_;
     std::vector<std::string> archs_;
+    std::vector<std::string> param_order_; ///< the sweep parameters in declaration order
 };
 
 } // namespace

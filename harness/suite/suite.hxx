@@ -92,11 +92,14 @@ struct LaunchSpec {
 /// A kernel variant: one source file, compiled once, launched as one or more kernels.
 struct VariantSpec {
     std::string name;
-    std::string builtin;          ///< a library routine (run::builtin_table) instead of a kernel
-    std::filesystem::path source; ///< absolute path; empty for a built-in
-    std::map<std::string, std::string> defines;
+    std::string builtin;                        ///< a library routine (run::builtin_table) instead of a kernel
+    std::filesystem::path source;               ///< absolute path; empty for a built-in
+    std::map<std::string, std::string> defines; ///< values may name sweep parameters (compile_params.hxx)
     std::vector<std::string> options;
     std::vector<LaunchSpec> launches;
+    /// Sweep parameters that entries' template arguments or defines' values name, in the suite's
+    /// order: each distinct combination of their values is compiled once.
+    std::vector<std::string> compile_params;
     std::vector<BufferSpec> buffers; ///< variant-level buffers (added to the suite's)
     std::optional<Expression> flops;
     std::optional<Expression> bytes;

@@ -1,0 +1,40 @@
+#pragma once
+// Sweep parameters that reach the compiler: template arguments of an entry and values of defines.
+//
+// The rule (docs/suite-format.md, "Compile-time parameters"): in the template arguments of an
+// `entry` and in the value of a `defines` entry, every identifier that is the name of a sweep
+// parameter is replaced by the parameter's value at the case's point; every other token (numbers,
+// types, names the source defines, the kernel's own name, macro names) reaches the compiler as
+// written. Cases whose substituted entries and defines are equal share one compiled module.
+
+#include "harness/suite/suite.hxx"
+
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace harness::suite {
+
+/// The identifiers of `text` that are in `params`, each once, in order of first appearance.
+/// Numbers (`1e5`, `0x1F`, `2.5f`) and quoted strings are not identifiers.
+std::vector<std::string> param_names_in(std::string_view text, const std::set<std::string, std::less<>>& params);
+
+/// `text` with every identifier that is a key of `point` replaced by its value.
+std::string substitute_params(std::string_view text, const Bindings& point);
+
+/// The entry as compiled at `point`: its template arguments substituted, the kernel name kept.
+std::string resolve_entry(const std::string& entry, const Bindings& point);
+
+/// The variant's defines as compiled at `point`.
+std::map<std::string, std::string> resolve_defines(const VariantSpec& variant, const Bindings& point);
+
+/// "TILE=32" for the variant's compile-time parameters at `point`; "" when it has none.
+std::string compile_params_text(const VariantSpec& variant, const Bindings& point);
+
+/// Names the compiled module a case of `variant` at `point` uses: the variant's name, followed by
+/// its compile-time parameters in brackets when it has any ("tiled[TILE=32]").
+std::string compile_key(const VariantSpec& variant, const Bindings& point);
+
+} // namespace harness::suite
