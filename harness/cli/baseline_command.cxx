@@ -19,7 +19,7 @@ int baseline_update(const std::vector<std::string>& args)
                  "figures by architecture (sm_90.csv), noisy ones by GPU model (NVIDIA-H200.csv). Files are merged: "
                  "rows of the cases and metrics measured now are replaced, others kept. Failed cases are never "
                  "recorded.",
-                 "baseline update"};
+                 "harness baseline update"};
     CommonOptions common;
     add_common(app, common);
     SuiteRunOptions options;
@@ -73,13 +73,7 @@ int baseline_update(const std::vector<std::string>& args)
     return exit_code;
 }
 
-struct BaselineAction {
-    const char* name;
-    const char* description;
-    int (*run)(const std::vector<std::string>& args);
-};
-
-const BaselineAction actions[] = {
+const Subcommand actions[] = {
     {"update", "record the figures of a run (GPU, --static, or --from results.json) as baselines", baseline_update},
 };
 
@@ -87,15 +81,9 @@ const BaselineAction actions[] = {
 
 int baseline_command(const std::vector<std::string>& args)
 {
-    if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-        fmt::print("usage: harness baseline <action> [options] SUITE...\n\nactions:\n");
-        for (const auto& a : actions) fmt::print("  {:<8} {}\n", a.name, a.description);
-        return args.empty() ? exit_bad_input : exit_pass;
-    }
-    for (const auto& a : actions)
-        if (args[0] == a.name) return a.run({args.begin() + 1, args.end()});
-    fmt::print(stderr, "harness baseline: unknown action '{}'; actions: update\n", args[0]);
-    return exit_bad_input;
+    CLI::App app{"Record and maintain baselines: <baseline-dir>/<suite>/<key>.csv.", "harness baseline"};
+    app.footer("harness baseline <action> --help shows an action's options.");
+    return dispatch_group(app, actions, args);
 }
 
 } // namespace harness::cli

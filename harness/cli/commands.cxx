@@ -1,6 +1,7 @@
 #include "harness/cli/commands.hxx"
 
 #include "harness/cli/exit_codes.hxx"
+#include "harness/cli/options.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/text.hxx"
 
@@ -10,7 +11,7 @@ namespace harness::cli {
 
 namespace {
 
-const Command commands[] = {
+const Subcommand commands[] = {
     {"run", "compile, verify, time and measure every case of one or more suites", run_command},
     {"check", "validate suites and compile every variant (no GPU needed)", check_command},
     {"list", "list the cases a suite expands to", list_command},
@@ -28,40 +29,44 @@ const Command commands[] = {
 
 } // namespace
 
-std::span<const Command> command_table()
+std::span<const Subcommand> command_table()
 {
     return commands;
 }
 
-int help_command(const std::vector<std::string>&)
+namespace {
+
+/// Describes the tool on `app` (named "harness").
+void describe_tool(CLI::App& app)
 {
-    fmt::print("harness {} - kernel regression harness\n\n"
-               "usage: harness <command> [options] (harness <command> --help for its options)\n\ncommands:\n",
-               HARNESS_VERSION);
-    for (const auto& c : commands) fmt::print("  {:<11} {}\n", c.name, c.description);
-    fmt::print("\nexit codes:\n"
+    app.description(fmt::format("harness {} - kernel regression harness", HARNESS_VERSION));
+    app.footer("harness <command> --help shows a command's options.\n\nexit codes:\n"
                "  0  every case passed and nothing regressed\n"
                "  1  a regression, a failed expect rule, wrong output, fault, hang or compile error\n"
                "  2  bad input: the suite, baseline or waiver file, or the command line is wrong\n"
-               "  3  environment: no GPU when one is required, no counter permission, files that cannot be written\n");
-    return exit_pass;
+               "  3  environment: no GPU when one is required, no counter permission, files that cannot be "
+               "written");
+    app.set_version_flag("--version", fmt::format("harness {}", HARNESS_VERSION));
+}
+
+} // namespace
+
+int help_command(const std::vector<std::string>& args)
+{
+    // `harness help run` is `harness run --help`.
+    if (!args.empty())
+        for (const auto& c : commands)
+            if (args[0] == c.name && c.run != help_command) return c.run({"--help"});
+    CLI::App app{"", "harness"};
+    describe_tool(app);
+    return dispatch_group(app, commands, {});
 }
 
 int dispatch(const std::vector<std::string>& args)
 {
-    if (args.empty() || args[0] == "--help" || args[0] == "-h") return help_command({});
-    if (args[0] == "--version") {
-        fmt::print("harness {}\n", HARNESS_VERSION);
-        return exit_pass;
-    }
-    std::vector<std::string> names;
-    for (const auto& c : commands) {
-        if (args[0] == c.name) return c.run({args.begin() + 1, args.end()});
-        names.push_back(c.name);
-    }
-    fmt::print(stderr, "harness: unknown command '{}'{}; commands: {}\n", args[0], did_you_mean(args[0], names),
-               join(names));
-    return exit_bad_input;
+    CLI::App app{"", "harness"};
+    describe_tool(app);
+    return dispatch_group(app, commands, args);
 }
 
 int run_tool(const std::vector<std::string>& args)

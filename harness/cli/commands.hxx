@@ -1,20 +1,16 @@
 #pragma once
 // Subcommands of the `harness` tool: one row each in an explicit table.
 
+#include "harness/cli/options.hxx"
+
 #include <span>
 #include <string>
 #include <vector>
 
 namespace harness::cli {
 
-/// One subcommand: its name, what `help` says about it, and its entry point.
-struct Command {
-    const char* name;
-    const char* description;
-    int (*run)(const std::vector<std::string>& args);
-};
-
-std::span<const Command> command_table();
+/// The tool's subcommands: name, what `help` says about each, entry point.
+std::span<const Subcommand> command_table();
 
 /// Dispatches argv (without the program name) to a subcommand; returns the exit code.
 int dispatch(const std::vector<std::string>& args);

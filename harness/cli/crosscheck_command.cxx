@@ -17,7 +17,7 @@ int crosscheck_command(const std::vector<std::string>& args)
 {
     CLI::App app{"Compare a run's hardware counters with Nsight Compute's for the same cases "
                  "(`ncu --csv --page raw --nvtx --print-nvtx-rename kernel` over `harness run --external-profiler`).",
-                 "crosscheck"};
+                 "harness crosscheck"};
     std::string results_file, static_file;
     std::vector<std::string> ncu_files;
     bool list_metrics = false, list_dram_metrics = false;

@@ -12,7 +12,7 @@ namespace harness::cli {
 
 int merge_command(const std::vector<std::string>& args)
 {
-    CLI::App app{"Combine results.json files of one suite on one GPU (e.g. shards) into one.", "merge"};
+    CLI::App app{"Combine results.json files of one suite on one GPU (e.g. shards) into one.", "harness merge"};
     std::vector<std::string> inputs;
     std::string output;
     app.add_option("inputs", inputs, "results.json files")->required()->check(CLI::ExistingFile);

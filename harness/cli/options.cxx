@@ -26,8 +26,11 @@ std::optional<int> parse(CLI::App& app, const std::vector<std::string>& args)
     } catch (const CLI::CallForHelp&) {
         fmt::print("{}", app.help());
         return exit_pass;
+    } catch (const CLI::CallForVersion& e) {
+        fmt::print("{}\n", e.what());
+        return exit_pass;
     } catch (const CLI::ParseError& e) {
-        fmt::print(stderr, "harness {}: {}\n", app.get_name(), e.what());
+        fmt::print(stderr, "{}: {}\n", app.get_name(), e.what());
         return exit_bad_input;
     }
     return std::nullopt;
@@ -45,15 +48,49 @@ CLI::Validator known_arch_validator()
         "ARCH");
 }
 
-void add_common(CLI::App& app, CommonOptions& o)
+int dispatch_group(CLI::App& app, std::span<const Subcommand> subcommands, const std::vector<std::string>& args)
+{
+    app.require_subcommand(0, 1);
+    for (const auto& c : subcommands) {
+        CLI::App* sub = app.add_subcommand(c.name, c.description);
+        // Everything after the name, --help included, goes to the subcommand's own parser.
+        sub->prefix_command();
+        sub->set_help_flag();
+    }
+    if (!args.empty() && !args[0].starts_with('-')) {
+        std::vector<std::string> names;
+        for (const auto& c : subcommands) names.emplace_back(c.name);
+        if (std::find(names.begin(), names.end(), args[0]) == names.end()) {
+            fmt::print(stderr, "{}: unknown command '{}'{}; commands: {}\n", app.get_name(), args[0],
+                       did_you_mean(args[0], names), join(names));
+            return exit_bad_input;
+        }
+    }
+    if (auto code = parse(app, args)) return *code;
+    const auto chosen = app.get_subcommands();
+    if (chosen.empty()) {
+        fmt::print("{}", app.help());
+        return exit_pass;
+    }
+    for (const auto& c : subcommands)
+        if (chosen.front()->get_name() == c.name) return c.run(chosen.front()->remaining());
+    return exit_bad_input;
+}
+
+void add_suite_files(CLI::App& app, CommonOptions& o)
 {
     app.add_option("suites", o.suites, "suite files (YAML)")->required()->check(CLI::ExistingFile);
+    app.add_flag("--sources-anywhere", o.sources_anywhere,
+                 "allow kernel sources and include folders outside the suite's project");
+}
+
+void add_common(CLI::App& app, CommonOptions& o)
+{
+    add_suite_files(app, o);
     app.add_option("--cache-dir", o.cache_dir,
                    "compiled-kernel cache, a folder only you may write to (default $HARNESS_CACHE_DIR, "
                    "$XDG_CACHE_HOME/harness, ~/.cache/harness or $TMPDIR/harness-cache-<uid>)");
     app.add_flag("--no-cache", o.no_cache, "compile every kernel afresh");
-    app.add_flag("--sources-anywhere", o.sources_anywhere,
-                 "allow kernel sources and include folders outside the suite's project");
     // A cache folder others may write to is refused as soon as the command line is read, before any
     // suite is loaded or compiled, by every command that takes one.
     app.final_callback([&o] {

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,18 @@ namespace harness::cli {
 
 /// Parses a subcommand's options; returns an exit code when it should stop (help or an error).
 std::optional<int> parse(CLI::App& app, const std::vector<std::string>& args);
+
+/// A group of subcommands (the tool itself, `harness baseline`), dispatched by CLI11 like every
+/// command's options, so that help, errors and "did you mean" read the same everywhere.
+struct Subcommand {
+    const char* name;
+    const char* description;
+    int (*run)(const std::vector<std::string>& args);
+};
+
+/// Parses `args` as `<subcommand> [its arguments]` and runs the subcommand with its arguments; with
+/// no subcommand (or --help) prints the group's help and returns 0.
+int dispatch_group(CLI::App& app, std::span<const Subcommand> subcommands, const std::vector<std::string>& args);
 
 /// Accepts an architecture the harness knows (sm_80, sm_90a, ...); the message lists them.
 CLI::Validator known_arch_validator();
@@ -25,7 +38,10 @@ struct CommonOptions {
     bool sources_anywhere = false; ///< sources and include folders may lie outside the suite's project
 };
 
+/// The suite files, `--sources-anywhere`, and the compile cache's options.
 void add_common(CLI::App& app, CommonOptions& o);
+/// The suite files and `--sources-anywhere` only, for commands that compile nothing.
+void add_suite_files(CLI::App& app, CommonOptions& o);
 std::optional<compile::CompileCache> make_cache(const CommonOptions& o);
 
 /// Loads every suite named on the command line, before anything runs: a bad one stops the command.

@@ -12,7 +12,8 @@ namespace harness::cli {
 
 int report_command(const std::vector<std::string>& args)
 {
-    CLI::App app{"Render saved results (results.json) as a self-contained HTML report; no GPU needed.", "report"};
+    CLI::App app{"Render saved results (results.json) as a self-contained HTML report; no GPU needed.",
+                 "harness report"};
     std::string results_file;
     std::string output_file;
     app.add_option("results", results_file, "results.json written by `harness run`")->required();

@@ -24,7 +24,7 @@ int run_command(const std::vector<std::string>& args)
 {
     CLI::App app{"Compile, verify, time and measure every case of one or more suites, and compare them with "
                  "their baselines and `expect:` rules.",
-                 "run"};
+                 "harness run"};
     CommonOptions common;
     add_common(app, common);
     SuiteRunOptions options;
@@ -42,7 +42,8 @@ int run_command(const std::vector<std::string>& args)
     app.add_option("--device", options.device, "CUDA device ordinal")->capture_default_str();
     app.add_flag("--hot", options.hot, "do not flush the L2 cache between timed samples");
     app.add_flag("--verify-only", options.verify_only, "verify outputs and read resources, no timing");
-    app.add_flag("!--no-profile", options.profile, "do not collect hardware counters (CUPTI)");
+    bool no_profile = false;
+    app.add_flag("--no-profile", no_profile, "do not collect hardware counters (CUPTI)");
     app.add_flag("--external-profiler", options.external_profiler,
                  "run each case exactly once inside its NVTX range (domain 'harness', named '<variant> <params>') "
                  "and nothing else, for ncu / nsys; no timing, no counters");
@@ -51,6 +52,7 @@ int run_command(const std::vector<std::string>& args)
     app.add_option("--budget", options.budget_s, "seconds of timing per case (default: the suite's timing.budget_s)");
     app.add_option("--variant", options.only_variants, "run only these variants (the reference always runs)");
     if (auto code = parse(app, args)) return *code;
+    if (no_profile) options.profile = false;
 
     const std::vector<suite::Suite> suites = load_suites(common);
     const bool ci = gate.ci_mode();
@@ -91,7 +93,8 @@ int run_command(const std::vector<std::string>& args)
 
 int check_command(const std::vector<std::string>& args)
 {
-    CLI::App app{"Validate suites and compile every variant for the given architectures (no GPU needed).", "check"};
+    CLI::App app{"Validate suites and compile every variant for the given architectures (no GPU needed).",
+                 "harness check"};
     CommonOptions common;
     add_common(app, common);
     std::vector<std::string> archs;
@@ -125,9 +128,9 @@ int check_command(const std::vector<std::string>& args)
 
 int list_command(const std::vector<std::string>& args)
 {
-    CLI::App app{"List the cases a suite expands to.", "list"};
+    CLI::App app{"List the cases a suite expands to.", "harness list"};
     CommonOptions common;
-    add_common(app, common);
+    add_suite_files(app, common);
     if (auto code = parse(app, args)) return *code;
     for (const auto& s : load_suites(common)) {
         for (const auto& c : suite::expand_cases(s))
@@ -140,7 +143,7 @@ int metrics_command(const std::vector<std::string>& args)
 {
     CLI::App app{"Print the metric table: every figure a run can produce, its unit, whether it repeats exactly, "
                  "which way is better, its default gating rule and where it comes from.",
-                 "metrics"};
+                 "harness metrics"};
     bool markdown = false;
     app.add_flag("--markdown", markdown, "print the table as Markdown, with sources and descriptions");
     if (auto code = parse(app, args)) return *code;

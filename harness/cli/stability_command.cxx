@@ -14,7 +14,7 @@ int stability_command(const std::vector<std::string>& args)
     CLI::App app{"Compare the results.json of repeated runs of one suite: every exact figure (counters, "
                  "resources) must be identical in all of them; the spread of the noisy ones (time, achieved "
                  "occupancy, DRAM bytes) is shown. Exit 1 when an exact figure differs.",
-                 "stability"};
+                 "harness stability"};
     std::vector<std::string> inputs;
     app.add_option("results", inputs, "results.json of each run (two or more)")->required()->check(CLI::ExistingFile);
     if (auto code = parse(app, args)) return *code;
