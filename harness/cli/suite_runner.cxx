@@ -3,6 +3,7 @@
 #include "harness/compile/compile_suite.hxx"
 #include "harness/compile/static_tier.hxx"
 #include "harness/core/error.hxx"
+#include "harness/core/metrics.hxx"
 #include "harness/core/text.hxx"
 #include "harness/run/isolated_runner.hxx"
 #include "harness/suite/sweep.hxx"
@@ -29,7 +30,7 @@ public:
     void end(const CaseResult& r)
     {
         ++done_;
-        const auto t = r.metric("time_median");
+        const auto t = r.metric(metric::time_median);
         const std::string what = r.status == CaseStatus::passed
                                      ? (t ? fmt::format("ok {:.2f} us", *t) : std::string("ok"))
                                      : case_status_name(r.status);

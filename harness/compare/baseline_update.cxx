@@ -115,7 +115,7 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const report::RunRepo
             const std::string key = exact ? exact_baseline_key(r.arch) : noisy_baseline_key(report.device_name);
             file_arch[key] = exact ? r.arch : "";
             BaselineRow row{r.variant, r.params_text, m.name, m.value, {}, source};
-            if (m.name == "time_median") row.samples = baseline_samples(r.time_samples_us);
+            if (m.name == metric::time_median) row.samples = baseline_samples(r.time_samples_us);
             fresh[key].push_back(std::move(row));
         }
     }

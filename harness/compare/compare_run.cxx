@@ -20,27 +20,27 @@ namespace {
 /// Metrics whose change moves the theoretical occupancy: a change is described as a cliff.
 bool is_occupancy_metric(std::string_view m)
 {
-    return m == "registers" || m == "static_shared_bytes" || m == "dynamic_shared_bytes" || m == "barriers" ||
-           m == "blocks_per_sm" || m == "theoretical_occupancy";
+    return m == metric::registers || m == metric::static_shared_bytes || m == metric::dynamic_shared_bytes ||
+           m == metric::barriers || m == metric::blocks_per_sm || m == metric::theoretical_occupancy;
 }
 
 /// The hotspot metric that explains a regression of `metric`, and the access kind it prefers.
 std::optional<std::pair<std::string, std::string>> hotspot_kind(std::string_view m)
 {
     const auto in = [&](std::string_view s) { return m.find(s) != std::string_view::npos; };
-    if (m == "excess_global_sectors" || (m.starts_with("global_") && in("sectors")))
-        return std::pair<std::string, std::string>{"excess_global_sectors", in("_ld_")   ? "global load"
-                                                                            : in("_st_") ? "global store"
-                                                                                         : ""};
-    if (m == "excess_shared_wavefronts" || (m.starts_with("shared_") && m.ends_with("wavefronts")))
-        return std::pair<std::string, std::string>{"excess_shared_wavefronts", in("_ld_")   ? "shared load"
-                                                                               : in("_st_") ? "shared store"
-                                                                                            : ""};
+    if (m == metric::excess_global_sectors || (m.starts_with("global_") && in("sectors")))
+        return std::pair<std::string, std::string>{metric::excess_global_sectors, in("_ld_")   ? "global load"
+                                                                                  : in("_st_") ? "global store"
+                                                                                               : ""};
+    if (m == metric::excess_shared_wavefronts || (m.starts_with("shared_") && m.ends_with("wavefronts")))
+        return std::pair<std::string, std::string>{metric::excess_shared_wavefronts, in("_ld_")   ? "shared load"
+                                                                                     : in("_st_") ? "shared store"
+                                                                                                  : ""};
     // Local memory (spills and stack arrays) and divergence are counted per instruction too.
-    if (m == "local_sectors" || m == "local_bytes" || m.starts_with("spill_"))
-        return std::pair<std::string, std::string>{"local_sectors", "local"};
-    if (m == "divergent_branch_targets")
-        return std::pair<std::string, std::string>{"divergent_branch_targets", "branch"};
+    if (m == metric::local_sectors || m == metric::local_bytes || m.starts_with("spill_"))
+        return std::pair<std::string, std::string>{metric::local_sectors, "local"};
+    if (m == metric::divergent_branch_targets)
+        return std::pair<std::string, std::string>{metric::divergent_branch_targets, "branch"};
     return std::nullopt;
 }
 
@@ -60,8 +60,9 @@ const Hotspot* top_hotspot(const CaseResult& r, std::string_view metric)
 
 OccupancyFigures figures_of(const CaseResult& r)
 {
-    return {r.metric("registers"), r.metric("static_shared_bytes"), r.metric("dynamic_shared_bytes"),
-            r.metric("barriers"),  r.metric("blocks_per_sm"),       r.metric("theoretical_occupancy")};
+    return {
+        r.metric(metric::registers), r.metric(metric::static_shared_bytes), r.metric(metric::dynamic_shared_bytes),
+        r.metric(metric::barriers),  r.metric(metric::blocks_per_sm),       r.metric(metric::theoretical_occupancy)};
 }
 
 OccupancyFigures figures_of(const BaselineFile& b, const CaseResult& r)
@@ -70,8 +71,8 @@ OccupancyFigures figures_of(const BaselineFile& b, const CaseResult& r)
         const BaselineRow* row = b.find(r.variant, r.params_text, m);
         return row ? std::optional<double>(row->value) : std::nullopt;
     };
-    return {get("registers"), get("static_shared_bytes"), get("dynamic_shared_bytes"),
-            get("barriers"),  get("blocks_per_sm"),       get("theoretical_occupancy")};
+    return {get(metric::registers), get(metric::static_shared_bytes), get(metric::dynamic_shared_bytes),
+            get(metric::barriers),  get(metric::blocks_per_sm),       get(metric::theoretical_occupancy)};
 }
 
 std::optional<compile::Occupancy> recompute(const compile::ArchLimits& limits, const OccupancyFigures& f)
@@ -182,7 +183,7 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
                 cliff_known = true;
             }
             if (cliff)
-                v.message = name == "theoretical_occupancy" || name == "blocks_per_sm"
+                v.message = name == metric::theoretical_occupancy || name == metric::blocks_per_sm
                                 ? "occupancy cliff: " + *cliff
                                 : v.message + "; occupancy cliff: " + *cliff;
             else if (v.verdict == Verdict::drifted)

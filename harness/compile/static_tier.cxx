@@ -3,6 +3,7 @@
 #include "harness/compile/compile_suite.hxx"
 #include "harness/compile/cubin_info.hxx"
 #include "harness/compile/occupancy.hxx"
+#include "harness/core/metrics.hxx"
 #include "harness/suite/compile_params.hxx"
 #include "harness/suite/sweep.hxx"
 
@@ -105,15 +106,15 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
                     dynamic_shared = std::max(dynamic_shared, f.dynamic_shared);
                     if (!worst || f.occupancy.occupancy < worst->occupancy.occupancy) worst = f;
                 }
-                r.set_metric("registers", registers);
-                r.set_metric("spill_store_bytes", spill_stores);
-                r.set_metric("spill_load_bytes", spill_loads);
-                r.set_metric("static_shared_bytes", static_shared);
-                r.set_metric("dynamic_shared_bytes", dynamic_shared);
-                r.set_metric("local_bytes", local);
-                r.set_metric("barriers", barriers);
-                r.set_metric("blocks_per_sm", worst->occupancy.blocks_per_sm);
-                r.set_metric("theoretical_occupancy", worst->occupancy.occupancy);
+                r.set_metric(metric::registers, registers);
+                r.set_metric(metric::spill_store_bytes, spill_stores);
+                r.set_metric(metric::spill_load_bytes, spill_loads);
+                r.set_metric(metric::static_shared_bytes, static_shared);
+                r.set_metric(metric::dynamic_shared_bytes, dynamic_shared);
+                r.set_metric(metric::local_bytes, local);
+                r.set_metric(metric::barriers, barriers);
+                r.set_metric(metric::blocks_per_sm, worst->occupancy.blocks_per_sm);
+                r.set_metric(metric::theoretical_occupancy, worst->occupancy.occupancy);
                 r.occupancy_limiter = std::string(to_string(worst->occupancy.limiter));
                 r.status = CaseStatus::passed;
                 if (worst->occupancy.blocks_per_sm == 0) {

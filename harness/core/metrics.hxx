@@ -42,6 +42,111 @@ struct MetricInfo {
     std::string_view description;
 };
 
+/// The name of every metric, for code that reads or writes one: a misspelt identifier does not
+/// compile, and a test checks that each constant names a row of the table and each row has one.
+namespace metric {
+inline constexpr const char* time_median = "time_median";
+inline constexpr const char* time_min = "time_min";
+inline constexpr const char* time_noise = "time_noise";
+inline constexpr const char* time_samples = "time_samples";
+inline constexpr const char* gflops = "gflops";
+inline constexpr const char* bandwidth = "bandwidth";
+inline constexpr const char* registers = "registers";
+inline constexpr const char* static_shared_bytes = "static_shared_bytes";
+inline constexpr const char* dynamic_shared_bytes = "dynamic_shared_bytes";
+inline constexpr const char* spill_store_bytes = "spill_store_bytes";
+inline constexpr const char* spill_load_bytes = "spill_load_bytes";
+inline constexpr const char* barriers = "barriers";
+inline constexpr const char* local_bytes = "local_bytes";
+inline constexpr const char* blocks_per_sm = "blocks_per_sm";
+inline constexpr const char* theoretical_occupancy = "theoretical_occupancy";
+inline constexpr const char* verify_max_abs_error = "verify_max_abs_error";
+inline constexpr const char* verify_max_rel_error = "verify_max_rel_error";
+inline constexpr const char* global_ld_requests = "global_ld_requests";
+inline constexpr const char* global_ld_sectors = "global_ld_sectors";
+inline constexpr const char* global_st_requests = "global_st_requests";
+inline constexpr const char* global_st_sectors = "global_st_sectors";
+inline constexpr const char* shared_ld_wavefronts = "shared_ld_wavefronts";
+inline constexpr const char* shared_st_wavefronts = "shared_st_wavefronts";
+inline constexpr const char* shared_ld_instructions = "shared_ld_instructions";
+inline constexpr const char* shared_st_instructions = "shared_st_instructions";
+inline constexpr const char* shared_bank_conflicts_raw = "shared_bank_conflicts_raw";
+inline constexpr const char* instructions = "instructions";
+inline constexpr const char* fp32_add_thread_instructions = "fp32_add_thread_instructions";
+inline constexpr const char* fp32_mul_thread_instructions = "fp32_mul_thread_instructions";
+inline constexpr const char* fp32_fma_thread_instructions = "fp32_fma_thread_instructions";
+inline constexpr const char* achieved_occupancy = "achieved_occupancy";
+inline constexpr const char* dram_read_bytes = "dram_read_bytes";
+inline constexpr const char* dram_write_bytes = "dram_write_bytes";
+inline constexpr const char* global_sectors = "global_sectors";
+inline constexpr const char* global_sectors_ideal = "global_sectors_ideal";
+inline constexpr const char* shared_wavefronts = "shared_wavefronts";
+inline constexpr const char* shared_wavefronts_ideal = "shared_wavefronts_ideal";
+inline constexpr const char* local_sectors = "local_sectors";
+inline constexpr const char* divergent_branch_targets = "divergent_branch_targets";
+inline constexpr const char* global_ld_sectors_per_request = "global_ld_sectors_per_request";
+inline constexpr const char* global_st_sectors_per_request = "global_st_sectors_per_request";
+inline constexpr const char* excess_global_sectors = "excess_global_sectors";
+inline constexpr const char* excess_global_sectors_pct = "excess_global_sectors_pct";
+inline constexpr const char* excess_shared_wavefronts = "excess_shared_wavefronts";
+inline constexpr const char* shared_conflict_ways = "shared_conflict_ways";
+inline constexpr const char* flops = "flops";
+inline constexpr const char* dram_bytes = "dram_bytes";
+inline constexpr const char* arithmetic_intensity = "arithmetic_intensity";
+inline constexpr const char* achieved_gflops = "achieved_gflops";
+
+/// Every constant above, in table order.
+inline constexpr const char* all[] = {time_median,
+                                      time_min,
+                                      time_noise,
+                                      time_samples,
+                                      gflops,
+                                      bandwidth,
+                                      registers,
+                                      static_shared_bytes,
+                                      dynamic_shared_bytes,
+                                      spill_store_bytes,
+                                      spill_load_bytes,
+                                      barriers,
+                                      local_bytes,
+                                      blocks_per_sm,
+                                      theoretical_occupancy,
+                                      verify_max_abs_error,
+                                      verify_max_rel_error,
+                                      global_ld_requests,
+                                      global_ld_sectors,
+                                      global_st_requests,
+                                      global_st_sectors,
+                                      shared_ld_wavefronts,
+                                      shared_st_wavefronts,
+                                      shared_ld_instructions,
+                                      shared_st_instructions,
+                                      shared_bank_conflicts_raw,
+                                      instructions,
+                                      fp32_add_thread_instructions,
+                                      fp32_mul_thread_instructions,
+                                      fp32_fma_thread_instructions,
+                                      achieved_occupancy,
+                                      dram_read_bytes,
+                                      dram_write_bytes,
+                                      global_sectors,
+                                      global_sectors_ideal,
+                                      shared_wavefronts,
+                                      shared_wavefronts_ideal,
+                                      local_sectors,
+                                      divergent_branch_targets,
+                                      global_ld_sectors_per_request,
+                                      global_st_sectors_per_request,
+                                      excess_global_sectors,
+                                      excess_global_sectors_pct,
+                                      excess_shared_wavefronts,
+                                      shared_conflict_ways,
+                                      flops,
+                                      dram_bytes,
+                                      arithmetic_intensity,
+                                      achieved_gflops};
+} // namespace metric
+
 /// All metrics, in report order.
 std::span<const MetricInfo> metric_table();
 

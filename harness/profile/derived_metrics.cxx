@@ -1,5 +1,7 @@
 #include "harness/profile/derived_metrics.hxx"
 
+#include "harness/core/metrics.hxx"
+
 #include <functional>
 #include <optional>
 
@@ -23,37 +25,40 @@ const std::vector<DerivedRule>& rules()
 {
     // Order matters: later rules may read what earlier ones added (dram_bytes before intensity).
     static const std::vector<DerivedRule> table = {
-        {"global_ld_sectors_per_request",
-         {"global_ld_sectors", "global_ld_requests"},
+        {metric::global_ld_sectors_per_request,
+         {metric::global_ld_sectors, metric::global_ld_requests},
          [](const auto& v) { return ratio(v[0], v[1]); }},
-        {"global_st_sectors_per_request",
-         {"global_st_sectors", "global_st_requests"},
+        {metric::global_st_sectors_per_request,
+         {metric::global_st_sectors, metric::global_st_requests},
          [](const auto& v) { return ratio(v[0], v[1]); }},
-        {"excess_global_sectors",
-         {"global_sectors", "global_sectors_ideal"},
+        {metric::excess_global_sectors,
+         {metric::global_sectors, metric::global_sectors_ideal},
          [](const auto& v) { return std::optional<double>(v[0] - v[1]); }},
-        {"excess_global_sectors_pct",
-         {"global_sectors", "global_sectors_ideal"},
+        {metric::excess_global_sectors_pct,
+         {metric::global_sectors, metric::global_sectors_ideal},
          [](const auto& v) {
              const auto r = ratio(v[0] - v[1], v[1]);
              return r ? std::optional<double>(100.0 * *r) : std::nullopt;
          }},
-        {"excess_shared_wavefronts",
-         {"shared_wavefronts", "shared_wavefronts_ideal"},
+        {metric::excess_shared_wavefronts,
+         {metric::shared_wavefronts, metric::shared_wavefronts_ideal},
          [](const auto& v) { return std::optional<double>(v[0] - v[1]); }},
-        {"shared_conflict_ways",
-         {"shared_wavefronts", "shared_wavefronts_ideal"},
+        {metric::shared_conflict_ways,
+         {metric::shared_wavefronts, metric::shared_wavefronts_ideal},
          [](const auto& v) { return ratio(v[0], v[1]); }},
-        {"flops",
-         {"fp32_add_thread_instructions", "fp32_mul_thread_instructions", "fp32_fma_thread_instructions"},
+        {metric::flops,
+         {metric::fp32_add_thread_instructions, metric::fp32_mul_thread_instructions,
+          metric::fp32_fma_thread_instructions},
          [](const auto& v) { return std::optional<double>(v[0] + v[1] + 2.0 * v[2]); }},
-        {"dram_bytes",
-         {"dram_read_bytes", "dram_write_bytes"},
+        {metric::dram_bytes,
+         {metric::dram_read_bytes, metric::dram_write_bytes},
          [](const auto& v) { return std::optional<double>(v[0] + v[1]); }},
-        {"arithmetic_intensity", {"flops", "dram_bytes"}, [](const auto& v) { return ratio(v[0], v[1]); }},
+        {metric::arithmetic_intensity,
+         {metric::flops, metric::dram_bytes},
+         [](const auto& v) { return ratio(v[0], v[1]); }},
         // FLOP / us = MFLOP/s; / 1e3 -> GFLOP/s
-        {"achieved_gflops",
-         {"flops", "time_median"},
+        {metric::achieved_gflops,
+         {metric::flops, metric::time_median},
          [](const auto& v) {
              const auto r = ratio(v[0], v[1]);
              return r ? std::optional<double>(*r / 1e3) : std::nullopt;

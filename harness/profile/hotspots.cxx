@@ -1,5 +1,7 @@
 #include "harness/profile/hotspots.hxx"
 
+#include "harness/core/metrics.hxx"
+
 #include <algorithm>
 #include <fstream>
 #include <tuple>
@@ -63,11 +65,11 @@ std::vector<Hotspot> rank_hotspots(const std::vector<AttributedInstruction>& ins
             sum.first += actual;
             sum.second += ideal;
         };
-        add("excess_global_sectors", global_access(i), value(i, global_sectors), value(i, global_sectors_ideal));
-        add("excess_shared_wavefronts", shared_access(i), value(i, shared_wavefronts),
+        add(metric::excess_global_sectors, global_access(i), value(i, global_sectors), value(i, global_sectors_ideal));
+        add(metric::excess_shared_wavefronts, shared_access(i), value(i, shared_wavefronts),
             value(i, shared_wavefronts_ideal));
-        add("local_sectors", "local", value(i, local_sectors), 0.0);
-        add("divergent_branch_targets", "branch", value(i, divergent_targets), 0.0);
+        add(metric::local_sectors, "local", value(i, local_sectors), 0.0);
+        add(metric::divergent_branch_targets, "branch", value(i, divergent_targets), 0.0);
     }
 
     std::map<std::string, std::vector<Hotspot>> by_metric;

@@ -1,6 +1,7 @@
 #include "harness/profile/ncu_crosscheck.hxx"
 
 #include "harness/core/error.hxx"
+#include "harness/core/metrics.hxx"
 
 #include <algorithm>
 #include <cmath>
@@ -50,24 +51,24 @@ std::optional<double> number(std::string text)
 const std::vector<CrosscheckMetric>& crosscheck_metrics()
 {
     static const std::vector<CrosscheckMetric> metrics = {
-        {"global_ld_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 0.0},
-        {"global_ld_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 0.0},
-        {"global_st_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", 0.0},
-        {"global_st_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 0.0},
+        {metric::global_ld_requests, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 0.0},
+        {metric::global_ld_sectors, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 0.0},
+        {metric::global_st_requests, "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", 0.0},
+        {metric::global_st_sectors, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 0.0},
         // Hardware wavefront counters differ by up to ~2 % between identical runs of either tool.
-        {"shared_ld_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 0.03},
-        {"shared_st_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", 0.03},
-        {"shared_ld_instructions", "smsp__sass_inst_executed_op_shared_ld.sum", 0.0},
-        {"shared_st_instructions", "smsp__sass_inst_executed_op_shared_st.sum", 0.0},
-        {"instructions", "smsp__inst_executed.sum", 0.0},
-        {"fp32_fma_thread_instructions", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 0.0},
-        {"shared_wavefronts", "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared.sum", 0.0},
-        {"divergent_branch_targets", "smsp__sass_branch_targets_threads_divergent.sum", 0.0},
+        {metric::shared_ld_wavefronts, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 0.03},
+        {metric::shared_st_wavefronts, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", 0.03},
+        {metric::shared_ld_instructions, "smsp__sass_inst_executed_op_shared_ld.sum", 0.0},
+        {metric::shared_st_instructions, "smsp__sass_inst_executed_op_shared_st.sum", 0.0},
+        {metric::instructions, "smsp__inst_executed.sum", 0.0},
+        {metric::fp32_fma_thread_instructions, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 0.0},
+        {metric::shared_wavefronts, "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared.sum", 0.0},
+        {metric::divergent_branch_targets, "smsp__sass_branch_targets_threads_divergent.sum", 0.0},
         // DRAM traffic within 2 % or 1 MiB: how many dirty lines a kernel evicts, rather than leaves
         // in the L2 at its end, moves by up to ~1.2 MB between runs of the same kernel in either tool.
-        {"dram_read_bytes", "dram__bytes_read.sum", 0.02, false, 1048576.0},
-        {"dram_write_bytes", "dram__bytes_write.sum", 0.02, false, 1048576.0},
-        {"achieved_occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", 0.05, true},
+        {metric::dram_read_bytes, "dram__bytes_read.sum", 0.02, false, 1048576.0},
+        {metric::dram_write_bytes, "dram__bytes_write.sum", 0.02, false, 1048576.0},
+        {metric::achieved_occupancy, "sm__warps_active.avg.pct_of_peak_sustained_active", 0.05, true},
     };
     return metrics;
 }
@@ -177,8 +178,8 @@ std::vector<CrosscheckRow> crosscheck(const report::RunReport& ours, const std::
 
 std::vector<CrosscheckRow> static_vs_driver(const report::RunReport& static_run, const report::RunReport& gpu_run)
 {
-    static const char* metrics[] = {"registers", "static_shared_bytes", "local_bytes", "blocks_per_sm",
-                                    "theoretical_occupancy"};
+    static const char* metrics[] = {metric::registers, metric::static_shared_bytes, metric::local_bytes,
+                                    metric::blocks_per_sm, metric::theoretical_occupancy};
     std::vector<CrosscheckRow> rows;
     for (const auto& g : gpu_run.results) {
         for (const auto& s : static_run.results) {

@@ -1,12 +1,12 @@
 #include "harness/run/case_runner.hxx"
 
-#include "harness/suite/compile_params.hxx"
-
 #include "harness/compile/cubin_info.hxx"
 #include "harness/compile/occupancy.hxx"
+#include "harness/core/metrics.hxx"
 #include "harness/profile/case_profiler.hxx"
 #include "harness/run/builtins.hxx"
 #include "harness/run/timing_stats.hxx"
+#include "harness/suite/compile_params.hxx"
 
 #include <chrono>
 #include <cstring>
@@ -324,8 +324,8 @@ CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
                 r.message += describe_mismatch(b->spec.name, cmp, b->count);
             }
         }
-        r.set_metric("verify_max_abs_error", max_abs);
-        r.set_metric("verify_max_rel_error", max_rel);
+        r.set_metric(metric::verify_max_abs_error, max_abs);
+        r.set_metric(metric::verify_max_rel_error, max_rel);
     }
 
     if (!variant.is_builtin()) read_resources(*p, r);
@@ -427,12 +427,12 @@ void CaseRunner::read_resources(Prepared& prepared, CaseResult& r)
             }
         }
     }
-    r.set_metric("registers", registers);
-    r.set_metric("static_shared_bytes", static_shared);
-    r.set_metric("dynamic_shared_bytes", dynamic_shared);
-    r.set_metric("local_bytes", local);
-    r.set_metric("blocks_per_sm", blocks);
-    r.set_metric("theoretical_occupancy", occupancy);
+    r.set_metric(metric::registers, registers);
+    r.set_metric(metric::static_shared_bytes, static_shared);
+    r.set_metric(metric::dynamic_shared_bytes, dynamic_shared);
+    r.set_metric(metric::local_bytes, local);
+    r.set_metric(metric::blocks_per_sm, blocks);
+    r.set_metric(metric::theoretical_occupancy, occupancy);
 }
 
 void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case& c, Prepared& prepared, CaseResult& r)
@@ -460,17 +460,17 @@ void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case&
     }
     const TimingSummary t = summarize(samples);
     r.time_samples_us = samples;
-    r.set_metric("time_median", t.median_us);
-    r.set_metric("time_min", t.min_us);
-    r.set_metric("time_noise", t.relative_noise * 100.0);
-    r.set_metric("time_samples", static_cast<double>(t.samples));
+    r.set_metric(metric::time_median, t.median_us);
+    r.set_metric(metric::time_min, t.min_us);
+    r.set_metric(metric::time_noise, t.relative_noise * 100.0);
+    r.set_metric(metric::time_samples, static_cast<double>(t.samples));
     if (variant.flops) {
         const double flops = static_cast<double>(eval(*variant.flops, c.params, "flops"));
-        r.set_metric("gflops", flops / (t.median_us * 1e3));
+        r.set_metric(metric::gflops, flops / (t.median_us * 1e3));
     }
     if (variant.bytes) {
         const double bytes = static_cast<double>(eval(*variant.bytes, c.params, "bytes"));
-        r.set_metric("bandwidth", bytes / (t.median_us * 1e3));
+        r.set_metric(metric::bandwidth, bytes / (t.median_us * 1e3));
     }
 }
 

@@ -11,7 +11,7 @@ using namespace harness::compare;
 
 namespace {
 
-MetricInfo metric(const char* name)
+MetricInfo info(const char* name)
 {
     return *find_metric(name);
 }
@@ -56,31 +56,31 @@ TEST(Rules, ExpectOperators)
 TEST(Rules, ExactIsDirectionAware)
 {
     const Rule exact = parse_rule("exact");
-    EXPECT_EQ(judge_value(metric("registers"), exact, 32, 32).verdict, Verdict::passed);
-    const auto worse = judge_value(metric("registers"), exact, 32, 40);
+    EXPECT_EQ(judge_value(info("registers"), exact, 32, 32).verdict, Verdict::passed);
+    const auto worse = judge_value(info("registers"), exact, 32, 40);
     EXPECT_EQ(worse.verdict, Verdict::regressed);
     EXPECT_NE(worse.message.find("registers 32 regs/thread -> 40 regs/thread (+25.0 %)"), std::string::npos)
         << worse.message;
-    EXPECT_EQ(judge_value(metric("registers"), exact, 40, 32).verdict, Verdict::improved);
+    EXPECT_EQ(judge_value(info("registers"), exact, 40, 32).verdict, Verdict::improved);
     // Higher is better for occupancy: a drop regresses.
-    EXPECT_EQ(judge_value(metric("theoretical_occupancy"), exact, 1.0, 0.75).verdict, Verdict::regressed);
-    EXPECT_EQ(judge_value(metric("theoretical_occupancy"), exact, 0.75, 1.0).verdict, Verdict::improved);
+    EXPECT_EQ(judge_value(info("theoretical_occupancy"), exact, 1.0, 0.75).verdict, Verdict::regressed);
+    EXPECT_EQ(judge_value(info("theoretical_occupancy"), exact, 0.75, 1.0).verdict, Verdict::improved);
     // Neither direction: any change regresses.
-    EXPECT_EQ(judge_value(metric("flops"), exact, 100, 90).verdict, Verdict::regressed);
-    EXPECT_EQ(judge_value(metric("flops"), exact, 100, 110).verdict, Verdict::regressed);
+    EXPECT_EQ(judge_value(info("flops"), exact, 100, 90).verdict, Verdict::regressed);
+    EXPECT_EQ(judge_value(info("flops"), exact, 100, 110).verdict, Verdict::regressed);
 }
 
 TEST(Rules, RelativeAndAbsoluteTolerances)
 {
     const Rule rel = parse_rule("rel 5%");
-    EXPECT_EQ(judge_value(metric("dram_read_bytes"), rel, 1000, 1049).verdict, Verdict::passed);
-    EXPECT_EQ(judge_value(metric("dram_read_bytes"), rel, 1000, 1051).verdict, Verdict::regressed);
-    EXPECT_EQ(judge_value(metric("dram_read_bytes"), rel, 1000, 949).verdict, Verdict::improved);
-    EXPECT_EQ(judge_value(metric("dram_read_bytes"), rel, 0, 1).verdict, Verdict::regressed);
+    EXPECT_EQ(judge_value(info("dram_read_bytes"), rel, 1000, 1049).verdict, Verdict::passed);
+    EXPECT_EQ(judge_value(info("dram_read_bytes"), rel, 1000, 1051).verdict, Verdict::regressed);
+    EXPECT_EQ(judge_value(info("dram_read_bytes"), rel, 1000, 949).verdict, Verdict::improved);
+    EXPECT_EQ(judge_value(info("dram_read_bytes"), rel, 0, 1).verdict, Verdict::regressed);
     const Rule abs = parse_rule("abs 0.05");
-    EXPECT_EQ(judge_value(metric("achieved_occupancy"), abs, 0.80, 0.76).verdict, Verdict::passed);
-    EXPECT_EQ(judge_value(metric("achieved_occupancy"), abs, 0.80, 0.70).verdict, Verdict::regressed);
-    EXPECT_EQ(judge_value(metric("achieved_occupancy"), abs, 0.70, 0.80).verdict, Verdict::improved);
+    EXPECT_EQ(judge_value(info("achieved_occupancy"), abs, 0.80, 0.76).verdict, Verdict::passed);
+    EXPECT_EQ(judge_value(info("achieved_occupancy"), abs, 0.80, 0.70).verdict, Verdict::regressed);
+    EXPECT_EQ(judge_value(info("achieved_occupancy"), abs, 0.70, 0.80).verdict, Verdict::improved);
 }
 
 TEST(MannWhitney, MatchesHandComputedValues)
@@ -118,7 +118,7 @@ TEST(SamplesRule, NoFalseAlarmsOnOneDistributionAndDetectsAShift)
         return v;
     };
     const Rule rule = parse_rule("samples 5%");
-    const MetricInfo time = metric("time_median");
+    const MetricInfo time = info("time_median");
     int alarms = 0, significant = 0;
     for (int trial = 0; trial < 500; ++trial) {
         const auto base = draw(1.0), run = draw(1.0);
@@ -167,18 +167,18 @@ TEST(Rules, MinimumChangeFloorsRelativeAndSamplesRules)
     EXPECT_EQ(rel.kind, RuleKind::relative);
     EXPECT_DOUBLE_EQ(rel.tolerance, 0.05);
     EXPECT_DOUBLE_EQ(rel.minimum, 1048576.0);
-    EXPECT_EQ(judge_value(metric("dram_read_bytes"), rel, 40000, 60000).verdict, Verdict::passed) << "+50 % of 40 KB";
-    EXPECT_EQ(judge_value(metric("dram_read_bytes"), rel, 100e6, 110e6).verdict, Verdict::regressed);
+    EXPECT_EQ(judge_value(info("dram_read_bytes"), rel, 40000, 60000).verdict, Verdict::passed) << "+50 % of 40 KB";
+    EXPECT_EQ(judge_value(info("dram_read_bytes"), rel, 100e6, 110e6).verdict, Verdict::regressed);
     EXPECT_THROW(parse_rule("rel 5% min"), std::invalid_argument);
     EXPECT_THROW(parse_rule("rel 5% min -3"), std::invalid_argument);
 
     const Rule samples = parse_rule("samples 5% min 1");
     EXPECT_DOUBLE_EQ(samples.minimum, 1.0);
     std::vector<double> base(50, 8.192), slower(50, 8.704); // +6 %, but half a microsecond
-    EXPECT_EQ(judge_samples(metric("time_median"), samples, base, slower).verdict, Verdict::passed);
+    EXPECT_EQ(judge_samples(info("time_median"), samples, base, slower).verdict, Verdict::passed);
     std::vector<double> big_base(50, 100.0), big_slower(50, 110.0);
-    EXPECT_EQ(judge_samples(metric("time_median"), samples, big_base, big_slower).verdict, Verdict::regressed);
-    EXPECT_EQ(metric("time_median").default_rule, "samples 2% min 2");
+    EXPECT_EQ(judge_samples(info("time_median"), samples, big_base, big_slower).verdict, Verdict::regressed);
+    EXPECT_EQ(info("time_median").default_rule, "samples 2% min 2");
 }
 
 TEST(Rules, TheTimeEffectFollowsTheBaselinesSpread)
@@ -191,7 +191,7 @@ TEST(Rules, TheTimeEffectFollowsTheBaselinesSpread)
         steady_slower.push_back(steady.back() * 1.03);
     }
     EXPECT_LT(relative_spread(steady), 0.002);
-    EXPECT_EQ(judge_samples(metric("time_median"), rule, steady, steady_slower).verdict, Verdict::regressed);
+    EXPECT_EQ(judge_samples(info("time_median"), rule, steady, steady_slower).verdict, Verdict::regressed);
     // A noisy one (spread about 2 %): the same 3 % shift is within 4 widths of its noise.
     std::vector<double> noisy, noisy_slower;
     for (int k = 0; k < 60; ++k) {
@@ -199,10 +199,10 @@ TEST(Rules, TheTimeEffectFollowsTheBaselinesSpread)
         noisy_slower.push_back(noisy.back() * 1.03);
     }
     EXPECT_GT(relative_spread(noisy), 0.01);
-    EXPECT_EQ(judge_samples(metric("time_median"), rule, noisy, noisy_slower).verdict, Verdict::passed);
+    EXPECT_EQ(judge_samples(info("time_median"), rule, noisy, noisy_slower).verdict, Verdict::passed);
     // ... and a 15 % one fails, saying why the threshold was higher than the rule's.
     for (auto& x : noisy_slower) x *= 1.15 / 1.03;
-    const auto v = judge_samples(metric("time_median"), rule, noisy, noisy_slower);
+    const auto v = judge_samples(info("time_median"), rule, noisy, noisy_slower);
     EXPECT_EQ(v.verdict, Verdict::regressed);
     EXPECT_NE(v.message.find("widths of the baseline's spread"), std::string::npos) << v.message;
 }
@@ -211,7 +211,7 @@ TEST(Rules, NoisyDefaultsAbsorbRunToRunMovesAndCatchRealOnes)
 {
     // Moves seen between H100 runs of the same build (run vs a baseline recorded on another machine).
     const auto judge_default = [](const char* name, double baseline, double value) {
-        return judge_value(metric(name), parse_rule(metric(name).default_rule), baseline, value).verdict;
+        return judge_value(info(name), parse_rule(info(name).default_rule), baseline, value).verdict;
     };
     EXPECT_EQ(judge_default("dram_write_bytes", 6.68e6, 7.834624e6), Verdict::passed) << "+1.15 MB, +17 %";
     EXPECT_EQ(judge_default("dram_bytes", 23.48e6, 24.62e6), Verdict::passed);

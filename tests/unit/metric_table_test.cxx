@@ -41,3 +41,16 @@ TEST(MetricTable, EveryMetricHasOneRowInBothForms)
               std::string::npos)
         << text;
 }
+
+// Code names metrics through harness::metric: every constant is a row of the table, in table order,
+// and every row has its constant.
+TEST(MetricTable, EveryRowHasANameConstantAndEveryConstantARow)
+{
+    const auto table = metric_table();
+    ASSERT_EQ(std::size(metric::all), table.size());
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        EXPECT_EQ(table[i].name, metric::all[i]);
+        EXPECT_TRUE(find_metric(metric::all[i])) << metric::all[i];
+    }
+    EXPECT_STREQ(metric::theoretical_occupancy, "theoretical_occupancy");
+}
