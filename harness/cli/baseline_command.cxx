@@ -3,9 +3,9 @@
 #include "harness/cli/commands.hxx"
 #include "harness/cli/exit_codes.hxx"
 #include "harness/cli/options.hxx"
-#include "harness/cli/suite_runner.hxx"
 #include "harness/compare/baseline_update.hxx"
 #include "harness/core/error.hxx"
+#include "harness/pipeline/run_suite.hxx"
 
 #include <fmt/format.h>
 
@@ -22,7 +22,7 @@ int baseline_update(const std::vector<std::string>& args)
                  "harness baseline update"};
     CommonOptions common;
     add_common(app, common);
-    SuiteRunOptions options;
+    pipeline::SuiteRunOptions options;
     ProjectOptions project;
     GateOptions gate;
     std::string from;
@@ -47,7 +47,7 @@ int baseline_update(const std::vector<std::string>& args)
     const auto cache = make_cache(common);
     options.require_gpu = gate.require_gpu;
     options.require_gpu_because = "--require-gpu";
-    const auto device = from.empty() ? choose_device(options) : std::nullopt;
+    const auto device = from.empty() ? pipeline::choose_device(options) : std::nullopt;
     int exit_code = exit_pass;
     for (const auto& s : suites) {
         report::RunReport rep;
@@ -58,8 +58,7 @@ int baseline_update(const std::vector<std::string>& args)
                                                               rep.suite.substr(0, 100), s.name, s.file.string()));
             rep.suite_file = from;
         } else {
-            rep = device ? run_suite_gpu(s, *device, options, cache ? &*cache : nullptr)
-                         : run_suite_static(s, options, cache ? &*cache : nullptr);
+            rep = pipeline::run_suite(s, device, options, cache ? &*cache : nullptr);
         }
         const auto update = compare::update_baselines(s, rep, project_paths(project, s).baselines);
         for (const auto& note : update.notes) fmt::print("{}\n", note);

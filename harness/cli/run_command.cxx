@@ -3,13 +3,13 @@
 #include "harness/cli/commands.hxx"
 #include "harness/cli/exit_codes.hxx"
 #include "harness/cli/options.hxx"
-#include "harness/cli/suite_runner.hxx"
 #include "harness/compare/compare_run.hxx"
 #include "harness/compare/waivers.hxx"
 #include "harness/compile/compile_suite.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/input_files.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/pipeline/run_suite.hxx"
 #include "harness/report/run_report.hxx"
 #include "harness/suite/sweep.hxx"
 
@@ -27,7 +27,7 @@ int run_command(const std::vector<std::string>& args)
                  "harness run"};
     CommonOptions common;
     add_common(app, common);
-    SuiteRunOptions options;
+    pipeline::SuiteRunOptions options;
     ProjectOptions project;
     GateOptions gate;
     bool fail_on_improvement = false;
@@ -69,7 +69,7 @@ int run_command(const std::vector<std::string>& args)
     const auto cache = make_cache(common);
     options.require_gpu = gate.require_gpu || ci;
     options.require_gpu_because = gate.require_gpu ? "--require-gpu" : "CI mode (--ci, or CI=true)";
-    const auto device = choose_device(options);
+    const auto device = pipeline::choose_device(options);
 
     int exit_code = exit_pass;
     for (std::size_t i = 0; i < suites.size(); ++i) {
@@ -79,12 +79,9 @@ int run_command(const std::vector<std::string>& args)
         compare_options.waiver_file = paths[i].waivers_given ? paths[i].waivers : fs::path();
         compare_options.strict = gate.strict;
         compare_options.ci = ci;
-        report::RunReport rep = device ? run_suite_gpu(s, *device, options, cache ? &*cache : nullptr)
-                                       : run_suite_static(s, options, cache ? &*cache : nullptr);
-        compare::compare_run(rep, s, compare_options);
-        rep.fail_on_improvement = fail_on_improvement;
         const fs::path out_dir = child_path(paths[i].reports, s.name, "suite name");
-        for (const auto& reporter : report::reporter_table()) reporter.write(rep, out_dir, std::cout);
+        const report::RunReport rep = pipeline::run_and_report(
+            s, device, options, cache ? &*cache : nullptr, compare_options, fail_on_improvement, out_dir, std::cout);
         const report::Totals t = report::totals(rep, fail_on_improvement);
         if (t.failed > 0 || t.regressed > 0) exit_code = exit_failure;
     }

@@ -1,7 +1,7 @@
 // GPU tests: run real suites through the isolated runner. Skipped, with the reason, without a GPU.
 
-#include "harness/compile/compile_suite.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/pipeline/run_suite.hxx"
 #include "harness/run/gpu_session.hxx"
 #include "harness/run/isolated_runner.hxx"
 #include "harness/suite/sweep.hxx"
@@ -26,11 +26,11 @@ std::optional<run::DeviceInfo> gpu()
 
 std::vector<CaseResult> run_suite(suite::Suite& s, double case_timeout_s)
 {
-    const auto compiled = compile::compile_suite_in_child(s, gpu()->arch, nullptr);
-    EXPECT_TRUE(compiled.errors.empty());
-    run::IsolatedRunConfig config;
-    config.case_timeout_s = case_timeout_s;
-    return run::run_isolated(s, suite::expand_cases(s), compiled.modules, config, {});
+    pipeline::SuiteRunOptions options;
+    options.timeout_s = case_timeout_s;
+    auto results = pipeline::run_suite_gpu(s, *gpu(), options, nullptr).results;
+    for (const auto& r : results) EXPECT_NE(r.status, CaseStatus::compile_error) << r.variant << ": " << r.message;
+    return results;
 }
 
 const CaseResult& find(const std::vector<CaseResult>& results, const std::string& variant, const std::string& params)

@@ -1,4 +1,4 @@
-#include "harness/cli/suite_runner.hxx"
+#include "harness/pipeline/run_suite.hxx"
 
 #include "harness/compile/compile_suite.hxx"
 #include "harness/compile/static_tier.hxx"
@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-namespace harness::cli {
+namespace harness::pipeline {
 
 namespace fs = std::filesystem;
 
@@ -207,4 +207,22 @@ report::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, c
     return rep;
 }
 
-} // namespace harness::cli
+report::RunReport run_suite(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
+                            const SuiteRunOptions& options, const compile::CompileCache* cache)
+{
+    return device ? run_suite_gpu(suite, *device, options, cache) : run_suite_static(suite, options, cache);
+}
+
+report::RunReport run_and_report(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
+                                 const SuiteRunOptions& options, const compile::CompileCache* cache,
+                                 const compare::CompareOptions& gate, bool fail_on_improvement, const fs::path& out_dir,
+                                 std::ostream& console)
+{
+    report::RunReport rep = run_suite(suite, device, options, cache);
+    compare::compare_run(rep, suite, gate);
+    rep.fail_on_improvement = fail_on_improvement;
+    for (const auto& reporter : report::reporter_table()) reporter.write(rep, out_dir, console);
+    return rep;
+}
+
+} // namespace harness::pipeline

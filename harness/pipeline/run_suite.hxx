@@ -1,17 +1,20 @@
 #pragma once
-// Running one suite, on the GPU or in the static tier, into a RunReport: shared by `harness run`
-// and `harness baseline update`.
+// The flow of one suite, from a loaded suite to a gated report: compile, run on the GPU (verify,
+// time, measure) or read the static tier, compare with baselines and expectations, write the
+// reports. `harness run`, `harness baseline update` and the GPU tests call it.
 
+#include "harness/compare/compare_run.hxx"
 #include "harness/compile/nvrtc_compiler.hxx"
 #include "harness/report/run_report.hxx"
 #include "harness/run/gpu_session.hxx"
 #include "harness/suite/suite.hxx"
 
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
-namespace harness::cli {
+namespace harness::pipeline {
 
 /// How to run a suite (the command-line options of `harness run`).
 struct SuiteRunOptions {
@@ -40,10 +43,21 @@ report::RunReport run_suite_static(const suite::Suite& suite, const SuiteRunOpti
 report::RunReport run_suite_gpu(suite::Suite suite, const run::DeviceInfo& device, const SuiteRunOptions& options,
                                 const compile::CompileCache* cache);
 
+/// One suite on `device` when there is one, else in the static tier.
+report::RunReport run_suite(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
+                            const SuiteRunOptions& options, const compile::CompileCache* cache);
+
+/// Runs one suite, compares it with its baselines and `expect:` rules, and writes every reporter's
+/// output into `out_dir` (and the console's to `console`); returns the gated report.
+report::RunReport run_and_report(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
+                                 const SuiteRunOptions& options, const compile::CompileCache* cache,
+                                 const compare::CompareOptions& gate, bool fail_on_improvement,
+                                 const std::filesystem::path& out_dir, std::ostream& console);
+
 /// The short git revision of the repository holding `file`, "" outside git; "+dirty" when it has changes.
 std::string git_revision(const std::filesystem::path& file);
 
 /// The current time, ISO 8601 UTC.
 std::string utc_timestamp();
 
-} // namespace harness::cli
+} // namespace harness::pipeline
