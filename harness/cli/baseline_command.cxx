@@ -50,9 +50,9 @@ int baseline_update(const std::vector<std::string>& args)
     const auto device = from.empty() ? pipeline::choose_device(options) : std::nullopt;
     int exit_code = exit_pass;
     for (const auto& s : suites) {
-        report::RunReport rep;
+        harness::RunReport rep;
         if (!from.empty()) {
-            rep = report::read_results_json(from);
+            rep = harness::read_results_json(from);
             if (rep.suite != s.name)
                 throw Error(ErrorKind::bad_input, fmt::format("{} holds suite '{}', not '{}' ({})", from,
                                                               rep.suite.substr(0, 100), s.name, s.file.string()));

@@ -39,8 +39,8 @@ int crosscheck_command(const std::vector<std::string>& args)
         return exit_pass;
     }
     if (!results_file.empty() && !static_file.empty()) {
-        const auto rows =
-            profile::static_vs_driver(report::read_results_json(static_file), report::read_results_json(results_file));
+        const auto rows = profile::static_vs_driver(harness::read_results_json(static_file),
+                                                    harness::read_results_json(results_file));
         if (rows.empty())
             throw Error(ErrorKind::bad_input, fmt::format("no case of {} matches one of {} on the GPU's architecture",
                                                           static_file, results_file));
@@ -61,7 +61,7 @@ int crosscheck_command(const std::vector<std::string>& args)
         kernel_count += runs.back().size();
         if (example.empty() && !runs.back().empty()) example = runs.back().front().name;
     }
-    const auto ours = report::read_results_json(results_file);
+    const auto ours = harness::read_results_json(results_file);
     const auto rows = profile::crosscheck(ours, runs);
     if (rows.empty())
         throw Error(ErrorKind::bad_input,

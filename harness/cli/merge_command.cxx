@@ -19,11 +19,11 @@ int merge_command(const std::vector<std::string>& args)
     app.add_option("-o,--out", output, "merged results.json")->required();
     if (auto code = parse(app, args)) return *code;
 
-    std::vector<report::RunReport> reports;
-    for (const auto& file : inputs) reports.push_back(report::read_results_json(file));
-    const report::RunReport merged = report::merge_reports(reports, inputs);
-    write_file_atomically(output, report::results_json(merged));
-    const report::Totals t = report::totals(merged, merged.fail_on_improvement);
+    std::vector<harness::RunReport> reports;
+    for (const auto& file : inputs) reports.push_back(harness::read_results_json(file));
+    const harness::RunReport merged = report::merge_reports(reports, inputs);
+    write_file_atomically(output, harness::results_json(merged));
+    const harness::Totals t = harness::totals(merged, merged.fail_on_improvement);
     fmt::print("wrote {}: {} cases from {} files ({} passed, {} failed, {} regressed, {} skipped)\n", output,
                merged.results.size(), inputs.size(), t.passed, t.failed, t.regressed, t.skipped);
     return t.failed > 0 || t.regressed > 0 ? exit_failure : exit_pass;

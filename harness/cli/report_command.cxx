@@ -26,7 +26,7 @@ int report_command(const std::vector<std::string>& args)
     // The errors of this command map onto the exit-code contract here, so that callers (and tests)
     // get the code without going through main.
     try {
-        const report::RunReport run = report::read_results_json(input);
+        const harness::RunReport run = harness::read_results_json(input);
         write_file_atomically(output, report::html_report(run));
         fmt::print("wrote {}\n", output.string());
         return exit_pass;

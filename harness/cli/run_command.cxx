@@ -80,9 +80,9 @@ int run_command(const std::vector<std::string>& args)
         compare_options.strict = gate.strict;
         compare_options.ci = ci;
         const fs::path out_dir = child_path(paths[i].reports, s.name, "suite name");
-        const report::RunReport rep = pipeline::run_and_report(
+        const harness::RunReport rep = pipeline::run_and_report(
             s, device, options, cache ? &*cache : nullptr, compare_options, fail_on_improvement, out_dir, std::cout);
-        const report::Totals t = report::totals(rep, fail_on_improvement);
+        const harness::Totals t = harness::totals(rep, fail_on_improvement);
         if (t.failed > 0 || t.regressed > 0) exit_code = exit_failure;
     }
     return exit_code;

@@ -24,8 +24,8 @@ int stability_command(const std::vector<std::string>& args)
         return exit_bad_input;
     }
 
-    std::vector<report::RunReport> runs;
-    for (const auto& file : inputs) runs.push_back(report::read_results_json(file));
+    std::vector<harness::RunReport> runs;
+    for (const auto& file : inputs) runs.push_back(harness::read_results_json(file));
     const auto stability = compare::run_stability(runs, inputs);
     fmt::print("{}", compare::format_stability(stability));
     return stability.exact_figures_repeat() ? exit_pass : exit_failure;

@@ -33,7 +33,7 @@ std::size_t metric_order(const std::string& name)
 /// Refuses results that do not belong to `suite` before anything is written: another suite's
 /// name, a case the suite does not have, an architecture the harness does not know (it names a
 /// file), or a case given twice for one architecture.
-void check_results(const suite::Suite& suite, const report::RunReport& report,
+void check_results(const suite::Suite& suite, const harness::RunReport& report,
                    const std::map<CaseKey, std::size_t>& case_order)
 {
     const std::string from = report.suite_file.empty() ? std::string("the results") : report.suite_file;
@@ -78,7 +78,7 @@ std::vector<double> baseline_samples(std::vector<double> samples)
     return out;
 }
 
-BaselineUpdate update_baselines(const suite::Suite& suite, const report::RunReport& report,
+BaselineUpdate update_baselines(const suite::Suite& suite, const harness::RunReport& report,
                                 const std::filesystem::path& dir)
 {
     BaselineUpdate out;

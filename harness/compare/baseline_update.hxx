@@ -2,7 +2,7 @@
 // `harness baseline update`: records a run's figures into the suite's baseline files, merging
 // with what they already hold.
 
-#include "harness/report/run_report.hxx"
+#include "harness/core/run_report.hxx"
 #include "harness/suite/suite.hxx"
 
 #include <filesystem>
@@ -31,7 +31,7 @@ struct BaselineUpdate {
 /// other metrics are kept (a static update keeps GPU counters and vice versa), rows for
 /// variants or points no longer in the suite are dropped. Failed cases are never recorded; their
 /// earlier rows stay. Every file is written atomically.
-BaselineUpdate update_baselines(const suite::Suite& suite, const report::RunReport& report,
+BaselineUpdate update_baselines(const suite::Suite& suite, const harness::RunReport& report,
                                 const std::filesystem::path& dir);
 
 } // namespace harness::compare

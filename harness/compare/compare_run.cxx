@@ -227,7 +227,7 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
     }
 }
 
-void compare_run(report::RunReport& report, const suite::Suite& suite, const CompareOptions& options)
+void compare_run(harness::RunReport& report, const suite::Suite& suite, const CompareOptions& options)
 {
     const fs::path waiver_file =
         options.waiver_file.empty() ? options.baseline_dir / "waivers.yaml" : options.waiver_file;

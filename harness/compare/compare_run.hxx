@@ -4,7 +4,7 @@
 
 #include "harness/compare/baseline_file.hxx"
 #include "harness/compile/occupancy.hxx"
-#include "harness/report/run_report.hxx"
+#include "harness/core/run_report.hxx"
 #include "harness/suite/suite.hxx"
 
 #include <filesystem>
@@ -24,7 +24,7 @@ struct CompareOptions {
 
 /// Compares every case that ran cleanly; failed and skipped cases get no verdicts. Throws
 /// InputError for a malformed baseline or waiver file.
-void compare_run(report::RunReport& report, const suite::Suite& suite, const CompareOptions& options);
+void compare_run(harness::RunReport& report, const suite::Suite& suite, const CompareOptions& options);
 
 /// The verdicts of one case (without waivers): `exact` holds the architecture's baseline,
 /// `noisy` the GPU model's (nullptr where there is none; `noisy_elsewhere` names GPU models that

@@ -1,10 +1,10 @@
 #pragma once
-// Gating rules in the suite's syntax: how a metric is compared with its baseline ("exact",
-// "rel 5%", "abs 0.05", "samples 5%", "ignore") and `expect:` conditions that hold without one
-// ("<= 64", "== 0").
+// Judging figures by gating rules (suite/rule_syntax.hxx): a value against its baseline value, time
+// samples against the baseline's samples.
 
 #include "harness/core/case_result.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/suite/rule_syntax.hxx"
 
 #include <optional>
 #include <string>
@@ -13,46 +13,13 @@
 
 namespace harness::compare {
 
-/// What a baseline rule compares.
-enum class RuleKind {
-    exact,    ///< any change beyond rounding
-    relative, ///< |value - baseline| / |baseline| beyond `tolerance`
-    absolute, ///< |value - baseline| beyond `tolerance`
-    samples,  ///< Mann-Whitney U on the time samples (p < 0.01) plus a minimum effect on the medians
-    report,   ///< compared exactly, but a change is only reported (drift), never a failure
-    ignore,   ///< not compared
-};
-
-/// A parsed baseline rule.
-struct Rule {
-    RuleKind kind = RuleKind::exact;
-    double tolerance = 0.0; ///< a fraction for relative / samples ("5%" -> 0.05), a value for absolute
-    /// "rel 5% min 1048576", "samples 5% min 1": changes smaller than this (in the metric's unit)
-    /// never count, however large relatively (tiny kernels drift by a few tenths of a microsecond).
-    double minimum = 0.0;
-    std::string text; ///< as written, for reports
-};
-
-/// Parses "exact", "rel 5%", "abs 0.05", "samples 5%", "report", "ignore" (rel and samples take an optional
-/// "min <value>"); throws std::invalid_argument
-/// with a message that says what is wrong and what is allowed.
-Rule parse_rule(std::string_view text);
-
-/// The comparison operator of an `expect:` rule.
-enum class ExpectOp { eq, ne, lt, le, gt, ge };
-
-/// A parsed `expect:` condition on a metric, e.g. "<= 64".
-struct ExpectRule {
-    ExpectOp op = ExpectOp::eq;
-    double bound = 0.0;
-    std::string text; ///< as written, normalised: "<= 64"
-};
-
-/// Parses "== 0", "<= 4", ">= 0.75" ...; throws std::invalid_argument.
-ExpectRule parse_expect(std::string_view text);
-
-/// Whether `value` satisfies the condition.
-bool expect_holds(const ExpectRule& rule, double value);
+using suite::expect_holds;
+using suite::ExpectOp;
+using suite::ExpectRule;
+using suite::parse_expect;
+using suite::parse_rule;
+using suite::Rule;
+using suite::RuleKind;
 
 /// Significance level of the "samples" rule.
 inline constexpr double samples_alpha = 0.01;

@@ -19,7 +19,7 @@ std::string case_name(const CaseResult& r)
 }
 
 /// Metric names in table order, then any the table does not know (from newer results files).
-std::vector<std::string> metric_order(const std::vector<report::RunReport>& runs)
+std::vector<std::string> metric_order(const std::vector<harness::RunReport>& runs)
 {
     std::set<std::string> seen;
     for (const auto& run : runs)
@@ -34,7 +34,7 @@ std::vector<std::string> metric_order(const std::vector<report::RunReport>& runs
 
 } // namespace
 
-StabilityReport run_stability(const std::vector<report::RunReport>& runs, const std::vector<std::string>& names)
+StabilityReport run_stability(const std::vector<harness::RunReport>& runs, const std::vector<std::string>& names)
 {
     const auto name = [&](std::size_t i) { return i < names.size() ? names[i] : fmt::format("run {}", i + 1); };
     if (runs.size() < 2)

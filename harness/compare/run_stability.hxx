@@ -3,7 +3,7 @@
 // ones move? (`harness stability`, ci/repeat-check.sh)
 
 #include "harness/core/metrics.hxx"
-#include "harness/report/run_report.hxx"
+#include "harness/core/run_report.hxx"
 
 #include <string>
 #include <vector>
@@ -42,7 +42,7 @@ struct StabilityReport {
 /// Compares the results of runs of one suite on one GPU (or static runs for the same
 /// architectures). Throws Error(bad_input) for fewer than two runs or runs of different suites,
 /// modes or GPUs; `names` label the runs in messages.
-StabilityReport run_stability(const std::vector<report::RunReport>& runs, const std::vector<std::string>& names);
+StabilityReport run_stability(const std::vector<harness::RunReport>& runs, const std::vector<std::string>& names);
 
 /// A plain-text summary: exact metrics that repeat, differences, and the spread of noisy ones.
 std::string format_stability(const StabilityReport& report);

@@ -47,9 +47,9 @@ private:
     bool tty_;
 };
 
-report::RunReport report_for(const suite::Suite& s)
+harness::RunReport report_for(const suite::Suite& s)
 {
-    report::RunReport rep;
+    harness::RunReport rep;
     rep.suite = s.name;
     rep.suite_file = s.file.string();
     rep.harness_version = HARNESS_VERSION;
@@ -106,11 +106,11 @@ std::optional<run::DeviceInfo> choose_device(const SuiteRunOptions& options)
     return device;
 }
 
-report::RunReport run_suite_static(const suite::Suite& s, const SuiteRunOptions& options,
-                                   const compile::CompileCache* cache)
+harness::RunReport run_suite_static(const suite::Suite& s, const SuiteRunOptions& options,
+                                    const compile::CompileCache* cache)
 {
     const auto& archs = options.archs.empty() ? s.archs : options.archs;
-    report::RunReport rep = report_for(s);
+    harness::RunReport rep = report_for(s);
     rep.mode = "static";
     rep.arch = join(archs, ",");
     rep.results = compile::run_static_tier(s, archs, cache);
@@ -122,8 +122,8 @@ report::RunReport run_suite_static(const suite::Suite& s, const SuiteRunOptions&
     return rep;
 }
 
-report::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, const SuiteRunOptions& options,
-                                const compile::CompileCache* cache)
+harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, const SuiteRunOptions& options,
+                                 const compile::CompileCache* cache)
 {
     if (options.budget_s > 0) s.timing.budget_s = options.budget_s;
     fmt::print(stderr, "harness: suite {} on {} ({}), compiling...\n", s.name, device.name, device.arch);
@@ -185,7 +185,7 @@ report::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, c
         for (std::size_t k = 0; k < ran.size(); ++k) results[runnable_index[k]] = std::move(ran[k]);
     }
 
-    report::RunReport rep = report_for(s);
+    harness::RunReport rep = report_for(s);
     rep.mode = "gpu";
     rep.device_name = device.name;
     rep.arch = device.arch;
@@ -207,18 +207,18 @@ report::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, c
     return rep;
 }
 
-report::RunReport run_suite(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
-                            const SuiteRunOptions& options, const compile::CompileCache* cache)
+harness::RunReport run_suite(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
+                             const SuiteRunOptions& options, const compile::CompileCache* cache)
 {
     return device ? run_suite_gpu(suite, *device, options, cache) : run_suite_static(suite, options, cache);
 }
 
-report::RunReport run_and_report(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
-                                 const SuiteRunOptions& options, const compile::CompileCache* cache,
-                                 const compare::CompareOptions& gate, bool fail_on_improvement, const fs::path& out_dir,
-                                 std::ostream& console)
+harness::RunReport run_and_report(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
+                                  const SuiteRunOptions& options, const compile::CompileCache* cache,
+                                  const compare::CompareOptions& gate, bool fail_on_improvement,
+                                  const fs::path& out_dir, std::ostream& console)
 {
-    report::RunReport rep = run_suite(suite, device, options, cache);
+    harness::RunReport rep = run_suite(suite, device, options, cache);
     compare::compare_run(rep, suite, gate);
     rep.fail_on_improvement = fail_on_improvement;
     for (const auto& reporter : report::reporter_table()) reporter.write(rep, out_dir, console);

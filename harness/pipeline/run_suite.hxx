@@ -36,23 +36,23 @@ struct SuiteRunOptions {
 std::optional<run::DeviceInfo> choose_device(const SuiteRunOptions& options);
 
 /// The static tier of one suite: every variant compiled for each architecture, resources read.
-report::RunReport run_suite_static(const suite::Suite& suite, const SuiteRunOptions& options,
-                                   const compile::CompileCache* cache);
+harness::RunReport run_suite_static(const suite::Suite& suite, const SuiteRunOptions& options,
+                                    const compile::CompileCache* cache);
 
 /// One suite on the GPU: compile, verify, time, measure.
-report::RunReport run_suite_gpu(suite::Suite suite, const run::DeviceInfo& device, const SuiteRunOptions& options,
-                                const compile::CompileCache* cache);
+harness::RunReport run_suite_gpu(suite::Suite suite, const run::DeviceInfo& device, const SuiteRunOptions& options,
+                                 const compile::CompileCache* cache);
 
 /// One suite on `device` when there is one, else in the static tier.
-report::RunReport run_suite(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
-                            const SuiteRunOptions& options, const compile::CompileCache* cache);
+harness::RunReport run_suite(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
+                             const SuiteRunOptions& options, const compile::CompileCache* cache);
 
 /// Runs one suite, compares it with its baselines and `expect:` rules, and writes every reporter's
 /// output into `out_dir` (and the console's to `console`); returns the gated report.
-report::RunReport run_and_report(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
-                                 const SuiteRunOptions& options, const compile::CompileCache* cache,
-                                 const compare::CompareOptions& gate, bool fail_on_improvement,
-                                 const std::filesystem::path& out_dir, std::ostream& console);
+harness::RunReport run_and_report(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
+                                  const SuiteRunOptions& options, const compile::CompileCache* cache,
+                                  const compare::CompareOptions& gate, bool fail_on_improvement,
+                                  const std::filesystem::path& out_dir, std::ostream& console);
 
 /// The short git revision of the repository holding `file`, "" outside git; "+dirty" when it has changes.
 std::string git_revision(const std::filesystem::path& file);

@@ -131,7 +131,7 @@ std::vector<NcuKernel> parse_ncu_csv(const std::string& text, const std::string&
     return kernels;
 }
 
-std::vector<CrosscheckRow> crosscheck(const report::RunReport& ours, const std::vector<std::vector<NcuKernel>>& ncu)
+std::vector<CrosscheckRow> crosscheck(const harness::RunReport& ours, const std::vector<std::vector<NcuKernel>>& ncu)
 {
     std::vector<CrosscheckRow> rows;
     for (const auto& r : ours.results) {
@@ -176,7 +176,7 @@ std::vector<CrosscheckRow> crosscheck(const report::RunReport& ours, const std::
     return rows;
 }
 
-std::vector<CrosscheckRow> static_vs_driver(const report::RunReport& static_run, const report::RunReport& gpu_run)
+std::vector<CrosscheckRow> static_vs_driver(const harness::RunReport& static_run, const harness::RunReport& gpu_run)
 {
     static const char* metrics[] = {metric::registers, metric::static_shared_bytes, metric::local_bytes,
                                     metric::blocks_per_sm, metric::theoretical_occupancy};

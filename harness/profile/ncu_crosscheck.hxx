@@ -2,7 +2,7 @@
 // Our counters next to Nsight Compute's for the same cases: the check that the figures that gate
 // a build are the ones NVIDIA's own tool reports. Host-only: reads ncu's CSV and our results.
 
-#include "harness/report/run_report.hxx"
+#include "harness/core/run_report.hxx"
 
 #include <string>
 #include <vector>
@@ -48,13 +48,13 @@ struct CrosscheckRow {
 /// kernels (per-launch ratios weighted by duration), and compares every metric we both have.
 /// `ncu` holds the kernels of one or more ncu runs of the same program; for each case and metric
 /// the last run that measured it is used (a DRAM-only run after a full one).
-std::vector<CrosscheckRow> crosscheck(const report::RunReport& ours, const std::vector<std::vector<NcuKernel>>& ncu);
+std::vector<CrosscheckRow> crosscheck(const harness::RunReport& ours, const std::vector<std::vector<NcuKernel>>& ncu);
 
 /// The static tier's figures (from the cubin and the occupancy rules) next to the driver's for the
 /// same kernels: registers, static shared and local bytes, resident blocks and theoretical
 /// occupancy, which must be equal. `static_run` is a --static run; its rows for the GPU's
 /// architecture are compared.
-std::vector<CrosscheckRow> static_vs_driver(const report::RunReport& static_run, const report::RunReport& gpu_run);
+std::vector<CrosscheckRow> static_vs_driver(const harness::RunReport& static_run, const harness::RunReport& gpu_run);
 
 /// The side-by-side table as text; `ours` and `theirs` name the two columns.
 std::string format_crosscheck(const std::vector<CrosscheckRow>& rows, const std::string& ours = "harness",

@@ -1,7 +1,7 @@
 #pragma once
-// Everything a reporter needs about one run of one suite.
+// The reporters: one row each in an explicit table, each reading a RunReport (core/run_report.hxx).
 
-#include "harness/core/case_result.hxx"
+#include "harness/core/run_report.hxx"
 
 #include <filesystem>
 #include <functional>
@@ -13,62 +13,6 @@
 #include <vector>
 
 namespace harness::report {
-
-/// One run of one suite: where it ran and what came out.
-struct RunReport {
-    std::string suite;
-    std::string suite_file;
-    std::string mode;        ///< "gpu" or "static"
-    std::string device_name; ///< empty without a GPU
-    std::string arch;        ///< e.g. sm_90
-    std::string driver_version;
-    std::string cuda_version; ///< of NVRTC, which compiled the kernels
-    std::string harness_version;
-    std::string git_revision; ///< of the repository the suite lives in; empty outside git
-    std::string timestamp;    ///< ISO 8601, UTC
-    int sm_count = 0;
-    double memory_bandwidth_gbs = 0.0;       ///< theoretical peak, for the roofline
-    double fp32_peak_gflops = 0.0;           ///< theoretical peak, for the roofline
-    bool profiled = false;                   ///< hardware counters were collected
-    bool fail_on_improvement = false;        ///< improved metrics fail this run (`--fail-on-improvement`)
-    std::vector<std::string> baseline_files; ///< what the results were compared with
-    std::vector<std::string> notes;          ///< run-level remarks (skipped comparisons, expired waivers...)
-    std::vector<CaseResult> results;
-};
-
-/// Counts by outcome, for summaries. Every case lands in exactly one of passed / failed /
-/// regressed / skipped; improved and waived count cases that also passed.
-struct Totals {
-    std::size_t passed = 0;    ///< ran and nothing regressed
-    std::size_t failed = 0;    ///< did not run cleanly (verification, compile, launch, fault, timeout)
-    std::size_t regressed = 0; ///< ran, but a metric regressed or an expect rule failed
-    std::size_t skipped = 0;
-    std::size_t improved = 0; ///< passed with at least one improved metric
-    std::size_t waived = 0;   ///< passed with at least one waived regression
-};
-Totals totals(const RunReport& report, bool fail_on_improvement = false);
-
-/// How the run's figures were gated, so that a green run that gated little is seen at once.
-/// Every verdict lands in exactly one count.
-struct GateCounts {
-    std::size_t compared = 0;  ///< judged against a baseline under a gating rule
-    std::size_t expected = 0;  ///< checked by an `expect:` rule
-    std::size_t reported = 0;  ///< drift figures (rule "report"): compared, shown, never failing
-    std::size_t not_gated = 0; ///< no baseline, too few samples, another GPU model's, or not measured
-};
-GateCounts gate_counts(const RunReport& report);
-/// "812 figures compared with a baseline, 24 checked by expect:, 300 reported only, 0 not gated".
-std::string gate_counts_text(const GateCounts& counts);
-
-/// The versioned JSON results file (results.json) that `harness report` and `harness merge` read.
-inline constexpr int results_schema_version = 1;
-inline constexpr std::size_t max_results_file_bytes = 256 * 1024 * 1024;
-inline constexpr int max_source_line = 100000000; ///< the largest line number a hotspot may name
-std::string results_json(const RunReport& report);
-/// Reads results.json; throws Error(bad_input) naming the file for a wrong schema or version.
-RunReport read_results_json(const std::filesystem::path& file);
-void to_json(nlohmann::json& j, const RunReport& r);
-void from_json(const nlohmann::json& j, RunReport& r);
 
 /// A reporter writes a report into a folder (or to the console).
 struct ReporterInfo {

@@ -17,17 +17,14 @@ struct BuiltinArg {
     bool is_pointer = false;
 };
 
-/// A library routine callable as a variant: `builtin: <name>` with `args:` in the order given here.
+/// The implementation of a built-in variant (suite/builtin_signatures.hxx names them and their
+/// arguments).
 struct BuiltinInfo {
     const char* name;
-    const char* signature; ///< the argument list, for messages
-    const char* description;
-    std::size_t buffer_args; ///< how many leading arguments are buffers
-    std::size_t scalar_args; ///< how many scalars follow
     void (*call)(std::span<const BuiltinArg> args, CUstream stream);
 };
 
-/// All built-ins.
+/// All built-ins: one for each suite::builtin_signatures() row (a test checks).
 std::span<const BuiltinInfo> builtin_table();
 
 /// The built-in called `name`, or nullptr.

@@ -3,7 +3,7 @@
 #include "harness/core/input_files.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/core/text.hxx"
-#include "harness/run/builtins.hxx"
+#include "harness/suite/builtin_signatures.hxx"
 #include "harness/suite/compile_params.hxx"
 #include "harness/suite/suite.hxx"
 #include "harness/suite/sweep.hxx"
@@ -82,13 +82,13 @@ std::vector<BufferSpec> Suite::buffers_of(const VariantSpec& variant) const
     return all;
 }
 
-compare::Rule Suite::rule_for(const VariantSpec& variant, const std::string& metric) const
+Rule Suite::rule_for(const VariantSpec& variant, const std::string& metric) const
 {
     for (const auto* specs : {&variant.compare, &compare})
         for (const auto& c : *specs)
             if (c.metric == metric) return c.rule;
     const auto info = find_metric(metric);
-    return compare::parse_rule(info ? info->default_rule : "ignore");
+    return parse_rule(info ? info->default_rule : "ignore");
 }
 
 std::vector<ExpectSpec> Suite::expectations_for(const VariantSpec& variant) const
@@ -301,14 +301,14 @@ public:
         for (const auto& kv : node) {
             const std::string metric = metric_name(kv.first, prefixed(field, kv.first.Scalar()));
             const std::string f = prefixed(field, metric);
-            compare::Rule rule;
+            Rule rule;
             try {
-                rule = compare::parse_rule(scalar(kv.second, f));
+                rule = parse_rule(scalar(kv.second, f));
             } catch (const std::invalid_argument& e) {
                 fail(kv.second, f, e.what());
             }
             // Only the median time keeps its samples (CaseResult::time_samples_us).
-            if (rule.kind == compare::RuleKind::samples && metric != "time_median")
+            if (rule.kind == RuleKind::samples && metric != "time_median")
                 fail(kv.second, f, "'samples' needs the time samples, which only time_median has; use 'rel' or 'abs'");
             out.push_back({metric, rule, where(kv.second)});
         }
@@ -324,7 +324,7 @@ public:
             const std::string metric = metric_name(kv.first, prefixed(field, kv.first.Scalar()));
             const std::string f = prefixed(field, metric);
             try {
-                out.push_back({metric, compare::parse_expect(scalar(kv.second, f)), where(kv.second)});
+                out.push_back({metric, parse_expect(scalar(kv.second, f)), where(kv.second)});
             } catch (const std::invalid_argument& e) {
                 fail(kv.second, f, e.what());
             }
@@ -648,7 +648,7 @@ public:
         if (node["expect"]) v.expect = expectations(node["expect"], field + ".expect");
     }
 
-    /// A variant that calls a library routine (run::builtin_table) instead of a kernel.
+    /// A variant that calls a library routine (builtin_signatures.hxx) instead of a kernel.
     VariantSpec builtin_variant(VariantSpec v, const YAML::Node& node, const std::string& field,
                                 const std::set<std::string, std::less<>>& params,
                                 const std::vector<BufferSpec>& suite_buffers) const
@@ -656,10 +656,10 @@ public:
         check_keys(node, field, {"builtin", "args", "buffers", "flops", "bytes", "compare", "expect"},
                    {"builtin", "args"});
         v.builtin = scalar(node["builtin"], field + ".builtin");
-        const run::BuiltinInfo* info = run::find_builtin(v.builtin);
+        const BuiltinSignature* info = find_builtin_signature(v.builtin);
         if (!info) {
             std::vector<std::string> names;
-            for (const auto& b : run::builtin_table()) names.push_back(b.name);
+            for (const auto& b : builtin_signatures()) names.push_back(b.name);
             fail(node["builtin"], field + ".builtin",
                  fmt::format("unknown built-in '{}'{}; one of {}", v.builtin, did_you_mean(v.builtin, names),
                              join(names)));

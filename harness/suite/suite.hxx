@@ -1,8 +1,8 @@
 #pragma once
 // The in-memory form of a suite file (docs/suite-format.md), validated and ready to expand.
 
-#include "harness/compare/rules.hxx"
 #include "harness/suite/expression.hxx"
+#include "harness/suite/rule_syntax.hxx"
 
 #include <cstdint>
 #include <filesystem>
@@ -43,14 +43,14 @@ struct SourceLocation {
 /// A `compare:` entry: the baseline rule for one metric, overriding the metric table's default.
 struct CompareSpec {
     std::string metric;
-    compare::Rule rule;
+    Rule rule;
     SourceLocation where;
 };
 
 /// An `expect:` entry: a condition on one metric that must hold with or without a baseline.
 struct ExpectSpec {
     std::string metric;
-    compare::ExpectRule rule;
+    ExpectRule rule;
     SourceLocation where;
 };
 
@@ -92,7 +92,7 @@ struct LaunchSpec {
 /// A kernel variant: one source file, compiled once, launched as one or more kernels.
 struct VariantSpec {
     std::string name;
-    std::string builtin;                        ///< a library routine (run::builtin_table) instead of a kernel
+    std::string builtin;                        ///< a library routine (builtin_signatures.hxx) instead of a kernel
     std::filesystem::path source;               ///< absolute path; empty for a built-in
     std::map<std::string, std::string> defines; ///< values may name sweep parameters (compile_params.hxx)
     std::vector<std::string> options;
@@ -157,7 +157,7 @@ struct Suite {
     /// The suite's buffers plus the variant's own.
     std::vector<BufferSpec> buffers_of(const VariantSpec& variant) const;
     /// The rule for `metric` in `variant`: the variant's, else the suite's, else the metric table's.
-    compare::Rule rule_for(const VariantSpec& variant, const std::string& metric) const;
+    Rule rule_for(const VariantSpec& variant, const std::string& metric) const;
     /// The expectations that apply to `variant`: the suite's, replaced metric by metric by the variant's.
     std::vector<ExpectSpec> expectations_for(const VariantSpec& variant) const;
 };

@@ -39,9 +39,9 @@ Reception run_results(const std::string& input, const InputContext& context)
         std::ofstream out(file, std::ios::binary | std::ios::trunc);
         out << input;
     }
-    report::RunReport r;
+    harness::RunReport r;
     try {
-        r = report::read_results_json(file);
+        r = harness::read_results_json(file);
     } catch (const Error& e) {
         if (e.kind() != ErrorKind::bad_input) throw;
         return {false, e.what()};
@@ -54,7 +54,7 @@ Reception run_results(const std::string& input, const InputContext& context)
     }
 
     // What `harness report` and a run's reporters do with it.
-    (void)report::totals(r);
+    (void)harness::totals(r);
     (void)report::html_report(r);
     (void)report::results_csv(r);
     (void)report::junit_xml(r);

@@ -3,6 +3,7 @@
 #include "harness/compare/compare_run.hxx"
 #include "harness/compare/waivers.hxx"
 #include "harness/core/error.hxx"
+#include "harness/report/run_report.hxx"
 #include "harness/suite/suite.hxx"
 #include "test_files.hxx"
 #include "test_paths.hxx"
@@ -65,9 +66,9 @@ CaseResult result(const std::string& variant, const std::string& params, double 
     return r;
 }
 
-report::RunReport static_report(std::vector<CaseResult> results)
+harness::RunReport static_report(std::vector<CaseResult> results)
 {
-    report::RunReport rep;
+    harness::RunReport rep;
     rep.suite = "toy";
     rep.suite_file = "suites/toy.yaml";
     rep.mode = "static";
@@ -237,7 +238,7 @@ TEST(CompareRun, EveryVerdict)
     EXPECT_EQ(verdict(rep.results[2], "registers", true)->verdict, Verdict::expect_failed);
     EXPECT_NE(verdict(rep.results[2], "registers", true)->message.find("expected <= 16"), std::string::npos);
     EXPECT_TRUE(rep.results[3].verdicts.empty());
-    const auto t = report::totals(rep);
+    const auto t = harness::totals(rep);
     EXPECT_EQ(t.regressed, 2u);
     EXPECT_EQ(t.passed, 1u);
     EXPECT_EQ(t.skipped, 1u);
@@ -258,8 +259,8 @@ TEST(CompareRun, ImprovementIsStaleAndCanFail)
     ASSERT_TRUE(v);
     EXPECT_EQ(v->verdict, Verdict::improved);
     EXPECT_NE(v->message.find("baseline is stale: run `harness baseline update`"), std::string::npos);
-    EXPECT_EQ(report::totals(rep).regressed, 0u);
-    EXPECT_EQ(report::totals(rep, true).regressed, 1u);
+    EXPECT_EQ(harness::totals(rep).regressed, 0u);
+    EXPECT_EQ(harness::totals(rep, true).regressed, 1u);
 }
 
 TEST(CompareRun, NoisyFiguresSkippedOnAnotherGpuModel)
@@ -389,15 +390,15 @@ TEST(CompareRun, DriftIsReportedCliffsFailAndStrictGatesDrift)
     EXPECT_NE(v->message.find("registers 10 regs/thread -> 12 regs/thread"), std::string::npos) << v->message;
     EXPECT_NE(v->message.find("reported, not gated"), std::string::npos) << v->message;
     EXPECT_NE(v->message.find("theoretical occupancy unchanged"), std::string::npos) << v->message;
-    EXPECT_EQ(report::totals(rep).regressed, 0u);
-    EXPECT_EQ(report::totals(rep).passed, 1u);
+    EXPECT_EQ(harness::totals(rep).regressed, 0u);
+    EXPECT_EQ(harness::totals(rep).passed, 1u);
 
     // --strict: the same edit fails, as a snapshot would.
     auto strict = static_report({result("a", "N=256", 12)});
     options.strict = true;
     compare_run(strict, s, options);
     EXPECT_EQ(verdict(strict.results[0], "registers")->verdict, Verdict::regressed);
-    EXPECT_EQ(report::totals(strict).regressed, 1u);
+    EXPECT_EQ(harness::totals(strict).regressed, 1u);
 }
 
 TEST(CompareRun, CiModeFailsWhatHasNoBaseline)
@@ -416,12 +417,12 @@ TEST(CompareRun, CiModeFailsWhatHasNoBaseline)
     EXPECT_EQ(verdict(rep.results[0], "registers")->verdict, Verdict::passed);
     EXPECT_EQ(verdict(rep.results[1], "registers")->verdict, Verdict::not_gated);
     EXPECT_EQ(verdict(rep.results[2], "registers")->verdict, Verdict::not_gated);
-    EXPECT_EQ(report::totals(rep).regressed, 2u);
+    EXPECT_EQ(harness::totals(rep).regressed, 2u);
     // Outside CI mode the same run passes, with notes.
     options.ci = false;
     compare_run(rep, s, options);
     EXPECT_EQ(verdict(rep.results[1], "registers")->verdict, Verdict::no_baseline);
-    EXPECT_EQ(report::totals(rep).regressed, 0u);
+    EXPECT_EQ(harness::totals(rep).regressed, 0u);
 }
 
 TEST(GateCounts, EveryVerdictLandsInOneCountAndTheSummariesSayIt)
@@ -433,7 +434,7 @@ TEST(GateCounts, EveryVerdictLandsInOneCountAndTheSummariesSayIt)
     CompareOptions options;
     options.baseline_dir = dir.path;
     compare_run(rep, s, options);
-    const report::GateCounts g = report::gate_counts(rep);
+    const harness::GateCounts g = harness::gate_counts(rep);
     std::size_t verdicts = 0;
     for (const auto& r : rep.results) verdicts += r.verdicts.size();
     EXPECT_EQ(g.compared + g.expected + g.reported + g.not_gated, verdicts);
@@ -443,7 +444,7 @@ TEST(GateCounts, EveryVerdictLandsInOneCountAndTheSummariesSayIt)
     EXPECT_EQ(g.compared, 2u);
     EXPECT_EQ(g.expected, 2u);
     EXPECT_EQ(g.not_gated, 5u);
-    const std::string text = report::gate_counts_text(g);
+    const std::string text = harness::gate_counts_text(g);
     EXPECT_NE(report::markdown_summary(rep).find("Gated: " + text), std::string::npos);
     EXPECT_NE(report::junit_xml(rep).find("<property name=\"figures_reported_only\" value=\"1\"/>"), std::string::npos);
     std::ostringstream console;

@@ -16,9 +16,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-report::RunReport gated_report()
+harness::RunReport gated_report()
 {
-    report::RunReport rep;
+    harness::RunReport rep;
     rep.suite = "gemm";
     rep.mode = "gpu";
     rep.device_name = "NVIDIA H200";
@@ -144,8 +144,8 @@ TEST(Merge, CombinesShardsAndRefusesMismatches)
     EXPECT_EQ(merged.results.size(), 5u);
     // Round trip through the JSON file.
     const auto path = fs::temp_directory_path() / ("harness-merge-" + std::to_string(getpid()) + ".json");
-    std::ofstream(path) << report::results_json(merged);
-    EXPECT_EQ(report::read_results_json(path).results.size(), 5u);
+    std::ofstream(path) << harness::results_json(merged);
+    EXPECT_EQ(harness::read_results_json(path).results.size(), 5u);
     fs::remove(path);
 
     auto other_gpu = b;

@@ -220,7 +220,7 @@ TEST(HostileFiles, ResultsFilesThatAreNotResultsAreBadInput)
     const auto expect_bad_input = [&](const std::string& text, const std::string& message) {
         write_file(dir.path / "results.json", text);
         try {
-            report::read_results_json(dir.path / "results.json");
+            harness::read_results_json(dir.path / "results.json");
             ADD_FAILURE() << "accepted: " << text;
         } catch (const Error& e) {
             EXPECT_EQ(e.kind(), ErrorKind::bad_input) << e.what();
@@ -243,7 +243,7 @@ TEST(HostileFiles, ResultsFilesThatAreNotResultsAreBadInput)
         "hotspots": [{"metric": "m", "line": 1, "snippet_first_line": 2147483647, "snippet": ["x", "y"]}]}]})",
                      "out of range");
     fs::create_directories(dir.path / "folder.json");
-    EXPECT_THROW(report::read_results_json(dir.path / "folder.json"), InputError);
+    EXPECT_THROW(harness::read_results_json(dir.path / "folder.json"), InputError);
 }
 
 TEST(HostileFiles, WaiverFilesRefuseDuplicatesAndNonUtf8)
@@ -314,9 +314,9 @@ CaseResult passed_case(const std::string& variant, const std::string& params, co
     return r;
 }
 
-report::RunReport static_run(std::vector<CaseResult> results)
+harness::RunReport static_run(std::vector<CaseResult> results)
 {
-    report::RunReport rep;
+    harness::RunReport rep;
     rep.suite = "hostile";
     rep.mode = "static";
     rep.results = std::move(results);

@@ -92,8 +92,8 @@ void render_and_check(const char* fixture, const std::set<std::string>& expected
     const std::string stem = fs::path(fixture).stem().string();
     const fs::path page = dir / (stem + ".html");
     const fs::path png = dir / (stem + ".png");
-    write_file_atomically(page,
-                          report::html_report(report::read_results_json(repo_root() / "tests" / "fixtures" / fixture)));
+    write_file_atomically(
+        page, report::html_report(harness::read_results_json(repo_root() / "tests" / "fixtures" / fixture)));
     fs::remove(png);
 
     const auto [dom, dom_status] =

@@ -27,7 +27,7 @@ fs::path fixture(const char* name)
 
 std::string gpu_report_html()
 {
-    return report::html_report(report::read_results_json(fixture("gemm_results.json")));
+    return report::html_report(harness::read_results_json(fixture("gemm_results.json")));
 }
 
 std::string read_text(const fs::path& file)
@@ -149,7 +149,7 @@ TEST(HtmlReport, TablesSortAndNumbersHaveSortKeys)
 TEST(HtmlReport, SelfContainedWithoutExternalResources)
 {
     for (const char* file : {"gemm_results.json", "gemm_static_results.json"}) {
-        const std::string html = report::html_report(report::read_results_json(fixture(file)));
+        const std::string html = report::html_report(harness::read_results_json(fixture(file)));
         EXPECT_EQ(html.find("http://"), std::string::npos) << file;
         EXPECT_EQ(html.find("https://"), std::string::npos) << file;
         EXPECT_FALSE(std::regex_search(html, std::regex("(src|href)=\"(?!#)"))) << file << ": only in-page links";
@@ -160,7 +160,7 @@ TEST(HtmlReport, SelfContainedWithoutExternalResources)
 
 TEST(HtmlReport, EscapesVariantNamesMessagesAndSnippets)
 {
-    report::RunReport run;
+    harness::RunReport run;
     run.suite = "evil<suite>";
     run.mode = "gpu";
     CaseResult r;
@@ -199,7 +199,7 @@ TEST(HtmlReport, EscapesVariantNamesMessagesAndSnippets)
 
 TEST(HtmlReport, StaticTierShowsOccupancyPerArchAndSaysWhyTimingIsMissing)
 {
-    const std::string html = report::html_report(report::read_results_json(fixture("gemm_static_results.json")));
+    const std::string html = report::html_report(harness::read_results_json(fixture("gemm_static_results.json")));
     EXPECT_NE(html.find("static (compiled, not run)"), std::string::npos);
     EXPECT_NE(html.find("Not timed: this run is the static tier"), std::string::npos);
     EXPECT_EQ(chart_marks(html, "scaling-time_median"), -1);
@@ -214,7 +214,7 @@ TEST(HtmlReport, StaticTierShowsOccupancyPerArchAndSaysWhyTimingIsMissing)
 
 TEST(HtmlReport, RunWithoutVerdictsSaysNothingWasCompared)
 {
-    report::RunReport run;
+    harness::RunReport run;
     run.suite = "gemm";
     run.mode = "gpu";
     CaseResult r;
@@ -255,7 +255,7 @@ TEST(ReportCommand, MissingOrBadFilesAreBadInput)
 
 TEST(HtmlReport, FailOnImprovementListsImprovementsAsRegressions)
 {
-    auto run = report::read_results_json(fixture("gemm_results.json"));
+    auto run = harness::read_results_json(fixture("gemm_results.json"));
     run.fail_on_improvement = true;
     const std::string html = report::html_report(run);
     const auto regressions = html.find("id=\"regressions\"");
@@ -267,7 +267,7 @@ TEST(HtmlReport, FailOnImprovementListsImprovementsAsRegressions)
 
 TEST(HtmlReport, ManyImprovementsAreFoldedUnderASummaryByMetric)
 {
-    auto run = report::read_results_json(fixture("gemm_results.json"));
+    auto run = harness::read_results_json(fixture("gemm_results.json"));
     const auto open_html = report::html_report(run);
     EXPECT_NE(open_html.find("id=\"improvements\""), std::string::npos);
     EXPECT_EQ(open_html.find("<details class=\"improvements\">"), std::string::npos) << "one improvement stays open";

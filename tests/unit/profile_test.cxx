@@ -211,7 +211,7 @@ TEST(NcuCrosscheck, ParsesRawCsvAndJoinsByRangeName)
     ASSERT_EQ(kernels.size(), 3u);
     EXPECT_DOUBLE_EQ(kernels[0].values.at("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), 1048576.0);
 
-    report::RunReport ours;
+    harness::RunReport ours;
     CaseResult naive;
     naive.variant = "naive";
     naive.params_text = "N=256";
@@ -263,7 +263,7 @@ TEST(NcuCrosscheck, LaterRunReplacesEarlierFiguresAndDramHasAnAbsoluteFloor)
         "\"2\",\"small N=1/k\",\"100\",\"4096\",\"12500\"\n",
         "dram.csv");
 
-    report::RunReport ours;
+    harness::RunReport ours;
     CaseResult big;
     big.variant = "big";
     big.params_text = "N=1";
@@ -302,7 +302,7 @@ TEST(NcuCrosscheck, LaterRunReplacesEarlierFiguresAndDramHasAnAbsoluteFloor)
 
 TEST(NcuCrosscheck, StaticTierAgainstDriverComparesTheGpuArchitectureOnly)
 {
-    report::RunReport static_run, gpu_run;
+    harness::RunReport static_run, gpu_run;
     gpu_run.arch = "sm_90";
     for (const char* arch : {"sm_80", "sm_90"}) {
         CaseResult r;

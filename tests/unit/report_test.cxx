@@ -9,9 +9,9 @@ using namespace harness;
 
 namespace {
 
-report::RunReport sample_report()
+harness::RunReport sample_report()
 {
-    report::RunReport rep;
+    harness::RunReport rep;
     rep.suite = "gemm";
     rep.mode = "gpu";
     rep.device_name = "NVIDIA H100";

@@ -17,12 +17,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-report::RunReport fixture_run()
+harness::RunReport fixture_run()
 {
-    return report::read_results_json(repo_root() / "tests" / "fixtures" / "gemm_results.json");
+    return harness::read_results_json(repo_root() / "tests" / "fixtures" / "gemm_results.json");
 }
 
-CaseResult& find(report::RunReport& run, const std::string& variant, const std::string& params)
+CaseResult& find(harness::RunReport& run, const std::string& variant, const std::string& params)
 {
     for (auto& r : run.results)
         if (r.variant == variant && r.params_text == params) return r;
@@ -127,9 +127,9 @@ TEST(StabilityCommand, ExitCodesFollowTheExactFigures)
     const auto a = fixture_run();
     auto b = a;
     find(b, "naive", "N=4096").set_metric("registers", 40);
-    write_file_atomically(dir / "a.json", report::results_json(a));
-    write_file_atomically(dir / "a2.json", report::results_json(a));
-    write_file_atomically(dir / "b.json", report::results_json(b));
+    write_file_atomically(dir / "a.json", harness::results_json(a));
+    write_file_atomically(dir / "a2.json", harness::results_json(a));
+    write_file_atomically(dir / "b.json", harness::results_json(b));
     EXPECT_EQ(cli::dispatch({"stability", (dir / "a.json").string(), (dir / "a2.json").string()}), cli::exit_pass);
     EXPECT_EQ(cli::dispatch({"stability", (dir / "a.json").string(), (dir / "b.json").string()}), cli::exit_failure);
     EXPECT_EQ(cli::dispatch({"stability", (dir / "a.json").string()}), cli::exit_bad_input);

@@ -1,14 +1,15 @@
+#include "harness/core/run_report.hxx"
+
 #include "harness/core/arch_limits.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/input_files.hxx"
-#include "harness/report/run_report.hxx"
 
 #include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-namespace harness::report {
+namespace harness {
 
 namespace {
 constexpr const char* schema_name = "harness-results";
@@ -133,4 +134,65 @@ RunReport read_results_json(const std::filesystem::path& file)
     return report;
 }
 
-} // namespace harness::report
+Totals totals(const RunReport& report, bool fail_on_improvement)
+{
+    Totals t;
+    for (const auto& r : report.results) {
+        if (r.status == CaseStatus::skipped) {
+            ++t.skipped;
+            continue;
+        }
+        if (case_status_fails(r.status)) {
+            ++t.failed;
+            continue;
+        }
+        bool regressed = false, improved = false, waived = false;
+        for (const auto& v : r.verdicts) {
+            regressed = regressed || verdict_fails(v.verdict, fail_on_improvement);
+            improved = improved || v.verdict == Verdict::improved;
+            waived = waived || v.verdict == Verdict::waived;
+        }
+        if (regressed) {
+            ++t.regressed;
+        } else {
+            ++t.passed;
+            if (improved) ++t.improved;
+            if (waived) ++t.waived;
+        }
+    }
+    return t;
+}
+
+GateCounts gate_counts(const RunReport& report)
+{
+    GateCounts c;
+    for (const auto& r : report.results)
+        for (const auto& v : r.verdicts) {
+            switch (v.verdict) {
+            case Verdict::no_baseline:
+            case Verdict::not_gated:
+            case Verdict::skipped: ++c.not_gated; continue;
+            case Verdict::drifted: ++c.reported; continue;
+            case Verdict::passed:
+            case Verdict::regressed:
+            case Verdict::improved:
+            case Verdict::waived:
+            case Verdict::expect_failed: break;
+            }
+            if (v.rule.starts_with("expect"))
+                ++c.expected;
+            else if (v.rule == "report")
+                ++c.reported;
+            else
+                ++c.compared;
+        }
+    return c;
+}
+
+std::string gate_counts_text(const GateCounts& c)
+{
+    return fmt::format("{} figures compared with a baseline, {} checked by expect:, {} reported only, {} not gated",
+                       c.compared, c.expected, c.reported, c.not_gated);
+}
+
+} // namespace harness
