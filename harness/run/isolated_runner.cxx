@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstring>
 #include <fmt/format.h>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <poll.h>
 #include <set>
@@ -115,6 +116,104 @@ CaseResult unverifiable_case(const suite::Suite& suite, const suite::Case& c, co
     return r;
 }
 
+namespace {
+
+constexpr std::size_t no_case = static_cast<std::size_t>(-1);
+
+/// A worker process running `pending` cases and the read end of its event pipe.
+struct Worker {
+    pid_t pid = -1;
+    int events = -1;
+};
+
+Worker start_worker(const suite::Suite& suite, const std::vector<suite::Case>& cases,
+                    const std::vector<std::size_t>& pending,
+                    const std::map<std::string, compile::CompiledModule>& modules, const IsolatedRunConfig& config)
+{
+    int fds[2];
+    if (pipe(fds) != 0) throw Error(ErrorKind::environment, fmt::format("pipe failed: {}", strerror(errno)));
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) throw Error(ErrorKind::environment, fmt::format("fork failed: {}", strerror(errno)));
+    if (pid == 0) {
+        ::close(fds[0]);
+        int code = 1;
+        try {
+            code = worker_main(suite, cases, pending, modules, config, fds[1]);
+        } catch (...) {
+        }
+        ::_exit(code);
+    }
+    ::close(fds[1]);
+    return {pid, fds[0]};
+}
+
+/// How a worker's life ended.
+struct WorkerEnd {
+    std::size_t current = no_case; ///< the case it was running when it ended, if any
+    bool timed_out = false;        ///< killed at a deadline
+    std::string fatal;             ///< an error that stops the whole run
+    std::size_t finished = 0;      ///< cases it reported
+    int status = 0;                ///< from waitpid
+};
+
+/// Follows the worker's events until it exits or misses a deadline (the start-up timeout before
+/// its first case, the case timeout for each case), passing results to `finish`.
+WorkerEnd watch_worker(const Worker& worker, const IsolatedRunConfig& config, const RunObserver& observer,
+                       const std::function<void(std::size_t, CaseResult)>& finish)
+{
+    const auto after = [](double seconds) {
+        return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    };
+    WorkerEnd end;
+    auto deadline = after(config.startup_timeout_s);
+    std::string buffer;
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) {
+            end.timed_out = true;
+            break;
+        }
+        pollfd p{worker.events, POLLIN, 0};
+        const int ready = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready <= 0) continue;
+        char chunk[65536];
+        const ssize_t n = ::read(worker.events, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break; // the worker exited
+        buffer.append(chunk, static_cast<std::size_t>(n));
+        for (std::size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
+            const auto message = nlohmann::json::parse(buffer.substr(0, nl));
+            buffer.erase(0, nl + 1);
+            const std::string event = message.at("event");
+            if (event == "profile") {
+                if (observer.on_profile)
+                    observer.on_profile(message.at("index").get<std::size_t>(), message.at("seconds").get<double>(),
+                                        message.at("range_passes").get<std::size_t>());
+            } else if (event == "fatal") {
+                end.fatal = message.at("message");
+            } else if (event == "begin") {
+                end.current = message.at("index").get<std::size_t>();
+                deadline = after(config.case_timeout_s);
+                if (observer.on_begin) observer.on_begin(end.current);
+            } else if (event == "result") {
+                finish(message.at("index").get<std::size_t>(), message.at("result").get<CaseResult>());
+                ++end.finished;
+                end.current = no_case;
+                deadline = after(config.case_timeout_s);
+            }
+        }
+    }
+    if (end.timed_out) ::kill(worker.pid, SIGKILL);
+    ::close(worker.events);
+    while (waitpid(worker.pid, &end.status, 0) < 0 && errno == EINTR) {
+    }
+    return end;
+}
+
+} // namespace
+
 std::vector<CaseResult> run_isolated(const suite::Suite& suite, const std::vector<suite::Case>& cases,
                                      const std::map<std::string, compile::CompiledModule>& modules,
                                      const IsolatedRunConfig& config, const RunObserver& observer)
@@ -123,7 +222,7 @@ std::vector<CaseResult> run_isolated(const suite::Suite& suite, const std::vecto
     std::vector<bool> done(cases.size(), false);
     std::set<std::size_t> failed_reference_points;
 
-    auto finish = [&](std::size_t index, CaseResult r) {
+    const auto finish = [&](std::size_t index, CaseResult r) {
         const suite::Case& c = cases[index];
         if (suite.variants[c.variant].name == suite.reference && case_status_fails(r.status))
             failed_reference_points.insert(c.point);
@@ -132,6 +231,8 @@ std::vector<CaseResult> run_isolated(const suite::Suite& suite, const std::vecto
         if (observer.on_result) observer.on_result(index, results[index]);
     };
 
+    // One worker at a time runs the cases left; a case that kills or hangs its worker fails, and a
+    // new worker takes the rest.
     for (;;) {
         std::vector<std::size_t> pending;
         for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -144,92 +245,26 @@ std::vector<CaseResult> run_isolated(const suite::Suite& suite, const std::vecto
         }
         if (pending.empty()) break;
 
-        int fds[2];
-        if (pipe(fds) != 0) throw Error(ErrorKind::environment, fmt::format("pipe failed: {}", strerror(errno)));
-        std::fflush(nullptr);
-        const pid_t pid = fork();
-        if (pid < 0) throw Error(ErrorKind::environment, fmt::format("fork failed: {}", strerror(errno)));
-        if (pid == 0) {
-            ::close(fds[0]);
-            int code = 1;
-            try {
-                code = worker_main(suite, cases, pending, modules, config, fds[1]);
-            } catch (...) {
-            }
-            ::_exit(code);
-        }
-        ::close(fds[1]);
-
-        constexpr std::size_t none = static_cast<std::size_t>(-1);
-        std::size_t current = none; // the case the worker is running
-        auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(config.startup_timeout_s));
-        std::string buffer;
-        bool timed_out = false;
-        std::string fatal;
-        std::size_t progress = 0;
-        for (;;) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-            if (left <= 0) {
-                timed_out = true;
-                break;
-            }
-            pollfd p{fds[0], POLLIN, 0};
-            const int ready = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
-            if (ready < 0 && errno == EINTR) continue;
-            if (ready <= 0) continue;
-            char chunk[65536];
-            const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) break; // the worker exited
-            buffer.append(chunk, static_cast<std::size_t>(n));
-            for (std::size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
-                const auto message = nlohmann::json::parse(buffer.substr(0, nl));
-                buffer.erase(0, nl + 1);
-                const std::string event = message.at("event");
-                if (event == "profile") {
-                    if (observer.on_profile)
-                        observer.on_profile(message.at("index").get<std::size_t>(), message.at("seconds").get<double>(),
-                                            message.at("range_passes").get<std::size_t>());
-                } else if (event == "fatal") {
-                    fatal = message.at("message");
-                } else if (event == "begin") {
-                    current = message.at("index").get<std::size_t>();
-                    deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                  std::chrono::duration<double>(config.case_timeout_s));
-                    if (observer.on_begin) observer.on_begin(current);
-                } else if (event == "result") {
-                    const auto index = message.at("index").get<std::size_t>();
-                    finish(index, message.at("result").get<CaseResult>());
-                    ++progress;
-                    current = none;
-                    deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                  std::chrono::duration<double>(config.case_timeout_s));
-                }
-            }
-        }
-        if (timed_out) ::kill(pid, SIGKILL);
-        ::close(fds[0]);
-        int status = 0;
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-        }
-
-        if (!fatal.empty()) throw Error(ErrorKind::environment, fatal);
-        if (current != none) {
-            CaseResult r = base_result(suite, cases[current]);
-            if (timed_out) {
+        const WorkerEnd end =
+            watch_worker(start_worker(suite, cases, pending, modules, config), config, observer, finish);
+        if (!end.fatal.empty()) throw Error(ErrorKind::environment, end.fatal);
+        if (end.current != no_case) {
+            CaseResult r = base_result(suite, cases[end.current]);
+            if (end.timed_out) {
                 r.status = CaseStatus::timeout;
                 r.message = fmt::format("did not finish within {:g} s; its worker was killed", config.case_timeout_s);
             } else {
                 r.status = CaseStatus::fault;
-                r.message = fmt::format("the worker process died while running this case: {}", describe_exit(status));
+                r.message =
+                    fmt::format("the worker process died while running this case: {}", describe_exit(end.status));
             }
-            finish(current, std::move(r));
-        } else if (progress == 0) {
+            finish(end.current, std::move(r));
+        } else if (end.finished == 0) {
             // A worker that died or hung before starting any case would be restarted forever.
             throw Error(ErrorKind::environment,
-                        timed_out ? fmt::format("a worker did not start within {:g} s", config.startup_timeout_s)
-                                  : fmt::format("a worker failed before running any case: {}", describe_exit(status)));
+                        end.timed_out
+                            ? fmt::format("a worker did not start within {:g} s", config.startup_timeout_s)
+                            : fmt::format("a worker failed before running any case: {}", describe_exit(end.status)));
         }
     }
     return results;
