@@ -62,7 +62,8 @@ void sgemm_row_major(std::span<const BuiltinArg> args, CUstream stream)
 
 const BuiltinInfo builtins[] = {
     {"cublas_sgemm", "[A, B, C, {i32: M}, {i32: N}, {i32: K}]",
-     "cuBLAS SGEMM, row-major C[M x N] = A[M x K] * B[K x N] (fp32, no tensor cores)", 3, 3, sgemm_row_major},
+     "cuBLAS SGEMM, row-major C[M x N] = A[M x K] * B[K x N] (fp32, no tensor cores)", 3, 3, suite::ElementType::f32,
+     sgemm_row_major},
 };
 
 } // namespace

@@ -3,6 +3,8 @@
 // rows, so reports can show each kernel as a fraction of the library. Loaded at run time, inside
 // worker processes only.
 
+#include "harness/suite/element_type.hxx"
+
 #include <cuda.h>
 #include <span>
 #include <string>
@@ -22,8 +24,9 @@ struct BuiltinInfo {
     const char* name;
     const char* signature; ///< the argument list, for messages
     const char* description;
-    std::size_t buffer_args; ///< how many leading arguments are buffers
-    std::size_t scalar_args; ///< how many scalars follow
+    std::size_t buffer_args;        ///< how many leading arguments are buffers
+    std::size_t scalar_args;        ///< how many scalars follow
+    suite::ElementType buffer_type; ///< the element type every buffer argument must have
     void (*call)(std::span<const BuiltinArg> args, CUstream stream);
 };
 

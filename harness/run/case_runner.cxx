@@ -6,6 +6,7 @@
 #include "harness/run/builtins.hxx"
 #include "harness/run/timing_stats.hxx"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fmt/format.h>
@@ -210,16 +211,8 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
                 std::memcpy(slot.data(), &p->find(a.buffer)->device.ptr, sizeof(CUdeviceptr));
             } else {
                 const std::int64_t v = a.literal ? 0 : eval(a.scalar, params, fmt::format("{}args[{}]", where, ai));
-                const double f = a.literal ? *a.literal : static_cast<double>(v);
-                auto put = [&](auto value) { std::memcpy(slot.data(), &value, sizeof value); };
-                switch (a.scalar_type) {
-                case suite::ElementType::f32: put(static_cast<float>(f)); break;
-                case suite::ElementType::f64: put(f); break;
-                case suite::ElementType::i32: put(static_cast<std::int32_t>(v)); break;
-                case suite::ElementType::u32: put(static_cast<std::uint32_t>(v)); break;
-                case suite::ElementType::i64: put(static_cast<std::int64_t>(v)); break;
-                case suite::ElementType::u64: put(static_cast<std::uint64_t>(v)); break;
-                }
+                const Bytes bytes = scalar_bytes(a.scalar_type, v, a.literal ? *a.literal : static_cast<double>(v));
+                std::memcpy(slot.data(), bytes.data(), bytes.size());
             }
         }
         for (auto& slot : l.scalar_storage) l.params.push_back(slot.data());
@@ -302,14 +295,20 @@ CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
         reference.buffers = outputs;
         r.message = "reference";
     } else {
+        // A variant's buffer may have another type than the reference's of the same name (a bf16
+        // output against an f32 reference): each side is read as its own type.
+        const auto reference_specs = suite_.buffers_of(*suite_.find_variant(suite_.reference));
         double max_abs = 0, max_rel = 0;
         for (auto& b : p->buffers) {
             auto it = outputs.find(b->spec.name);
             if (it == outputs.end()) continue;
             const auto ref = reference.buffers.find(b->spec.name);
             if (ref == reference.buffers.end()) continue;
-            const auto cmp =
-                compare_buffers(b->spec.type, it->second, ref->second, b->spec.tolerance.value_or(suite_.tolerance));
+            const auto ref_spec = std::find_if(reference_specs.begin(), reference_specs.end(),
+                                               [&](const suite::BufferSpec& x) { return x.name == b->spec.name; });
+            const suite::ElementType ref_type = ref_spec != reference_specs.end() ? ref_spec->type : b->spec.type;
+            const auto cmp = compare_buffers(b->spec.type, it->second, ref_type, ref->second,
+                                             suite::verification_tolerance(b->spec, ref_type, suite_.tolerance));
             max_abs = std::max(max_abs, cmp.max_abs_error);
             max_rel = std::max(max_rel, cmp.max_rel_error);
             if (!cmp.ok) {
