@@ -94,6 +94,8 @@ Comparison compare_buffers(suite::ElementType actual_type, const Bytes& actual, 
             match = std::isnan(ed) && std::isnan(ad);
         } else if (ad == ed) {
             match = true; // also an infinity the reference has too
+        } else if (std::isinf(ad) || std::isinf(ed)) {
+            match = false; // rel * |inf| would otherwise accept any value
         } else {
             const double err = std::fabs(ad - ed);
             const double rel = ed != 0.0 ? err / std::fabs(ed) : INFINITY;

@@ -32,7 +32,7 @@ struct Comparison {
 };
 
 /// Compares element-wise in double, each side read as its own type: |actual - expected| <= abs +
-/// rel * |expected|; equal values match (infinities too); NaN only matches NaN.
+/// rel * |expected|; equal values match (infinities too), an infinity matches only itself, NaN only NaN.
 Comparison compare_buffers(suite::ElementType actual_type, const Bytes& actual, suite::ElementType expected_type,
                            const Bytes& expected, const suite::Tolerance& tolerance);
 /// Same, for two buffers of one type.

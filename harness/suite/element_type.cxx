@@ -277,21 +277,20 @@ bool holds_exactly(ElementType outer, ElementType inner)
 
 std::string element_type_table_markdown()
 {
-    std::string out = "| type | bytes | values | kernel type | verified by default | architectures |\n"
+    std::string out = "| type | bytes | values | kernel parameter type | tolerance floor | architectures |\n"
                       "|---|---|---|---|---|---|\n";
     for (const auto& t : table) {
-        std::string values, verified;
+        std::string values, floor;
         if (t.kind == K::floating) {
             values = fmt::format("1 sign, {} exponent, {} fraction bits; largest {:g}{}", t.exponent_bits,
                                  t.mantissa_bits, max_value(t.type), t.has_infinity ? "" : ", no infinity");
-            verified = t.tolerance_rel == 0
-                           ? "the suite's tolerance"
-                           : fmt::format("rel at least {:g}, abs at least {:.2g}", t.tolerance_rel, t.tolerance_abs);
+            floor =
+                t.tolerance_rel == 0 ? "none" : fmt::format("rel {:g}, abs {:.3g}", t.tolerance_rel, t.tolerance_abs);
         } else {
             values = integer_range_text(t);
-            verified = "exactly";
+            floor = "exact";
         }
-        out += fmt::format("| `{}` | {} | {} | `{}` | {} | {} |\n", t.name, t.bytes, values, t.cuda_type, verified,
+        out += fmt::format("| `{}` | {} | {} | `{}` | {} | {} |\n", t.name, t.bytes, values, t.cuda_type, floor,
                            t.min_sm_version ? fmt::format("sm_{} and newer", t.min_sm_version) : "all");
     }
     return out;

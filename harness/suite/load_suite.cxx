@@ -403,10 +403,11 @@ public:
                 for (const auto& t : element_type_table())
                     if (t.type != b.type && holds_exactly(b.type, t.type)) held.emplace_back(t.name);
                 fail(node["round_to"], f,
-                     fmt::format("a {} buffer cannot hold every {} value exactly; round_to takes a type whose values "
-                                 "the buffer's type holds ({})",
-                                 element_type_name(b.type), element_type_name(*b.round_to),
-                                 held.empty() ? std::string("none but itself") : join(held)));
+                     fmt::format("{} buffers cannot hold every {} value exactly; round_to takes a type whose every "
+                                 "value {} holds ({})",
+                                 element_type_name(b.type), element_type_name(*b.round_to), element_type_name(b.type),
+                                 held.empty() ? fmt::format("none but {} itself", element_type_name(b.type))
+                                              : join(held)));
             }
         }
         b.count = expression(node["count"], field + ".count", params);
