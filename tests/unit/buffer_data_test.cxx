@@ -364,34 +364,40 @@ TEST(BufferData, ScalarsHaveTheirTypesSizeAndBits)
     for (const auto& t : element_type_table()) EXPECT_EQ(scalar_bytes(t.type, 1, 1.0).size(), t.bytes) << t.name;
 }
 
-// tests/suites/half_types.yaml, with its kernels emulated on the host: each variant's inputs are
-// the reference's, value for value, and its outputs (the reference's rounded to its type) verify.
-TEST(BufferData, HalfTypesSuiteVerifiesOnTheHost)
+// tests/suites/half_types.yaml and fp8_types.yaml, with their kernels emulated on the host: each
+// variant's inputs are the reference's, value for value, and its outputs (the reference's rounded
+// to its type) verify within the type's floor.
+TEST(BufferData, NarrowTypeSuitesVerifyOnTheHost)
 {
-    const Suite s = load_suite(repo_root() / "tests" / "suites" / "half_types.yaml");
-    const Bindings point = {{"N", 1000}};
-    const auto buffer = [&](const std::string& variant, const std::string& name) {
-        for (const auto& b : s.buffers_of(*s.find_variant(variant)))
-            if (b.name == name) return b;
-        throw std::runtime_error("no buffer " + name);
+    using Roles = std::tuple<std::string, std::string, std::string, std::string>; // variant, x, y, out
+    const std::pair<std::string, std::vector<Roles>> suites[] = {
+        {"half_types.yaml", {{"f16", "XH", "YH", "OUTH"}, {"bf16", "XB", "YB", "OUTB"}}},
+        {"fp8_types.yaml", {{"e4m3", "X4", "Y4", "OUT4"}, {"e5m2", "X5", "Y5", "OUT5"}}},
     };
-    const auto contents = [&](const BufferSpec& b) { return values(b.type, initial_contents(b, 1000, point)); };
-    for (const auto& [variant, x, y, out] : {std::tuple{"f16", "XH", "YH", "OUTH"}, {"bf16", "XB", "YB", "OUTB"}}) {
-        const auto ref_x = contents(buffer("f32", x)), ref_y = contents(buffer("f32", y));
-        EXPECT_EQ(contents(buffer(variant, x)), ref_x) << variant;
-        EXPECT_EQ(contents(buffer(variant, y)), ref_y) << variant;
-        std::vector<double> expected(1000), actual(1000);
-        for (std::size_t i = 0; i < expected.size(); ++i) {
-            expected[i] = std::fma(0.75f, static_cast<float>(ref_x[i]), static_cast<float>(ref_y[i]));
-            actual[i] = expected[i];
+    for (const auto& [file, roles] : suites) {
+        const Suite s = load_suite(repo_root() / "tests" / "suites" / file);
+        const Bindings point = {{"N", 1000}};
+        const auto buffer = [&](const std::string& variant, const std::string& name) {
+            for (const auto& b : s.buffers_of(*s.find_variant(variant)))
+                if (b.name == name) return b;
+            throw std::runtime_error("no buffer " + name);
+        };
+        const auto contents = [&](const BufferSpec& b) { return values(b.type, initial_contents(b, 1000, point)); };
+        for (const auto& [variant, x, y, out] : roles) {
+            const auto ref_x = contents(buffer(s.reference, x)), ref_y = contents(buffer(s.reference, y));
+            EXPECT_EQ(contents(buffer(variant, x)), ref_x) << variant;
+            EXPECT_EQ(contents(buffer(variant, y)), ref_y) << variant;
+            std::vector<double> expected(1000);
+            for (std::size_t i = 0; i < expected.size(); ++i)
+                expected[i] = std::fma(0.75f, static_cast<float>(ref_x[i]), static_cast<float>(ref_y[i]));
+            const BufferSpec out_spec = buffer(variant, out);
+            const ElementType ref_type = buffer(s.reference, out).type;
+            const auto c =
+                compare_buffers(out_spec.type, encoded(out_spec.type, expected), ref_type, encoded(ref_type, expected),
+                                verification_tolerance(out_spec, ref_type, s.tolerance));
+            EXPECT_TRUE(c.ok) << variant << ": " << describe_mismatch(out, c, 1000);
+            EXPECT_GT(c.max_abs_error, 0.0) << variant;
         }
-        const BufferSpec out_spec = buffer(variant, out);
-        const ElementType ref_type = buffer("f32", out).type;
-        const auto c =
-            compare_buffers(out_spec.type, encoded(out_spec.type, actual), ref_type, encoded(ref_type, expected),
-                            verification_tolerance(out_spec, ref_type, s.tolerance));
-        EXPECT_TRUE(c.ok) << describe_mismatch(out, c, 1000);
-        EXPECT_GT(c.max_abs_error, 0.0) << variant;
     }
 }
 

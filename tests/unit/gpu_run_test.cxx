@@ -1,6 +1,7 @@
 // GPU tests: run real suites through the isolated runner. Skipped, with the reason, without a GPU.
 
 #include "harness/compile/compile_suite.hxx"
+#include "harness/core/arch_limits.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/run/gpu_session.hxx"
 #include "harness/run/isolated_runner.hxx"
@@ -105,6 +106,27 @@ TEST(GpuRun, HalfPrecisionVariantsVerifyAgainstAnF32Reference)
         // Rounding happened: the narrow outputs are not the f32 ones.
         EXPECT_GT(find(results, "f16", n).metric("verify_max_abs_error").value_or(0), 0.0) << n;
         EXPECT_GT(find(results, "bf16", n).metric("verify_max_abs_error").value_or(0), 0.0) << n;
+    }
+}
+
+// The same with FP8 (the suite lists sm_89 and sm_90): half a unit in the last place below 2 is
+// 2^-4 for e4m3 and 2^-3 for e5m2.
+TEST(GpuRun, Fp8VariantsVerifyAgainstAnF32Reference)
+{
+    REQUIRE_GPU();
+    if (const ArchLimits* limits = find_arch_limits(gpu()->arch); limits && limits->sm_version < 89)
+        GTEST_SKIP() << gpu()->arch << " has no FP8";
+    auto s = suite::load_suite(repo_root() / "tests" / "suites" / "fp8_types.yaml");
+    s.timing.budget_s = 0.02;
+    const auto results = run_suite(s, 30.0);
+    ASSERT_EQ(results.size(), 6u);
+    for (const auto& r : results)
+        EXPECT_EQ(r.status, CaseStatus::passed) << r.variant << " " << r.params_text << ": " << r.message;
+    for (const std::string n : {"N=1000", "N=65536"}) {
+        EXPECT_LE(find(results, "e4m3", n).metric("verify_max_abs_error").value_or(1), 0x1p-4) << n;
+        EXPECT_LE(find(results, "e5m2", n).metric("verify_max_abs_error").value_or(1), 0x1p-3) << n;
+        EXPECT_GT(find(results, "e4m3", n).metric("verify_max_abs_error").value_or(0), 0.0) << n;
+        EXPECT_GT(find(results, "e5m2", n).metric("verify_max_abs_error").value_or(0), 0.0) << n;
     }
 }
 
