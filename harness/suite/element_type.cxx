@@ -4,11 +4,15 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 #include <stdexcept>
 #include <vector>
 
 namespace harness::suite {
+
+// Elements are written and read as the host holds integers; the GPU holds them the same way.
+static_assert(std::endian::native == std::endian::little, "device data is little-endian");
 
 namespace {
 
@@ -66,7 +70,15 @@ double round_half_even(double v)
     return std::fmod(low, 2.0) == 0 ? low : low + 1;
 }
 
-/// The number held by the fields of a narrow float (f16, bf16, FP8).
+/// 2^e: from its bits where e is in double's normal range (ldexp is a library call).
+double scale(int e)
+{
+    if (e < -1022 || e > 1023) return std::ldexp(1.0, e);
+    return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52);
+}
+
+/// The number held by the fields of a floating type (used for f16, bf16, FP8, and the largest
+/// f32 and f64).
 double decode_float(const ElementTypeInfo& t, std::uint64_t bits)
 {
     const int m = t.mantissa_bits;
@@ -80,40 +92,55 @@ double decode_float(const ElementTypeInfo& t, std::uint64_t bits)
     else if (!t.has_infinity && exponent == exponent_ones && fraction == (std::uint64_t{1} << m) - 1)
         magnitude = NAN;
     else if (exponent == 0)
-        magnitude = std::ldexp(static_cast<double>(fraction), 1 - bias(t) - m);
+        magnitude = static_cast<double>(fraction) * scale(1 - bias(t) - m);
     else
-        magnitude = std::ldexp(static_cast<double>(fraction | (std::uint64_t{1} << m)),
-                               static_cast<int>(exponent) - bias(t) - m);
+        magnitude =
+            static_cast<double>(fraction | (std::uint64_t{1} << m)) * scale(static_cast<int>(exponent) - bias(t) - m);
     return negative ? -magnitude : magnitude;
 }
 
-/// The fields of a narrow float nearest to `v`, ties to even, saturating. Every step is exact in
-/// double arithmetic, so the result is the same on every machine.
+/// The largest finite value of a floating type, computed once per type.
+double max_finite(const ElementTypeInfo& t)
+{
+    static const auto values = [] {
+        std::array<double, std::size(table)> out{};
+        for (const auto& row : table)
+            if (row.kind == K::floating)
+                out.at(static_cast<std::size_t>(row.type)) = decode_float(row, max_finite_bits(row));
+        return out;
+    }();
+    return values[static_cast<std::size_t>(t.type)];
+}
+
+/// The fields of a narrow float (f16, bf16, FP8) nearest to `v`, ties to even, saturating. Every
+/// step is exact (integer operations, and double operations whose results are representable), so
+/// the result is the same on every machine and in every rounding mode.
 std::uint64_t encode_float(const ElementTypeInfo& t, double v)
 {
     const int m = t.mantissa_bits;
-    const std::uint64_t sign = std::signbit(v) ? std::uint64_t{1} << (m + t.exponent_bits) : 0;
+    const std::uint64_t v_bits = std::bit_cast<std::uint64_t>(v);
+    const std::uint64_t sign = (v_bits >> 63) << (m + t.exponent_bits);
     if (std::isnan(v)) return nan_bits(t);
     const double magnitude = std::fabs(v);
-    if (magnitude >= decode_float(t, max_finite_bits(t))) return sign | max_finite_bits(t);
-    // The binade of `magnitude`, or the subnormal one below the smallest normal value.
-    int exponent = 0;
-    (void)std::frexp(magnitude, &exponent);
-    const int min_exponent = 1 - bias(t);
-    const int binade = std::max(exponent - 1, min_exponent);
+    if (magnitude >= max_finite(t)) return sign | max_finite_bits(t);
+    // The binade of `magnitude` (from its exponent field; a subnormal double lies far below every
+    // narrow type's), or the type's subnormal binade below its smallest normal value.
+    const int exponent = static_cast<int>((v_bits >> 52) & 0x7ff) - 1023;
+    const int binade = std::max(exponent, 1 - bias(t));
     // The magnitude in units of the type's spacing in that binade: below 2^(m+1), so exact.
-    double units = round_half_even(std::ldexp(magnitude, m - binade));
+    const double scaled = magnitude * scale(m - binade);
+    std::uint64_t units = static_cast<std::uint64_t>(scaled); // truncation is floor here
+    const double fraction = scaled - static_cast<double>(units);
+    if (fraction > 0.5 || (fraction == 0.5 && (units & 1))) ++units;
+    const std::uint64_t implicit_one = std::uint64_t{1} << m;
     int unbiased = binade;
-    const double implicit_one = std::ldexp(1.0, m);
-    if (units >= 2 * implicit_one) { // rounding carried into the next binade
-        units /= 2;
+    if (units == 2 * implicit_one) { // rounding carried into the next binade
+        units = implicit_one;
         ++unbiased;
     }
-    std::uint64_t bits;
-    if (units < implicit_one) // subnormal (or zero)
-        bits = static_cast<std::uint64_t>(units);
-    else
-        bits = (static_cast<std::uint64_t>(unbiased + bias(t)) << m) | static_cast<std::uint64_t>(units - implicit_one);
+    const std::uint64_t bits = units < implicit_one // subnormal (or zero)
+                                   ? units
+                                   : (static_cast<std::uint64_t>(unbiased + bias(t)) << m) | (units - implicit_one);
     // Rounding up from just below the largest finite value lands on infinity or NaN: saturate.
     return sign | std::min(bits, max_finite_bits(t));
 }
@@ -214,9 +241,9 @@ double max_value(ElementType type)
 {
     const auto& t = element_type_info(type);
     switch (t.kind) {
-    case K::floating: return decode_float(t, max_finite_bits(t));
-    case K::signed_integer: return std::ldexp(1.0, 8 * static_cast<int>(t.bytes) - 1) - 1;
-    case K::unsigned_integer: return std::ldexp(1.0, 8 * static_cast<int>(t.bytes)) - 1;
+    case K::floating: return max_finite(t);
+    case K::signed_integer: return scale(8 * static_cast<int>(t.bytes) - 1) - 1;
+    case K::unsigned_integer: return scale(8 * static_cast<int>(t.bytes)) - 1;
     }
     return 0;
 }
@@ -226,7 +253,7 @@ double lowest_value(ElementType type)
     const auto& t = element_type_info(type);
     switch (t.kind) {
     case K::floating: return -max_value(type);
-    case K::signed_integer: return -std::ldexp(1.0, 8 * static_cast<int>(t.bytes) - 1);
+    case K::signed_integer: return -scale(8 * static_cast<int>(t.bytes) - 1);
     case K::unsigned_integer: return 0;
     }
     return 0;
@@ -252,6 +279,89 @@ double from_bits(ElementType type, std::uint64_t bits)
     default: break;
     }
     return t.kind == K::floating ? decode_float(t, bits) : decode_integer(t, bits);
+}
+
+namespace {
+
+/// Reads `count` elements stored as T (a C++ type the element type shares its bits with).
+template <typename T> void decode_as(const std::byte* in, std::size_t count, double* out)
+{
+    for (std::size_t i = 0; i < count; ++i) {
+        T v;
+        std::memcpy(&v, in + i * sizeof(T), sizeof(T));
+        out[i] = static_cast<double>(v);
+    }
+}
+
+/// Applies `convert` to `count` elements of `Storage` width (a fixed size, so the copies inline).
+template <typename Storage, typename Convert>
+void decode_with(const std::byte* in, std::size_t count, double* out, Convert convert)
+{
+    for (std::size_t i = 0; i < count; ++i) {
+        Storage bits;
+        std::memcpy(&bits, in + i * sizeof bits, sizeof bits);
+        out[i] = convert(bits);
+    }
+}
+
+template <typename Storage, typename Convert>
+void encode_with(const double* values, std::size_t count, std::byte* out, Convert convert)
+{
+    for (std::size_t i = 0; i < count; ++i) {
+        const auto bits = static_cast<Storage>(convert(values[i]));
+        std::memcpy(out + i * sizeof bits, &bits, sizeof bits);
+    }
+}
+
+} // namespace
+
+void encode_elements(ElementType type, const double* values, std::size_t count, std::byte* out)
+{
+    const auto& t = element_type_info(type);
+    const auto narrow_float = [&](double v) { return encode_float(t, v); };
+    const auto integer = [&](double v) { return encode_integer(t, v); };
+    switch (type) {
+    case ElementType::f64: std::memcpy(out, values, count * sizeof(double)); return;
+    case ElementType::f32: encode_with<float>(values, count, out, [](double v) { return v; }); return;
+    case ElementType::f16:
+    case ElementType::bf16: encode_with<std::uint16_t>(values, count, out, narrow_float); return;
+    case ElementType::fp8_e4m3:
+    case ElementType::fp8_e5m2: encode_with<std::uint8_t>(values, count, out, narrow_float); return;
+    case ElementType::i8:
+    case ElementType::u8: encode_with<std::uint8_t>(values, count, out, integer); return;
+    case ElementType::i16:
+    case ElementType::u16: encode_with<std::uint16_t>(values, count, out, integer); return;
+    case ElementType::i32:
+    case ElementType::u32: encode_with<std::uint32_t>(values, count, out, integer); return;
+    case ElementType::i64:
+    case ElementType::u64: encode_with<std::uint64_t>(values, count, out, integer); return;
+    }
+}
+
+void decode_elements(ElementType type, const std::byte* in, std::size_t count, double* out)
+{
+    const auto& t = element_type_info(type);
+    const auto narrow_float = [&](std::uint64_t bits) { return decode_float(t, bits); };
+    switch (type) {
+    case ElementType::f64: std::memcpy(out, in, count * sizeof(double)); return;
+    case ElementType::f32: decode_as<float>(in, count, out); return;
+    case ElementType::i8: decode_as<std::int8_t>(in, count, out); return;
+    case ElementType::u8: decode_as<std::uint8_t>(in, count, out); return;
+    case ElementType::i16: decode_as<std::int16_t>(in, count, out); return;
+    case ElementType::u16: decode_as<std::uint16_t>(in, count, out); return;
+    case ElementType::i32: decode_as<std::int32_t>(in, count, out); return;
+    case ElementType::u32: decode_as<std::uint32_t>(in, count, out); return;
+    case ElementType::i64: decode_as<std::int64_t>(in, count, out); return;
+    case ElementType::u64: decode_as<std::uint64_t>(in, count, out); return;
+    case ElementType::bf16: // the top half of an f32, infinities and NaN included
+        decode_with<std::uint16_t>(in, count, out, [](std::uint16_t bits) {
+            return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16));
+        });
+        return;
+    case ElementType::f16: decode_with<std::uint16_t>(in, count, out, narrow_float); return;
+    case ElementType::fp8_e4m3:
+    case ElementType::fp8_e5m2: decode_with<std::uint8_t>(in, count, out, narrow_float); return;
+    }
 }
 
 double round_to_type(ElementType type, double value)

@@ -60,6 +60,13 @@ std::uint64_t to_bits(ElementType type, double value);
 /// except i64 and u64 beyond 2^53, which round).
 double from_bits(ElementType type, std::uint64_t bits);
 
+/// to_bits for `count` values, each written in element_size(type) little-endian bytes to `out`;
+/// a loop with the type decided once, for buffers.
+void encode_elements(ElementType type, const double* values, std::size_t count, std::byte* out);
+
+/// from_bits for `count` elements of `type` read from `in`.
+void decode_elements(ElementType type, const std::byte* in, std::size_t count, double* out);
+
 /// `value` as `type` holds it: from_bits(type, to_bits(type, value)).
 double round_to_type(ElementType type, double value);
 

@@ -5,6 +5,7 @@
 #include "test_paths.hxx"
 
 #include <cmath>
+#include <cstring>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
@@ -12,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <random>
 #include <sstream>
+#include <vector>
 
 using namespace harness::suite;
 
@@ -246,6 +248,32 @@ TEST(ElementType, ConversionAgreesWithTheToolkit)
         std::uniform_real_distribution<double> mantissa(1.0, 2.0);
         std::uniform_int_distribution<int> exponent(-150, 130);
         for (int k = 0; k < 1000000 / 4; ++k) check(std::ldexp(mantissa(random), exponent(random)) * (k % 2 ? -1 : 1));
+    }
+}
+
+// The block conversions buffers use give the bits and values of the one-element ones.
+TEST(ElementType, BlockConversionsMatchOneElementAtATime)
+{
+    std::mt19937_64 random(7);
+    std::uniform_real_distribution<double> value(-70000.0, 70000.0);
+    std::vector<double> values = {0.0, -0.0, 1.0, -1.5, 65504.0, 1e6, -1e6, 0.3, 127.5, -128.5, INFINITY, NAN};
+    for (int k = 0; k < 1000; ++k) values.push_back(value(random) / (k % 7 ? 1 : 65536));
+    for (const auto& t : element_type_table()) {
+        std::vector<std::byte> bytes(values.size() * t.bytes);
+        encode_elements(t.type, values.data(), values.size(), bytes.data());
+        std::vector<double> back(values.size());
+        decode_elements(t.type, bytes.data(), values.size(), back.data());
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            std::uint64_t bits = 0;
+            std::memcpy(&bits, bytes.data() + i * t.bytes, t.bytes);
+            ASSERT_EQ(bits, to_bits(t.type, values[i]) & (t.bytes == 8 ? ~0ull : (1ull << (8 * t.bytes)) - 1))
+                << t.name << " " << values[i];
+            const double expected = from_bits(t.type, bits);
+            if (std::isnan(expected))
+                ASSERT_TRUE(std::isnan(back[i])) << t.name;
+            else
+                ASSERT_EQ(back[i], expected) << t.name << " " << values[i];
+        }
     }
 }
 
