@@ -59,6 +59,17 @@ struct DeviceBuffer {
     }
 };
 
+/// Refuses a case whose data has a type this GPU lacks (FP8 before sm_89): the loader checks the
+/// suite's `archs`, but the GPU at hand may be older than every one of them.
+void check_type_on_gpu(suite::ElementType type, const std::string& arch, const std::string& what)
+{
+    const int needed = suite::element_type_info(type).min_sm_version;
+    const compile::ArchLimits* limits = compile::find_arch_limits(arch);
+    if (needed > 0 && limits && limits->sm_version < needed)
+        throw LaunchProblem(fmt::format("{} is {}, which needs sm_{} or newer; this GPU is {}", what,
+                                        suite::element_type_name(type), needed, arch));
+}
+
 int barriers_of(const compile::CubinInfo& info, const std::string& symbol)
 {
     for (const auto& k : info.kernels)
@@ -132,6 +143,7 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
         for (const auto& l : variant.launches)
             for (const auto& a : l.args) used = used || a.buffer == spec.name;
         if (!used) continue;
+        check_type_on_gpu(spec.type, session_.info().arch, "buffer " + spec.name);
         auto b = std::make_unique<Prepared::Buffer>();
         b->spec = spec;
         const std::int64_t count = eval(spec.count, params, "buffer " + spec.name + " count");
@@ -210,6 +222,7 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
             if (a.is_buffer()) {
                 std::memcpy(slot.data(), &p->find(a.buffer)->device.ptr, sizeof(CUdeviceptr));
             } else {
+                check_type_on_gpu(a.scalar_type, session_.info().arch, fmt::format("{}args[{}]", where, ai));
                 const std::int64_t v = a.literal ? 0 : eval(a.scalar, params, fmt::format("{}args[{}]", where, ai));
                 const Bytes bytes = scalar_bytes(a.scalar_type, v, a.literal ? *a.literal : static_cast<double>(v));
                 std::memcpy(slot.data(), bytes.data(), bytes.size());

@@ -18,7 +18,7 @@ namespace {
 
 using K = ElementKind;
 
-// The floors of the narrow floats are about two units in the last place at 1.0, and the smallest
+// The floors of the narrow floats are about one unit in the last place at 1.0, and the smallest
 // normal value, below which the type has no relative precision left (docs/suite-format.md).
 constexpr ElementTypeInfo table[] = {
     {ElementType::f64, "f64", 8, K::floating, 11, 52, true, 0, 0, 0, "double"},
