@@ -1,10 +1,15 @@
 #include "harness/run/buffer_data.hxx"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
 
 namespace harness::run {
+
+// Buffers and scalars are written as the host holds integers; the GPU reads them the same way.
+static_assert(std::endian::native == std::endian::little, "device data is little-endian");
 
 namespace {
 
@@ -17,108 +22,142 @@ std::uint64_t mix(std::uint64_t x)
     return x ^ (x >> 31);
 }
 
-double value_at(const suite::BufferSpec& spec, std::uint64_t index)
+/// `index` wrapped into an integer type of fewer than 64 bits, as a C cast would wrap it.
+double wrapped(suite::ElementType type, std::uint64_t index)
+{
+    const auto& info = suite::element_type_info(type);
+    const unsigned width = 8 * static_cast<unsigned>(info.bytes);
+    if (width == 64) return static_cast<double>(index);
+    const std::uint64_t low = index & ((std::uint64_t{1} << width) - 1);
+    if (info.kind == suite::ElementKind::signed_integer && low >> (width - 1))
+        return static_cast<double>(static_cast<std::int64_t>(low) - (std::int64_t{1} << width));
+    return static_cast<double>(low);
+}
+
+/// The value element `index` gets when drawn for a type (`floating` or not); to_bits then rounds
+/// (and, for integers, clamps) it into the type.
+double value_at(const suite::BufferSpec& spec, suite::ElementType type, bool floating, std::uint64_t index)
 {
     switch (spec.init) {
     case suite::InitKind::zeros: return 0.0;
     case suite::InitKind::ones: return 1.0;
-    case suite::InitKind::sequence: return static_cast<double>(index);
+    case suite::InitKind::sequence: return floating ? static_cast<double>(index) : wrapped(type, index);
     case suite::InitKind::uniform: {
         const double unit = static_cast<double>(mix(spec.seed * 0x100000001b3ull ^ mix(index)) >> 11) * 0x1.0p-53;
         const double v = spec.min + unit * (spec.max - spec.min);
         // Integer buffers draw integers in [min, max].
-        return suite::is_floating(spec.type) ? v : std::floor(spec.min + unit * (spec.max - spec.min + 1.0));
+        return floating ? v : std::floor(spec.min + unit * (spec.max - spec.min + 1.0));
     }
     }
     return 0.0;
 }
 
-template <typename T>
-void fill(Bytes& bytes, const suite::BufferSpec& spec, std::size_t count, const suite::Bindings& params)
-{
-    bytes.resize(count * sizeof(T));
-    T* out = reinterpret_cast<T*>(bytes.data());
-    suite::Bindings with_i = params;
-    for (std::size_t i = 0; i < count; ++i) {
-        std::uint64_t index = i;
-        if (spec.index) {
-            with_i["i"] = static_cast<std::int64_t>(i);
-            index = static_cast<std::uint64_t>(spec.index->evaluate(with_i));
-        }
-        out[i] = static_cast<T>(value_at(spec, index));
-    }
-}
-
-template <typename T> Comparison compare_typed(const Bytes& actual, const Bytes& expected, const suite::Tolerance& tol)
-{
-    Comparison c;
-    const std::size_t n = std::min(actual.size(), expected.size()) / sizeof(T);
-    for (std::size_t i = 0; i < n; ++i) {
-        T a, e;
-        std::memcpy(&a, actual.data() + i * sizeof(T), sizeof(T));
-        std::memcpy(&e, expected.data() + i * sizeof(T), sizeof(T));
-        const double ad = static_cast<double>(a);
-        const double ed = static_cast<double>(e);
-        bool match;
-        if (std::isnan(ed) || std::isnan(ad)) {
-            match = std::isnan(ed) && std::isnan(ad);
-        } else {
-            const double err = std::fabs(ad - ed);
-            const double rel = ed != 0.0 ? err / std::fabs(ed) : (err == 0.0 ? 0.0 : INFINITY);
-            c.max_abs_error = std::max(c.max_abs_error, err);
-            if (std::isfinite(rel)) c.max_rel_error = std::max(c.max_rel_error, rel);
-            match = err <= tol.abs + tol.rel * std::fabs(ed);
-        }
-        if (!match) {
-            if (c.ok) c.first_mismatch = i, c.actual_at_first = ad, c.expected_at_first = ed;
-            c.ok = false;
-            ++c.mismatches;
-        }
-    }
-    return c;
-}
+// Buffers are converted a block at a time, with the type decided once per block: the common
+// f32 and f64 buffers then cost a cast per element, as they did before other types.
+constexpr std::size_t block_elements = 4096;
 
 } // namespace
 
 Bytes initial_contents(const suite::BufferSpec& spec, std::size_t count, const suite::Bindings& params)
 {
-    Bytes bytes;
-    switch (spec.type) {
-    case suite::ElementType::f32: fill<float>(bytes, spec, count, params); break;
-    case suite::ElementType::f64: fill<double>(bytes, spec, count, params); break;
-    case suite::ElementType::i32: fill<std::int32_t>(bytes, spec, count, params); break;
-    case suite::ElementType::u32: fill<std::uint32_t>(bytes, spec, count, params); break;
-    case suite::ElementType::i64: fill<std::int64_t>(bytes, spec, count, params); break;
-    case suite::ElementType::u64: fill<std::uint64_t>(bytes, spec, count, params); break;
+    const std::size_t size = suite::element_size(spec.type);
+    Bytes bytes(count * size);
+    // With round_to, the values are those a buffer of that type holds, kept exactly in this one.
+    const suite::ElementType drawn_as = spec.round_to.value_or(spec.type);
+    const bool floating = suite::is_floating(drawn_as);
+    suite::Bindings with_i = params;
+    double block[block_elements];
+    for (std::size_t first = 0; first < count; first += block_elements) {
+        const std::size_t n = std::min(block_elements, count - first);
+        for (std::size_t k = 0; k < n; ++k) {
+            std::uint64_t index = first + k;
+            if (spec.index) {
+                with_i["i"] = static_cast<std::int64_t>(first + k);
+                index = static_cast<std::uint64_t>(spec.index->evaluate(with_i));
+            }
+            block[k] = value_at(spec, drawn_as, floating, index);
+        }
+        if (spec.round_to)
+            for (std::size_t k = 0; k < n; ++k) block[k] = suite::round_to_type(*spec.round_to, block[k]);
+        suite::encode_elements(spec.type, block, n, bytes.data() + first * size);
     }
     return bytes;
+}
+
+Comparison compare_buffers(suite::ElementType actual_type, const Bytes& actual, suite::ElementType expected_type,
+                           const Bytes& expected, const suite::Tolerance& tol)
+{
+    Comparison c;
+    const std::size_t actual_size = suite::element_size(actual_type);
+    const std::size_t expected_size = suite::element_size(expected_type);
+    c.actual_count = actual.size() / actual_size;
+    c.expected_count = expected.size() / expected_size;
+    const std::size_t n = std::min(c.actual_count, c.expected_count);
+    double actual_block[block_elements], expected_block[block_elements];
+    for (std::size_t first = 0; first < n; first += block_elements) {
+        const std::size_t m = std::min(block_elements, n - first);
+        suite::decode_elements(actual_type, actual.data() + first * actual_size, m, actual_block);
+        suite::decode_elements(expected_type, expected.data() + first * expected_size, m, expected_block);
+        for (std::size_t k = 0; k < m; ++k) {
+            const double ad = actual_block[k], ed = expected_block[k];
+            bool match;
+            if (std::isnan(ed) || std::isnan(ad)) {
+                match = std::isnan(ed) && std::isnan(ad);
+            } else if (ad == ed) {
+                match = true; // also an infinity the reference has too
+            } else if (std::isinf(ad) || std::isinf(ed)) {
+                match = false; // rel * |inf| would otherwise accept any value
+            } else {
+                const double err = std::fabs(ad - ed);
+                const double rel = ed != 0.0 ? err / std::fabs(ed) : INFINITY;
+                c.max_abs_error = std::max(c.max_abs_error, err);
+                if (std::isfinite(rel)) c.max_rel_error = std::max(c.max_rel_error, rel);
+                match = err <= tol.abs + tol.rel * std::fabs(ed);
+            }
+            if (!match) {
+                if (c.ok) c.first_mismatch = first + k, c.actual_at_first = ad, c.expected_at_first = ed;
+                c.ok = false;
+                ++c.mismatches;
+            }
+        }
+    }
+    if (c.actual_count != c.expected_count) {
+        if (c.ok) c.first_mismatch = n;
+        c.ok = false;
+    }
+    return c;
 }
 
 Comparison compare_buffers(suite::ElementType type, const Bytes& actual, const Bytes& expected,
                            const suite::Tolerance& tolerance)
 {
-    Comparison c;
-    switch (type) {
-    case suite::ElementType::f32: c = compare_typed<float>(actual, expected, tolerance); break;
-    case suite::ElementType::f64: c = compare_typed<double>(actual, expected, tolerance); break;
-    case suite::ElementType::i32: c = compare_typed<std::int32_t>(actual, expected, tolerance); break;
-    case suite::ElementType::u32: c = compare_typed<std::uint32_t>(actual, expected, tolerance); break;
-    case suite::ElementType::i64: c = compare_typed<std::int64_t>(actual, expected, tolerance); break;
-    case suite::ElementType::u64: c = compare_typed<std::uint64_t>(actual, expected, tolerance); break;
-    }
-    if (actual.size() != expected.size()) {
-        c.ok = false;
-        c.first_mismatch = std::min(actual.size(), expected.size()) / suite::element_size(type);
-    }
-    return c;
+    return compare_buffers(type, actual, type, expected, tolerance);
 }
 
 std::string describe_mismatch(const std::string& buffer, const Comparison& c, std::size_t count)
 {
+    if (c.actual_count != c.expected_count)
+        return fmt::format("{}: {} elements, the reference's has {}{}", buffer, c.actual_count, c.expected_count,
+                           c.mismatches ? fmt::format("; {} of the first {} differ, first at index {} ({:.9g} vs "
+                                                      "{:.9g})",
+                                                      c.mismatches, std::min(c.actual_count, c.expected_count),
+                                                      c.first_mismatch, c.actual_at_first, c.expected_at_first)
+                                        : "");
     return fmt::format("{}: {} of {} elements differ from the reference; first at index {} ({:.9g} vs {:.9g}); "
                        "max abs error {:.3g}, max rel error {:.3g}",
                        buffer, c.mismatches, count, c.first_mismatch, c.actual_at_first, c.expected_at_first,
                        c.max_abs_error, c.max_rel_error);
+}
+
+Bytes scalar_bytes(suite::ElementType type, std::int64_t integer, double value)
+{
+    // Integers keep all 64 bits (a double would round i64 and u64 beyond 2^53): two's complement,
+    // truncated to the type's width; the loader checked the range.
+    const std::uint64_t bits =
+        suite::is_integer(type) ? static_cast<std::uint64_t>(integer) : suite::to_bits(type, value);
+    Bytes out(suite::element_size(type));
+    std::memcpy(out.data(), &bits, out.size());
+    return out;
 }
 
 } // namespace harness::run

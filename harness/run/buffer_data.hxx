@@ -4,6 +4,7 @@
 #include "harness/suite/suite.hxx"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,8 @@ namespace harness::run {
 using Bytes = std::vector<std::byte>;
 
 /// The initial contents of `spec` with `count` elements; values depend only on the spec and the
-/// index, so every variant and every run sees the same data.
+/// index, so every variant and every run sees the same data. Values are drawn in double for the
+/// buffer's type (or its `round_to` type), then stored with suite::to_bits.
 Bytes initial_contents(const suite::BufferSpec& spec, std::size_t count, const suite::Bindings& params);
 
 /// The outcome of comparing one buffer with the reference.
@@ -25,13 +27,24 @@ struct Comparison {
     double expected_at_first = 0.0;
     double max_abs_error = 0.0;
     double max_rel_error = 0.0;
+    std::size_t actual_count = 0; ///< elements of each side; they differ only for mismatched buffers
+    std::size_t expected_count = 0;
 };
 
-/// Compares element-wise: |actual - expected| <= abs + rel * |expected|; NaN only matches NaN.
+/// Compares element-wise in double, each side read as its own type: |actual - expected| <= abs +
+/// rel * |expected|; equal values match (infinities too), an infinity matches only itself, NaN only NaN.
+Comparison compare_buffers(suite::ElementType actual_type, const Bytes& actual, suite::ElementType expected_type,
+                           const Bytes& expected, const suite::Tolerance& tolerance);
+/// Same, for two buffers of one type.
 Comparison compare_buffers(suite::ElementType type, const Bytes& actual, const Bytes& expected,
                            const suite::Tolerance& tolerance);
 
 /// One line for a failed comparison: buffer, first index, values, count, largest errors.
 std::string describe_mismatch(const std::string& buffer, const Comparison& c, std::size_t count);
+
+/// The bytes of a scalar kernel argument of `type` (element_size(type) of them, as the kernel's
+/// parameter holds them): `integer` for an integer type, `value` rounded to nearest even for a
+/// floating one.
+Bytes scalar_bytes(suite::ElementType type, std::int64_t integer, double value);
 
 } // namespace harness::run

@@ -8,6 +8,7 @@
 #include "harness/run/timing_stats.hxx"
 #include "harness/suite/compile_params.hxx"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fmt/format.h>
@@ -59,6 +60,17 @@ struct DeviceBuffer {
         if (ptr) driver().cuMemFree(ptr);
     }
 };
+
+/// Refuses a case whose data has a type this GPU lacks (FP8 before sm_89): the loader checks the
+/// suite's `archs`, but the GPU at hand may be older than every one of them.
+void check_type_on_gpu(suite::ElementType type, const std::string& arch, const std::string& what)
+{
+    const int needed = suite::element_type_info(type).min_sm_version;
+    const compile::ArchLimits* limits = compile::find_arch_limits(arch);
+    if (needed > 0 && limits && limits->sm_version < needed)
+        throw LaunchProblem(fmt::format("{} is {}, which needs sm_{} or newer; this GPU is {}", what,
+                                        suite::element_type_name(type), needed, arch));
+}
 
 int barriers_of(const compile::CubinInfo& info, const std::string& symbol)
 {
@@ -135,6 +147,7 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
         for (const auto& l : variant.launches)
             for (const auto& a : l.args) used = used || a.buffer == spec.name;
         if (!used) continue;
+        check_type_on_gpu(spec.type, session_.info().arch, "buffer " + spec.name);
         auto b = std::make_unique<Prepared::Buffer>();
         b->spec = spec;
         const std::int64_t count = eval(spec.count, params, "buffer " + spec.name + " count");
@@ -215,17 +228,10 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
             if (a.is_buffer()) {
                 std::memcpy(slot.data(), &p->find(a.buffer)->device.ptr, sizeof(CUdeviceptr));
             } else {
+                check_type_on_gpu(a.scalar_type, session_.info().arch, fmt::format("{}args[{}]", where, ai));
                 const std::int64_t v = a.literal ? 0 : eval(a.scalar, params, fmt::format("{}args[{}]", where, ai));
-                const double f = a.literal ? *a.literal : static_cast<double>(v);
-                auto put = [&](auto value) { std::memcpy(slot.data(), &value, sizeof value); };
-                switch (a.scalar_type) {
-                case suite::ElementType::f32: put(static_cast<float>(f)); break;
-                case suite::ElementType::f64: put(f); break;
-                case suite::ElementType::i32: put(static_cast<std::int32_t>(v)); break;
-                case suite::ElementType::u32: put(static_cast<std::uint32_t>(v)); break;
-                case suite::ElementType::i64: put(static_cast<std::int64_t>(v)); break;
-                case suite::ElementType::u64: put(static_cast<std::uint64_t>(v)); break;
-                }
+                const Bytes bytes = scalar_bytes(a.scalar_type, v, a.literal ? *a.literal : static_cast<double>(v));
+                std::memcpy(slot.data(), bytes.data(), bytes.size());
             }
         }
         for (auto& slot : l.scalar_storage) l.params.push_back(slot.data());
@@ -308,14 +314,20 @@ CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
         reference.buffers = outputs;
         r.message = "reference";
     } else {
+        // A variant's buffer may have another type than the reference's of the same name (a bf16
+        // output against an f32 reference): each side is read as its own type.
+        const auto reference_specs = suite_.buffers_of(*suite_.find_variant(suite_.reference));
         double max_abs = 0, max_rel = 0;
         for (auto& b : p->buffers) {
             auto it = outputs.find(b->spec.name);
             if (it == outputs.end()) continue;
             const auto ref = reference.buffers.find(b->spec.name);
             if (ref == reference.buffers.end()) continue;
-            const auto cmp =
-                compare_buffers(b->spec.type, it->second, ref->second, b->spec.tolerance.value_or(suite_.tolerance));
+            const auto ref_spec = std::find_if(reference_specs.begin(), reference_specs.end(),
+                                               [&](const suite::BufferSpec& x) { return x.name == b->spec.name; });
+            const suite::ElementType ref_type = ref_spec != reference_specs.end() ? ref_spec->type : b->spec.type;
+            const auto cmp = compare_buffers(b->spec.type, it->second, ref_type, ref->second,
+                                             suite::verification_tolerance(b->spec, ref_type, suite_.tolerance));
             max_abs = std::max(max_abs, cmp.max_abs_error);
             max_rel = std::max(max_rel, cmp.max_rel_error);
             if (!cmp.ok) {

@@ -6,7 +6,7 @@ namespace {
 
 const BuiltinSignature signatures[] = {
     {"cublas_sgemm", "[A, B, C, {i32: M}, {i32: N}, {i32: K}]",
-     "cuBLAS SGEMM, row-major C[M x N] = A[M x K] * B[K x N] (fp32, no tensor cores)", 3, 3},
+     "cuBLAS SGEMM, row-major C[M x N] = A[M x K] * B[K x N] (fp32, no tensor cores)", 3, 3, ElementType::f32},
 };
 
 } // namespace

@@ -2,6 +2,8 @@
 // What a suite may call as a built-in variant (`builtin: <name>`): the library routines' names and
 // argument lists. run/builtins.hxx implements each one.
 
+#include "harness/suite/element_type.hxx"
+
 #include <cstddef>
 #include <span>
 #include <string>
@@ -15,6 +17,7 @@ struct BuiltinSignature {
     const char* description;
     std::size_t buffer_args; ///< how many leading arguments are buffers
     std::size_t scalar_args; ///< how many scalars follow
+    ElementType buffer_type; ///< the element type every buffer argument must have
 };
 
 /// All built-ins.

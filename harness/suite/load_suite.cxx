@@ -21,45 +21,17 @@ namespace harness::suite {
 
 namespace fs = std::filesystem;
 
-std::optional<ElementType> element_type_from_name(const std::string& name)
+Tolerance verification_tolerance(const BufferSpec& output, ElementType reference_type, const Tolerance& suite_tolerance)
 {
-    static const std::pair<const char*, ElementType> table[] = {{"f32", ElementType::f32}, {"f64", ElementType::f64},
-                                                                {"i32", ElementType::i32}, {"u32", ElementType::u32},
-                                                                {"i64", ElementType::i64}, {"u64", ElementType::u64}};
-    for (const auto& [n, t] : table)
-        if (name == n) return t;
-    return std::nullopt;
-}
-
-const char* element_type_name(ElementType type)
-{
-    switch (type) {
-    case ElementType::f32: return "f32";
-    case ElementType::f64: return "f64";
-    case ElementType::i32: return "i32";
-    case ElementType::u32: return "u32";
-    case ElementType::i64: return "i64";
-    case ElementType::u64: return "u64";
+    if (output.tolerance) return *output.tolerance;
+    if (is_integer(output.type) && is_integer(reference_type)) return {0.0, 0.0};
+    Tolerance t = suite_tolerance;
+    for (const ElementType type : {output.type, reference_type}) {
+        const auto& info = element_type_info(type);
+        t.rel = std::max(t.rel, info.tolerance_rel);
+        t.abs = std::max(t.abs, info.tolerance_abs);
     }
-    return "?";
-}
-
-std::size_t element_size(ElementType type)
-{
-    switch (type) {
-    case ElementType::f32:
-    case ElementType::i32:
-    case ElementType::u32: return 4;
-    case ElementType::f64:
-    case ElementType::i64:
-    case ElementType::u64: return 8;
-    }
-    return 0;
-}
-
-bool is_floating(ElementType type)
-{
-    return type == ElementType::f32 || type == ElementType::f64;
+    return t;
 }
 
 const VariantSpec* Suite::find_variant(const std::string& variant_name) const
@@ -416,18 +388,29 @@ public:
     BufferSpec buffer(const std::string& name, const YAML::Node& node, const std::string& field,
                       const std::set<std::string, std::less<>>& params) const
     {
-        check_keys(node, field, {"type", "count", "init", "seed", "min", "max", "index", "role", "tolerance"},
+        check_keys(node, field,
+                   {"type", "count", "init", "seed", "min", "max", "index", "round_to", "role", "tolerance"},
                    {"type", "count"});
         BufferSpec b;
         b.name = name;
         b.where = where(node);
-        const std::string type = scalar(node["type"], field + ".type");
-        auto t = element_type_from_name(type);
-        if (!t)
-            fail(node["type"], field + ".type",
-                 fmt::format("unknown type '{}'{}; one of f32, f64, i32, u32, i64, u64", type,
-                             did_you_mean(type, {"f32", "f64", "i32", "u32", "i64", "u64"})));
-        b.type = *t;
+        b.type = element_type(node["type"], scalar(node["type"], field + ".type"), field + ".type", "type");
+        check_type_on_archs(node["type"], field + ".type", b.type, "a buffer");
+        if (node["round_to"]) {
+            const std::string f = field + ".round_to";
+            b.round_to = element_type(node["round_to"], scalar(node["round_to"], f), f, "type");
+            if (!holds_exactly(b.type, *b.round_to)) {
+                std::vector<std::string> held;
+                for (const auto& t : element_type_table())
+                    if (t.type != b.type && holds_exactly(b.type, t.type)) held.emplace_back(t.name);
+                fail(node["round_to"], f,
+                     fmt::format("{} buffers cannot hold every {} value exactly; round_to takes a type whose every "
+                                 "value {} holds ({})",
+                                 element_type_name(b.type), element_type_name(*b.round_to), element_type_name(b.type),
+                                 held.empty() ? fmt::format("none but {} itself", element_type_name(b.type))
+                                              : join(held)));
+            }
+        }
         b.count = expression(node["count"], field + ".count", params);
         check_count(node["count"], field + ".count", b);
         const std::string init = node["init"] ? scalar(node["init"], field + ".init") : "zeros";
@@ -508,16 +491,14 @@ public:
             fail(node, field, "expected a buffer name or a scalar {TYPE: expression}, e.g. {i32: N}");
         const auto kv = *node.begin();
         const std::string type = kv.first.as<std::string>();
-        auto t = element_type_from_name(type);
-        if (!t)
-            fail(kv.first, field,
-                 fmt::format("unknown scalar type '{}'{}; one of i32, u32, i64, u64, f32, f64", type,
-                             did_you_mean(type, {"f32", "f64", "i32", "u32", "i64", "u64"})));
-        a.scalar_type = *t;
+        a.scalar_type = element_type(kv.first, type, field, "scalar type");
+        check_type_on_archs(kv.first, field + "." + type, a.scalar_type, "a scalar");
         const std::string text = scalar(kv.second, field + "." + type);
-        if (is_floating(*t) && text.find_first_of(".eE") != std::string::npos && text.find('(') == std::string::npos) {
+        if (is_floating(a.scalar_type) && text.find_first_of(".eE") != std::string::npos &&
+            text.find('(') == std::string::npos) {
             a.literal = number(kv.second, field + "." + type);
             a.scalar = Expression::constant(0);
+            check_float_scalar(kv.second, field + "." + type, a.scalar_type, *a.literal, "");
         } else {
             a.scalar = expression(kv.second, field + "." + type, params);
             check_scalar(kv.second, field + "." + type, a);
@@ -678,6 +659,14 @@ public:
             if (l.args.back().is_buffer() != (i < info->buffer_args))
                 fail(args[i], fmt::format("{}.args[{}]", field, i),
                      fmt::format("{} takes {}", v.builtin, info->signature));
+            // A library routine reads its buffers as one type: another would be read past its end.
+            // The variant's own buffer of a name comes last in `known` and replaces the suite's.
+            const auto b = std::find_if(known.rbegin(), known.rend(),
+                                        [&](const BufferSpec& x) { return x.name == l.args.back().buffer; });
+            if (b != known.rend() && b->type != info->buffer_type)
+                fail(args[i], fmt::format("{}.args[{}]", field, i),
+                     fmt::format("{} reads {} buffers; '{}' is {}", v.builtin, element_type_name(info->buffer_type),
+                                 b->name, element_type_name(b->type)));
         }
         v.launches.push_back(std::move(l));
         work_figures(v, node, field, params);
@@ -754,6 +743,7 @@ public:
         points_ = sweep_points(s);
         for (const auto& point : points_) point_texts_.push_back(params_text(s, point));
         archs_ = s.archs;
+        archs_given_ = static_cast<bool>(root["archs"]);
 
         if (root["tolerance"]) s.tolerance = tolerance(root["tolerance"], "tolerance", Tolerance{});
         if (root["timing"]) {
@@ -924,25 +914,69 @@ public:
         }
     }
 
-    /// An integer scalar at every sweep point: computable and within its type's range.
+    /// A scalar given as an expression, at every sweep point: computable and within its type's
+    /// range (f16, bf16 and FP8: within their largest finite value).
     void check_scalar(const YAML::Node& node, const std::string& field, const ArgSpec& a) const
     {
         if (a.literal) return;
         std::int64_t low = INT64_MIN, high = INT64_MAX;
-        switch (a.scalar_type) {
-        case ElementType::i32: low = INT32_MIN, high = INT32_MAX; break;
-        case ElementType::u32: low = 0, high = UINT32_MAX; break;
-        case ElementType::u64: low = 0; break;
-        case ElementType::i64:
-        case ElementType::f32:
-        case ElementType::f64: break;
+        const auto& info = element_type_info(a.scalar_type);
+        if (info.kind != ElementKind::floating && info.bytes < 8) {
+            low = static_cast<std::int64_t>(lowest_value(a.scalar_type));
+            high = static_cast<std::int64_t>(max_value(a.scalar_type));
+        } else if (info.kind == ElementKind::unsigned_integer) {
+            low = 0;
         }
         for (std::size_t p = 0; p < points_.size(); ++p) {
             const std::int64_t v = value_at(node, field, a.scalar, p);
             if (v < low || v > high)
                 fail(node, field,
                      fmt::format("{} at {} does not fit {}", v, point_texts_[p], element_type_name(a.scalar_type)));
+            if (info.kind == ElementKind::floating)
+                check_float_scalar(node, field, a.scalar_type, static_cast<double>(v), " at " + point_texts_[p]);
         }
+    }
+
+    /// A scalar of a narrow float type (f16, bf16, FP8) within its largest finite value: beyond
+    /// it the kernel would get infinity, NaN or a saturated value nobody wrote. f32 and f64 convert
+    /// as C++ does, as they always have.
+    void check_float_scalar(const YAML::Node& node, const std::string& field, ElementType type, double value,
+                            const std::string& at) const
+    {
+        if (type == ElementType::f32 || type == ElementType::f64) return;
+        if (std::fabs(value) > max_value(type))
+            fail(node, field,
+                 fmt::format("{:g}{} is beyond the largest finite {} ({:g})", value, at, element_type_name(type),
+                             max_value(type)));
+    }
+
+    /// The element type called `name`, or an error listing them; `what` says which kind of
+    /// field it is ("type", "scalar type").
+    ElementType element_type(const YAML::Node& node, const std::string& name, const std::string& field,
+                             const std::string& what) const
+    {
+        if (const auto t = element_type_from_name(name)) return *t;
+        const auto names = element_type_names();
+        const std::vector<std::string> known(names.begin(), names.end());
+        fail(node, field,
+             fmt::format("unknown {} '{}'{}; one of {}", what, name.substr(0, 40), did_you_mean(name, known),
+                         join(known)));
+    }
+
+    /// FP8 exists in hardware from sm_89 (Ada) on: a suite whose static tier or GPUs include an
+    /// older architecture may not hand FP8 data to a kernel.
+    void check_type_on_archs(const YAML::Node& node, const std::string& field, ElementType type,
+                             const std::string& what) const
+    {
+        const int needed = element_type_info(type).min_sm_version;
+        if (needed == 0) return;
+        for (const auto& arch : archs_)
+            if (const ArchLimits* limits = find_arch_limits(arch); limits && limits->sm_version < needed)
+                fail(node, field,
+                     fmt::format("{} of type {} needs sm_{} or newer, but the suite's archs include {}{}; list only "
+                                 "sm_{} and newer architectures in `archs`",
+                                 what, element_type_name(type), needed, arch,
+                                 archs_given_ ? "" : " (a suite without `archs` covers sm_80 and sm_90)", needed));
     }
 
     /// An expression of the sweep (flops, bytes) is computable at every point.
@@ -960,6 +994,7 @@ private:
     std::vector<std::string> point_texts_;
     std::vector<std::string> archs_;
     std::vector<std::string> param_order_; ///< the sweep parameters in declaration order
+    bool archs_given_ = false;             ///< the suite has an `archs:` key
 };
 
 } // namespace

@@ -1,6 +1,7 @@
 #pragma once
 // The in-memory form of a suite file (docs/suite-format.md), validated and ready to expand.
 
+#include "harness/suite/element_type.hxx"
 #include "harness/suite/expression.hxx"
 #include "harness/suite/rule_syntax.hxx"
 
@@ -12,15 +13,6 @@
 #include <vector>
 
 namespace harness::suite {
-
-/// Element types a buffer or scalar argument can have.
-enum class ElementType { f32, f64, i32, u32, i64, u64 };
-
-/// "f32" etc.; nullopt for an unknown name.
-std::optional<ElementType> element_type_from_name(const std::string& name);
-const char* element_type_name(ElementType type);
-std::size_t element_size(ElementType type);
-bool is_floating(ElementType type);
 
 /// How a buffer is filled before a run.
 enum class InitKind { zeros, ones, sequence, uniform };
@@ -64,17 +56,26 @@ struct BufferSpec {
     double min = 0.0;
     double max = 1.0;
     std::optional<Expression> index; ///< maps element i to the generator index (same values, other layout)
+    /// Holds the values a buffer of this type would hold (e.g. an f32 reference fed a bf16 variant's inputs).
+    std::optional<ElementType> round_to;
     BufferRole role = BufferRole::in;
     std::optional<Tolerance> tolerance;
     SourceLocation where;
 };
+
+/// The tolerance that verifies `output` (a buffer as the variant sees it) against the reference's
+/// buffer of the same name, of type `reference_type`: the buffer's own `tolerance:`; else exact
+/// when both types are integers; else `suite_tolerance` loosened, field by field, to the floor of
+/// the less precise type (docs/suite-format.md has the table).
+Tolerance verification_tolerance(const BufferSpec& output, ElementType reference_type,
+                                 const Tolerance& suite_tolerance);
 
 /// One kernel argument: a buffer by name, or a scalar.
 struct ArgSpec {
     std::string buffer; ///< non-empty for a buffer argument
     ElementType scalar_type = ElementType::i32;
     Expression scalar;             ///< integer scalar value
-    std::optional<double> literal; ///< a floating-point literal for f32/f64 scalars
+    std::optional<double> literal; ///< a floating-point literal for a floating scalar type
     SourceLocation where;
     bool is_buffer() const { return !buffer.empty(); }
 };

@@ -145,6 +145,42 @@ void require_numbers(const suite::Suite& s, const YAML::Node& document)
     }
 }
 
+/// FP8 data only in suites whose every architecture has FP8 (sm_89 on), round_to only to a type
+/// the buffer holds exactly, narrow float literals within their finite range.
+void require_element_types(const suite::Suite& s)
+{
+    const auto check_type = [&](suite::ElementType type, const std::string& what) {
+        const int needed = suite::element_type_info(type).min_sm_version;
+        for (const auto& arch : s.archs)
+            if (const auto* limits = compile::find_arch_limits(arch))
+                require(limits->sm_version >= needed, "types-on-archs",
+                        fmt::format("accepted {} of type {} with the architecture {}", what,
+                                    suite::element_type_name(type), excerpt(arch)));
+    };
+    const auto buffers = [&](const std::vector<suite::BufferSpec>& list) {
+        for (const auto& b : list) {
+            check_type(b.type, fmt::format("buffer '{}'", b.name));
+            if (b.round_to)
+                require(suite::holds_exactly(b.type, *b.round_to), "round-to-held",
+                        fmt::format("accepted buffer '{}' of type {} with round_to {}", b.name,
+                                    suite::element_type_name(b.type), suite::element_type_name(*b.round_to)));
+        }
+    };
+    buffers(s.buffers);
+    for (const auto& v : s.variants) {
+        buffers(v.buffers);
+        for (const auto& l : v.launches)
+            for (const auto& a : l.args) {
+                if (a.is_buffer()) continue;
+                check_type(a.scalar_type, "a scalar");
+                if (a.literal && a.scalar_type != suite::ElementType::f32 && a.scalar_type != suite::ElementType::f64)
+                    require(std::fabs(*a.literal) <= suite::max_value(a.scalar_type), "numbers-finite",
+                            fmt::format("accepted the {} scalar {}, beyond the type's largest finite value",
+                                        suite::element_type_name(a.scalar_type), *a.literal));
+            }
+    }
+}
+
 /// Launch geometry that no GPU can launch, and negative buffer sizes, at one case.
 void require_launchable(const suite::VariantSpec& v, const std::vector<suite::BufferSpec>& buffers,
                         const suite::Case& c)
@@ -229,6 +265,7 @@ Reception run_suite(const std::string& input, const InputContext&)
     require_paths_inside(s);
     require_compiler_inputs(s);
     require_numbers(s, document);
+    require_element_types(s);
     require_cases(s);
     return {true, ""};
 }
@@ -247,7 +284,10 @@ std::span<const std::string_view> suite_tokens()
         "to: "sv, "step: "sv, "mul: "sv, "{from: 1, to: 100000000000}"sv,
         "{from: 9223372036854775800, to: 9223372036854775807}"sv, "{from: 1, to: 1000}"sv,
         "{from: 1, to: 9223372036854775807, mul: 2}"sv, "[0]"sv, "[2048]"sv, "[1024, 2]"sv,
-        "[65536, 65536, 65536]"sv, "f32"sv, "f64"sv, "i32"sv, "u64"sv, "zeros"sv, "uniform"sv, "sequence"sv,
+        "[65536, 65536, 65536]"sv, "f32"sv, "f64"sv, "i32"sv, "u64"sv, "f16"sv, "bf16"sv, "fp8_e4m3"sv,
+        "fp8_e5m2"sv, "i8"sv, "u8"sv, "i16"sv, "u16"sv, "round_to: "sv, "{f16: 1.5}"sv, "{bf16: 70000.0}"sv,
+        "{f16: N*N}"sv, "{i8: 200}"sv, "{u16: -1}"sv, "{fp8_e4m3: 0.5}"sv, "sm_89"sv, "sm_86"sv, "zeros"sv,
+        "uniform"sv, "sequence"sv,
         "in"sv, "out"sv, "inout"sv, "temp"sv, "sm_90"sv, "sm_10"sv, "sm_90a"sv, "sm_1000"sv, "cublas_sgemm"sv,
         "ceil_div(N, 16)"sv, "min(N, 4096)"sv, "max("sv, "N*N*N*N*N"sv, "(i % 3) * N + i / 3"sv, "{i32: N}"sv,
         "{u64: -1}"sv, "{f32: 1.5e40}"sv, "{f64: nan}"sv, "--time=/tmp/x"sv, "--fdevice-time-trace=/tmp/y"sv,

@@ -1,25 +1,35 @@
 #include "harness/run/buffer_data.hxx"
 #include "harness/run/timing_stats.hxx"
+#include "test_paths.hxx"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <stdexcept>
+#include <tuple>
 
 using namespace harness::run;
 using namespace harness::suite;
 
 namespace {
 
-BufferSpec uniform_f32(std::uint64_t seed)
+BufferSpec uniform(ElementType type, std::uint64_t seed, double min, double max)
 {
     BufferSpec b;
-    b.name = "A";
-    b.type = ElementType::f32;
+    b.name = std::string(1, 'A');
+    b.type = type;
     b.init = InitKind::uniform;
     b.seed = seed;
-    b.min = -1;
-    b.max = 1;
+    b.min = min;
+    b.max = max;
     return b;
+}
+
+BufferSpec uniform_f32(std::uint64_t seed)
+{
+    return uniform(ElementType::f32, seed, -1, 1);
 }
 
 std::vector<float> floats(const Bytes& bytes)
@@ -112,6 +122,283 @@ TEST(BufferData, NanMatchesOnlyNan)
     EXPECT_TRUE(compare_buffers(ElementType::f32, bytes_of({NAN, 1.0f}), bytes_of(ref), {}).ok);
     EXPECT_FALSE(compare_buffers(ElementType::f32, bytes_of({0.0f, 1.0f}), bytes_of(ref), {}).ok);
     EXPECT_FALSE(compare_buffers(ElementType::f32, bytes_of({NAN, NAN}), bytes_of(ref), {}).ok);
+}
+
+namespace {
+
+/// The values of a buffer of any type, widened to double.
+std::vector<double> values(ElementType type, const Bytes& bytes)
+{
+    std::vector<double> out(bytes.size() / element_size(type));
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        std::uint64_t bits = 0;
+        std::memcpy(&bits, bytes.data() + i * element_size(type), element_size(type));
+        out[i] = from_bits(type, bits);
+    }
+    return out;
+}
+
+/// The bits of each element, for fixed expectations.
+std::vector<std::uint64_t> bits(ElementType type, const Bytes& bytes)
+{
+    std::vector<std::uint64_t> out(bytes.size() / element_size(type));
+    for (std::size_t i = 0; i < out.size(); ++i)
+        std::memcpy(&out[i], bytes.data() + i * element_size(type), 1 * element_size(type));
+    return out;
+}
+
+Bytes encoded(ElementType type, const std::vector<double>& v)
+{
+    Bytes out(v.size() * element_size(type));
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const std::uint64_t b = to_bits(type, v[i]);
+        std::memcpy(out.data() + i * element_size(type), &b, element_size(type));
+    }
+    return out;
+}
+
+} // namespace
+
+// The same seed gives these bits on every machine: drawn in double, rounded to nearest even.
+TEST(BufferData, UniformGivesFixedBitsInEveryType)
+{
+    using V = std::vector<std::uint64_t>;
+    EXPECT_EQ(bits(ElementType::f32, initial_contents(uniform(ElementType::f32, 1, -1, 1), 4, {})),
+              (V{0x3f787cee, 0x3f06e766, 0x3ec90d35, 0xbea46982}));
+    EXPECT_EQ(bits(ElementType::f16, initial_contents(uniform(ElementType::f16, 1, -1, 1), 4, {})),
+              (V{0x3bc4, 0x3837, 0x3648, 0xb523}));
+    EXPECT_EQ(bits(ElementType::bf16, initial_contents(uniform(ElementType::bf16, 1, -1, 1), 4, {})),
+              (V{0x3f78, 0x3f07, 0x3ec9, 0xbea4}));
+    EXPECT_EQ(bits(ElementType::fp8_e4m3, initial_contents(uniform(ElementType::fp8_e4m3, 1, -1, 1), 4, {})),
+              (V{0x38, 0x30, 0x2d, 0xaa}));
+    EXPECT_EQ(bits(ElementType::fp8_e5m2, initial_contents(uniform(ElementType::fp8_e5m2, 1, -1, 1), 4, {})),
+              (V{0x3c, 0x38, 0x36, 0xb5}));
+    EXPECT_EQ(bits(ElementType::i8, initial_contents(uniform(ElementType::i8, 1, -100, 100), 4, {})),
+              (V{0x62, 0x35, 0x27, 0xe0}));
+    EXPECT_EQ(bits(ElementType::i16, initial_contents(uniform(ElementType::i16, 1, -100, 100), 4, {})),
+              (V{0x62, 0x35, 0x27, 0xffe0}));
+    // Each narrow type holds the f64 draw rounded to it.
+    const auto wide = values(ElementType::f64, initial_contents(uniform(ElementType::f64, 1, -1, 1), 1000, {}));
+    for (const ElementType type :
+         {ElementType::f32, ElementType::f16, ElementType::bf16, ElementType::fp8_e4m3, ElementType::fp8_e5m2}) {
+        const auto narrow = values(type, initial_contents(uniform(type, 1, -1, 1), 1000, {}));
+        for (std::size_t i = 0; i < narrow.size(); ++i)
+            ASSERT_EQ(narrow[i], round_to_type(type, wide[i])) << element_type_name(type) << " " << i;
+    }
+}
+
+TEST(BufferData, RoundToGivesTheValuesOfTheOtherType)
+{
+    for (const ElementType type : {ElementType::bf16, ElementType::f16, ElementType::fp8_e4m3, ElementType::fp8_e5m2}) {
+        BufferSpec reference = uniform(ElementType::f32, 5, -3, 3);
+        reference.round_to = type;
+        const auto expected = values(type, initial_contents(uniform(type, 5, -3, 3), 4096, {}));
+        EXPECT_EQ(values(ElementType::f32, initial_contents(reference, 4096, {})), expected) << element_type_name(type);
+    }
+    // Rounded to an integer type, a float buffer holds the integers an integer buffer draws.
+    BufferSpec reference = uniform(ElementType::f32, 5, -200, 200);
+    reference.round_to = ElementType::i8;
+    const auto ints = values(ElementType::i8, initial_contents(uniform(ElementType::i8, 5, -200, 200), 4096, {}));
+    EXPECT_EQ(values(ElementType::f32, initial_contents(reference, 4096, {})), ints);
+    // round_to the buffer's own type changes nothing.
+    reference = uniform_f32(5);
+    reference.round_to = ElementType::f32;
+    EXPECT_EQ(initial_contents(reference, 100, {}), initial_contents(uniform_f32(5), 100, {}));
+}
+
+TEST(BufferData, IntegerUniformClampsAndSequenceWraps)
+{
+    const auto clamped = values(ElementType::i8, initial_contents(uniform(ElementType::i8, 3, -1000, 1000), 1000, {}));
+    EXPECT_EQ(*std::min_element(clamped.begin(), clamped.end()), -128.0);
+    EXPECT_EQ(*std::max_element(clamped.begin(), clamped.end()), 127.0);
+    EXPECT_GT(std::count_if(clamped.begin(), clamped.end(), [](double v) { return v > -128 && v < 127; }), 0);
+    const auto u8 = values(ElementType::u8, initial_contents(uniform(ElementType::u8, 3, 0, 255), 5000, {}));
+    EXPECT_EQ(*std::max_element(u8.begin(), u8.end()), 255.0);
+    EXPECT_EQ(*std::min_element(u8.begin(), u8.end()), 0.0);
+
+    BufferSpec s;
+    s.init = InitKind::sequence;
+    s.type = ElementType::u8;
+    const auto wrapped = values(ElementType::u8, initial_contents(s, 300, {}));
+    EXPECT_EQ(wrapped[255], 255.0);
+    EXPECT_EQ(wrapped[256], 0.0);
+    EXPECT_EQ(wrapped[299], 43.0);
+    s.type = ElementType::i8;
+    const auto signed_wrapped = values(ElementType::i8, initial_contents(s, 300, {}));
+    EXPECT_EQ(signed_wrapped[127], 127.0);
+    EXPECT_EQ(signed_wrapped[128], -128.0);
+    EXPECT_EQ(signed_wrapped[256], 0.0);
+    s.type = ElementType::i16;
+    EXPECT_EQ(values(ElementType::i16, initial_contents(s, 40000, {}))[32768], -32768.0);
+    // A float type rounds i: f16 holds every integer to 2048, then every other one.
+    s.type = ElementType::f16;
+    const auto halves = values(ElementType::f16, initial_contents(s, 2100, {}));
+    EXPECT_EQ(halves[2048], 2048.0);
+    EXPECT_EQ(halves[2049], 2048.0); // a tie: to even
+    EXPECT_EQ(halves[2051], 2052.0);
+    s.type = ElementType::fp8_e4m3;
+    EXPECT_EQ(values(ElementType::fp8_e4m3, initial_contents(s, 1000, {}))[999], 448.0); // saturates
+}
+
+TEST(BufferData, NarrowOutputsVerifyAgainstAnF32ReferenceWithinTheirType)
+{
+    // The reference in f32; a bf16 result is that rounded once to bf16 (within half an ulp).
+    const auto reference = values(ElementType::f32, initial_contents(uniform(ElementType::f32, 9, -4, 4), 4096, {}));
+    const Bytes reference_bytes = encoded(ElementType::f32, reference);
+    BufferSpec out;
+    out.name = "C";
+    for (const ElementType type : {ElementType::f16, ElementType::bf16, ElementType::fp8_e4m3, ElementType::fp8_e5m2}) {
+        out.type = type;
+        const Tolerance tol = verification_tolerance(out, ElementType::f32, Tolerance{});
+        EXPECT_GT(tol.rel, Tolerance{}.rel);
+        const auto c = compare_buffers(type, encoded(type, reference), ElementType::f32, reference_bytes, tol);
+        EXPECT_TRUE(c.ok) << element_type_name(type) << ": " << describe_mismatch("C", c, reference.size());
+        EXPECT_EQ(c.actual_count, 4096u);
+        // The same result under f32's (the suite's) tolerance fails: the type's floor is what lets it pass.
+        EXPECT_FALSE(compare_buffers(type, encoded(type, reference), ElementType::f32, reference_bytes, Tolerance{}).ok)
+            << element_type_name(type);
+    }
+    // Off by more than the floor: 3 % in bf16 fails, with both sides read as their own type.
+    std::vector<double> wrong = reference;
+    wrong[17] *= 1.03;
+    out.type = ElementType::bf16;
+    const auto c = compare_buffers(ElementType::bf16, encoded(ElementType::bf16, wrong), ElementType::f32,
+                                   reference_bytes, verification_tolerance(out, ElementType::f32, Tolerance{}));
+    EXPECT_FALSE(c.ok);
+    EXPECT_EQ(c.mismatches, 1u);
+    EXPECT_EQ(c.first_mismatch, 17u);
+    EXPECT_EQ(c.actual_at_first, round_to_type(ElementType::bf16, wrong[17]));
+    EXPECT_EQ(c.expected_at_first, reference[17]);
+}
+
+TEST(BufferData, ToleranceRule)
+{
+    BufferSpec out;
+    const Tolerance suite{1e-4, 1e-5};
+    // f32 against f32: the suite's, as before.
+    out.type = ElementType::f32;
+    auto t = verification_tolerance(out, ElementType::f32, suite);
+    EXPECT_EQ(t.rel, 1e-4);
+    EXPECT_EQ(t.abs, 1e-5);
+    // f16 output, or f16 reference: raised to the f16 floor.
+    out.type = ElementType::f16;
+    t = verification_tolerance(out, ElementType::f32, suite);
+    EXPECT_EQ(t.rel, 1e-3);
+    EXPECT_EQ(t.abs, 0x1p-14);
+    out.type = ElementType::f32;
+    EXPECT_EQ(verification_tolerance(out, ElementType::f16, suite).rel, 1e-3);
+    // The less precise of the two decides.
+    out.type = ElementType::fp8_e5m2;
+    EXPECT_EQ(verification_tolerance(out, ElementType::bf16, suite).rel, 0.25);
+    // A suite looser than the floor stays.
+    out.type = ElementType::bf16;
+    EXPECT_EQ(verification_tolerance(out, ElementType::f32, {0.05, 0.1}).rel, 0.05);
+    EXPECT_EQ(verification_tolerance(out, ElementType::f32, {0.05, 0.1}).abs, 0.1);
+    // Integers on both sides: exact, whatever the suite says.
+    out.type = ElementType::i8;
+    t = verification_tolerance(out, ElementType::i32, {0.05, 0.1});
+    EXPECT_EQ(t.rel, 0.0);
+    EXPECT_EQ(t.abs, 0.0);
+    // The buffer's own tolerance wins over everything.
+    out.tolerance = Tolerance{0.5, 0.0};
+    EXPECT_EQ(verification_tolerance(out, ElementType::i32, suite).rel, 0.5);
+    out.type = ElementType::fp8_e4m3;
+    EXPECT_EQ(verification_tolerance(out, ElementType::f32, suite).rel, 0.5);
+}
+
+TEST(BufferData, IntegerOutputsCompareExactly)
+{
+    const std::vector<double> ref = {1, -2, 100, 127};
+    std::vector<double> got = ref;
+    BufferSpec out;
+    out.type = ElementType::i8;
+    const Tolerance exact = verification_tolerance(out, ElementType::i32, Tolerance{0.1, 1.0});
+    EXPECT_TRUE(compare_buffers(ElementType::i8, encoded(ElementType::i8, got), ElementType::i32,
+                                encoded(ElementType::i32, ref), exact)
+                    .ok);
+    got[2] = 101;
+    EXPECT_FALSE(compare_buffers(ElementType::i8, encoded(ElementType::i8, got), ElementType::i32,
+                                 encoded(ElementType::i32, ref), exact)
+                     .ok);
+}
+
+TEST(BufferData, InfinitiesMatchAndCountsMustAgree)
+{
+    const std::vector<double> ref = {INFINITY, -INFINITY, 1.0};
+    Bytes infinities(6);
+    const std::uint16_t halves[3] = {0x7C00, 0xFC00, 0x3C00};
+    std::memcpy(infinities.data(), halves, 6);
+    EXPECT_TRUE(compare_buffers(ElementType::f16, infinities, ElementType::f32, encoded(ElementType::f32, ref), {}).ok);
+    // A finite value where the reference has an infinity does not match.
+    EXPECT_FALSE(compare_buffers(ElementType::f16, encoded(ElementType::f16, {65504.0, -INFINITY, 1.0}),
+                                 ElementType::f32, encoded(ElementType::f32, ref), {0.5, 1e30})
+                     .ok);
+    // Two elements of f16 against three of f32: a size mismatch, said as such.
+    infinities.resize(4);
+    const auto c = compare_buffers(ElementType::f16, infinities, ElementType::f32, encoded(ElementType::f32, ref), {});
+    EXPECT_FALSE(c.ok);
+    EXPECT_EQ(describe_mismatch("C", c, 2), "C: 2 elements, the reference's has 3");
+}
+
+TEST(BufferData, ScalarsHaveTheirTypesSizeAndBits)
+{
+    const auto hex = [](const Bytes& b) {
+        std::string out;
+        for (const std::byte x : b) out += fmt::format("{:02x}", static_cast<unsigned>(x));
+        return out;
+    };
+    EXPECT_EQ(hex(scalar_bytes(ElementType::f16, 0, 1.5)), "003e");
+    EXPECT_EQ(hex(scalar_bytes(ElementType::bf16, 0, 1.5)), "c03f");
+    EXPECT_EQ(hex(scalar_bytes(ElementType::bf16, 0, 1.0)), "803f");
+    EXPECT_EQ(hex(scalar_bytes(ElementType::fp8_e4m3, 0, 1.5)), "3c");
+    EXPECT_EQ(hex(scalar_bytes(ElementType::fp8_e5m2, 0, -1.0)), "bc");
+    EXPECT_EQ(hex(scalar_bytes(ElementType::i8, -3, -3.0)), "fd");
+    EXPECT_EQ(hex(scalar_bytes(ElementType::u8, 200, 200.0)), "c8");
+    EXPECT_EQ(hex(scalar_bytes(ElementType::i16, -2, -2.0)), "feff");
+    EXPECT_EQ(hex(scalar_bytes(ElementType::u16, 7, 7.0)), "0700");
+    EXPECT_EQ(hex(scalar_bytes(ElementType::i32, -1, -1.0)), "ffffffff");
+    EXPECT_EQ(hex(scalar_bytes(ElementType::f32, 0, 1.0)), "0000803f");
+    EXPECT_EQ(hex(scalar_bytes(ElementType::f64, 0, 1.0)), "000000000000f03f");
+    // i64 keeps every bit (a double would round 2^53 + 1).
+    EXPECT_EQ(hex(scalar_bytes(ElementType::i64, (std::int64_t{1} << 53) + 1, 0)), "0100000000002000");
+    for (const auto& t : element_type_table()) EXPECT_EQ(scalar_bytes(t.type, 1, 1.0).size(), t.bytes) << t.name;
+}
+
+// tests/suites/half_types.yaml and fp8_types.yaml, with their kernels emulated on the host: each
+// variant's inputs are the reference's, value for value, and its outputs (the reference's rounded
+// to its type) verify within the type's floor.
+TEST(BufferData, NarrowTypeSuitesVerifyOnTheHost)
+{
+    using Roles = std::tuple<std::string, std::string, std::string, std::string>; // variant, x, y, out
+    const std::pair<std::string, std::vector<Roles>> suites[] = {
+        {"half_types.yaml", {{"f16", "XH", "YH", "OUTH"}, {"bf16", "XB", "YB", "OUTB"}}},
+        {"fp8_types.yaml", {{"e4m3", "X4", "Y4", "OUT4"}, {"e5m2", "X5", "Y5", "OUT5"}}},
+    };
+    for (const auto& [file, roles] : suites) {
+        const Suite s = load_suite(repo_root() / "tests" / "suites" / file);
+        const Bindings point = {{"N", 1000}};
+        const auto buffer = [&](const std::string& variant, const std::string& name) {
+            for (const auto& b : s.buffers_of(*s.find_variant(variant)))
+                if (b.name == name) return b;
+            throw std::runtime_error("no buffer " + name);
+        };
+        const auto contents = [&](const BufferSpec& b) { return values(b.type, initial_contents(b, 1000, point)); };
+        for (const auto& [variant, x, y, out] : roles) {
+            const auto ref_x = contents(buffer(s.reference, x)), ref_y = contents(buffer(s.reference, y));
+            EXPECT_EQ(contents(buffer(variant, x)), ref_x) << variant;
+            EXPECT_EQ(contents(buffer(variant, y)), ref_y) << variant;
+            std::vector<double> expected(1000);
+            for (std::size_t i = 0; i < expected.size(); ++i)
+                expected[i] = std::fma(0.75f, static_cast<float>(ref_x[i]), static_cast<float>(ref_y[i]));
+            const BufferSpec out_spec = buffer(variant, out);
+            const ElementType ref_type = buffer(s.reference, out).type;
+            const auto c =
+                compare_buffers(out_spec.type, encoded(out_spec.type, expected), ref_type, encoded(ref_type, expected),
+                                verification_tolerance(out_spec, ref_type, s.tolerance));
+            EXPECT_TRUE(c.ok) << variant << ": " << describe_mismatch(out, c, 1000);
+            EXPECT_GT(c.max_abs_error, 0.0) << variant;
+        }
+    }
 }
 
 TEST(TimingStats, SummaryAndStoppingRule)

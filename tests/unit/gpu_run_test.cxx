@@ -1,5 +1,6 @@
 // GPU tests: run real suites through the isolated runner. Skipped, with the reason, without a GPU.
 
+#include "harness/core/arch_limits.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/pipeline/run_suite.hxx"
 #include "harness/run/gpu_session.hxx"
@@ -85,6 +86,48 @@ TEST(GpuRun, GemmVariantsVerifyAndReportResources)
         EXPECT_EQ(r.message.find("occupancy calculator says"), std::string::npos) << r.message;
     }
     EXPECT_EQ(find(results, "tiled32", "N=256").metric("static_shared_bytes"), 2.0 * 32 * 32 * 4);
+}
+
+// f16 and bf16 variants read exactly the reference's inputs (round_to) and write its f32 result
+// rounded once to their type: each passes within its type's floor, and the largest error is at
+// most half a unit in the last place of values below 2 (|alpha x + y| <= 1.75).
+TEST(GpuRun, HalfPrecisionVariantsVerifyAgainstAnF32Reference)
+{
+    REQUIRE_GPU();
+    auto s = suite::load_suite(repo_root() / "tests" / "suites" / "half_types.yaml");
+    s.timing.budget_s = 0.02;
+    const auto results = run_suite(s, 30.0);
+    ASSERT_EQ(results.size(), 6u);
+    for (const auto& r : results)
+        EXPECT_EQ(r.status, CaseStatus::passed) << r.variant << " " << r.params_text << ": " << r.message;
+    for (const std::string n : {"N=1000", "N=65536"}) {
+        EXPECT_LE(find(results, "f16", n).metric("verify_max_abs_error").value_or(1), 0x1p-11) << n;
+        EXPECT_LE(find(results, "bf16", n).metric("verify_max_abs_error").value_or(1), 0x1p-8) << n;
+        // Rounding happened: the narrow outputs are not the f32 ones.
+        EXPECT_GT(find(results, "f16", n).metric("verify_max_abs_error").value_or(0), 0.0) << n;
+        EXPECT_GT(find(results, "bf16", n).metric("verify_max_abs_error").value_or(0), 0.0) << n;
+    }
+}
+
+// The same with FP8 (the suite lists sm_89 and sm_90): half a unit in the last place below 2 is
+// 2^-4 for e4m3 and 2^-3 for e5m2.
+TEST(GpuRun, Fp8VariantsVerifyAgainstAnF32Reference)
+{
+    REQUIRE_GPU();
+    if (const ArchLimits* limits = find_arch_limits(gpu()->arch); limits && limits->sm_version < 89)
+        GTEST_SKIP() << gpu()->arch << " has no FP8";
+    auto s = suite::load_suite(repo_root() / "tests" / "suites" / "fp8_types.yaml");
+    s.timing.budget_s = 0.02;
+    const auto results = run_suite(s, 30.0);
+    ASSERT_EQ(results.size(), 6u);
+    for (const auto& r : results)
+        EXPECT_EQ(r.status, CaseStatus::passed) << r.variant << " " << r.params_text << ": " << r.message;
+    for (const std::string n : {"N=1000", "N=65536"}) {
+        EXPECT_LE(find(results, "e4m3", n).metric("verify_max_abs_error").value_or(1), 0x1p-4) << n;
+        EXPECT_LE(find(results, "e5m2", n).metric("verify_max_abs_error").value_or(1), 0x1p-3) << n;
+        EXPECT_GT(find(results, "e4m3", n).metric("verify_max_abs_error").value_or(0), 0.0) << n;
+        EXPECT_GT(find(results, "e5m2", n).metric("verify_max_abs_error").value_or(0), 0.0) << n;
+    }
 }
 
 // The figures that gate a build, on a size where they follow from the access pattern alone

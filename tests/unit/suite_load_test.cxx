@@ -215,3 +215,125 @@ TEST(SuiteLoad, BuiltinVariantsAreCheckedAgainstTheTable)
                   .find("variants.cublas.args[2]"),
               std::string::npos);
 }
+
+TEST(SuiteLoad, EveryElementTypeLoadsForBuffersAndScalars)
+{
+    for (const auto& t : element_type_table()) {
+        const std::string name = t.name;
+        std::string text = valid;
+        text.replace(text.find("reference: naive"), 16, "archs: [sm_89, sm_90]\nreference: naive");
+        text.replace(text.find("flops:"), 6,
+                     "  X: {type: " + name + ", count: N, init: uniform, seed: 4, min: -1, max: 1}\nflops:");
+        const std::string scalar = is_floating(t.type) ? "{" + name + ": 1.5}" : "{" + name + ": 3}";
+        text.replace(text.find("{i32: N}]"), 9, "{i32: N}, X, " + scalar + "]");
+        const Suite s = parse_suite(text, suite_path);
+        ASSERT_EQ(s.buffers.size(), 3u);
+        EXPECT_EQ(s.buffers[2].type, t.type) << name;
+        const auto& args = s.variants[0].launches[0].args;
+        ASSERT_EQ(args.size(), 8u);
+        EXPECT_EQ(args[6].buffer, "X");
+        EXPECT_EQ(args[7].scalar_type, t.type) << name;
+        if (is_floating(t.type))
+            EXPECT_EQ(args[7].literal, 1.5) << name;
+        else
+            EXPECT_EQ(args[7].scalar.evaluate({}), 3) << name;
+    }
+}
+
+TEST(SuiteLoad, UnknownElementTypesNameTheField)
+{
+    std::string e = error_after("type: f32, count: N*N, init: uniform", "type: bf15, count: N*N, init: uniform");
+    EXPECT_NE(e.find("test.yaml:8:13: buffers.A.type: unknown type 'bf15' (did you mean 'bf16'?); one of f64, f32, "
+                     "f16, bf16, fp8_e4m3, fp8_e5m2, i8, u8, i16, u16, i32, u32, i64, u64"),
+              std::string::npos)
+        << e;
+    e = error_after("{i32: N}, {i32: N}, {i32: N}]", "{half: 1.5}, {i32: N}, {i32: N}]");
+    EXPECT_NE(e.find("test.yaml:17:22: variants.naive.args[3]: unknown scalar type 'half'"), std::string::npos) << e;
+}
+
+TEST(SuiteLoad, Fp8NeedsEveryArchitectureToBeSm89OrNewer)
+{
+    // Without `archs`, the suite covers sm_80: refused where the type is written.
+    std::string e = error_after("type: f32, count: N*N, init: uniform", "type: fp8_e4m3, count: N*N, init: uniform");
+    EXPECT_NE(e.find("test.yaml:8:13: buffers.A.type: a buffer of type fp8_e4m3 needs sm_89 or newer, but the "
+                     "suite's archs include sm_80 (a suite without `archs` covers sm_80 and sm_90); list only sm_89 "
+                     "and newer architectures in `archs`"),
+              std::string::npos)
+        << e;
+    std::string text = valid;
+    text.replace(text.find("reference: naive"), 16, "archs: [sm_90, sm_86]\nreference: naive");
+    e = load_error_after_edit(text, suite_path, "{i32: N}, {i32: N}, {i32: N}]", "{fp8_e5m2: 0.5}, {i32: N}]");
+    EXPECT_NE(e.find("test.yaml:18:22: variants.naive.args[3].fp8_e5m2: a scalar of type fp8_e5m2 needs sm_89 or "
+                     "newer, but the suite's archs include sm_86; list only sm_89"),
+              std::string::npos)
+        << e;
+    // A variant's own buffer is checked too.
+    e = error_after("    entry: gemm_naive\n",
+                    "    entry: gemm_naive\n    buffers:\n      A: {type: fp8_e5m2, count: N}\n");
+    EXPECT_NE(e.find("variants.naive.buffers.A.type: a buffer of type fp8_e5m2 needs sm_89"), std::string::npos) << e;
+    // sm_89 and newer (with a/f suffixes) load; round_to FP8 only shapes data and loads anywhere.
+    text = valid;
+    text.replace(text.find("reference: naive"), 16, "archs: [sm_89, sm_90a, sm_100f]\nreference: naive");
+    text.replace(text.find("type: f32, count: N*N, init: uniform"), 36, "type: fp8_e4m3, count: N*N, init: uniform");
+    EXPECT_EQ(parse_suite(text, suite_path).buffers[0].type, ElementType::fp8_e4m3);
+    text = valid;
+    text.replace(text.find("init: uniform, seed: 1,"), 23, "init: uniform, seed: 1, round_to: fp8_e4m3,");
+    EXPECT_EQ(parse_suite(text, suite_path).buffers[0].round_to, ElementType::fp8_e4m3);
+}
+
+TEST(SuiteLoad, RoundToTakesATypeTheBufferHolds)
+{
+    std::string text = valid;
+    text.replace(text.find("init: uniform, seed: 1,"), 23, "init: uniform, seed: 1, round_to: bf16,");
+    const Suite s = parse_suite(text, suite_path);
+    EXPECT_EQ(s.buffers[0].type, ElementType::f32);
+    EXPECT_EQ(s.buffers[0].round_to, ElementType::bf16);
+    EXPECT_FALSE(s.buffers[1].round_to.has_value());
+
+    std::string e = error_after("type: f32, count: N*N, init: uniform, seed: 1,",
+                                "type: f16, count: N*N, init: uniform, seed: 1, round_to: bf16,");
+    EXPECT_NE(e.find("test.yaml:8:64: buffers.A.round_to: f16 buffers cannot hold every bf16 value exactly; round_to "
+                     "takes a type whose every value f16 holds (fp8_e4m3, fp8_e5m2, i8, u8)"),
+              std::string::npos)
+        << e;
+    e = error_after("type: f32, count: N*N, init: uniform, seed: 1,",
+                    "type: u8, count: N*N, init: uniform, seed: 1, round_to: i8,");
+    EXPECT_NE(e.find("buffers.A.round_to: u8 buffers cannot hold every i8 value exactly; round_to takes a type whose "
+                     "every value u8 holds (none but u8 itself)"),
+              std::string::npos)
+        << e;
+    e = error_after("init: uniform, seed: 1,", "init: uniform, seed: 1, round_to: bf17,");
+    EXPECT_NE(e.find("buffers.A.round_to: unknown type 'bf17' (did you mean 'bf16'?)"), std::string::npos) << e;
+}
+
+TEST(SuiteLoad, ScalarsMustFitTheirType)
+{
+    const auto scalar_error = [](const std::string& scalar) {
+        return error_after("{i32: N}, {i32: N}, {i32: N}]", scalar + ", {i32: N}, {i32: N}]");
+    };
+    std::string e = scalar_error("{i8: 200}");
+    EXPECT_NE(e.find("test.yaml:17:26: variants.naive.args[3].i8: 200 at N=256 S=1 does not fit i8"), std::string::npos)
+        << e;
+    EXPECT_NE(scalar_error("{u16: -1}").find("variants.naive.args[3].u16: -1 at N=256 S=1 does not fit u16"),
+              std::string::npos);
+    EXPECT_NE(scalar_error("{i16: N*N}").find("65536 at N=256 S=1 does not fit i16"), std::string::npos);
+    e = scalar_error("{f16: 70000.0}");
+    EXPECT_NE(e.find("variants.naive.args[3].f16: 70000 is beyond the largest finite f16 (65504)"), std::string::npos)
+        << e;
+    e = scalar_error("{f16: N*N}");
+    EXPECT_NE(e.find("variants.naive.args[3].f16: 65536 at N=256 S=1 is beyond the largest finite f16 (65504)"),
+              std::string::npos)
+        << e;
+    EXPECT_NE(scalar_error("{bf16: -1e39}").find("-1e+39 is beyond the largest finite bf16"), std::string::npos);
+    // f32 keeps converting as C++ does, as it always has.
+    EXPECT_NO_THROW(parse_suite(std::string(valid).replace(valid.find("{i32: N}]"), 9, "{f32: 1.5e40}]"), suite_path));
+}
+
+TEST(SuiteLoad, BuiltinsRefuseBuffersOfAnotherType)
+{
+    const std::string cublas = "  cublas:\n    builtin: cublas_sgemm\n    buffers:\n      A: {type: f32, count: N*N}\n"
+                               "    args: [A, A, C, {i32: N}, {i32: N}, {i32: N}]\n";
+    const std::string e = load_error_after_edit(valid + cublas, suite_path, "A: {type: f32, count: N*N}\n",
+                                                "A: {type: bf16, count: N*N}\n");
+    EXPECT_NE(e.find("variants.cublas.args[0]: cublas_sgemm reads f32 buffers; 'A' is bf16"), std::string::npos) << e;
+}
