@@ -77,14 +77,15 @@ function(harness_add_suite)
   # Static tier, in CI mode whatever the environment says: a figure without a baseline fails, so a green
   # test has gated every figure. Exit 0 passes; 1 (regression), 2 (bad input) and 3 (environment) fail.
   add_test(NAME ${arg_NAME}.static
-           COMMAND $<TARGET_FILE:harness::harness> run --static --ci ${archs} ${common} ${arg_STATIC_ARGS} --out ${out}/static
-                   ${arg_SUITE}
+           COMMAND $<TARGET_FILE:harness::harness> run --static --ci ${archs} ${common} ${arg_STATIC_ARGS}
+                   --out ${out}/static ${arg_SUITE}
            WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   # GPU run; CI mode comes from the environment (CI=true), as for any harness run. Exit 3 is an
   # environment problem: without a usable GPU the test is skipped or fails as WITHOUT_GPU says; no
   # counter permission or unwritable reports always fail.
   add_test(NAME ${arg_NAME}.gpu
-           COMMAND $<TARGET_FILE:harness::harness> run --require-gpu ${common} ${arg_GPU_ARGS} --out ${out}/gpu ${arg_SUITE}
+           COMMAND $<TARGET_FILE:harness::harness> run --require-gpu ${common} ${arg_GPU_ARGS}
+                   --out ${out}/gpu ${arg_SUITE}
            WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 
   set(static_labels harness ${arg_LABELS})
