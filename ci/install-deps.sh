@@ -13,6 +13,7 @@ packages=(
   nlohmann-json3-dev # worker protocol, JSON results
   libxxhash-dev     # compile cache keys
   libgtest-dev      # tests
+  patch             # ci/example-check.sh plants a regression with a patch file
   clang-format      # the formatting check in CI
   chromium          # renders the HTML report headless in its browser test
 )

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Checks that a CUDA project can hook the harness into its own CMake and CTest (docs/cmake.md), with
+# examples/tensor-kernels as the project:
+#   1. installs the harness from an already-built build folder into a scratch prefix; the installed tool
+#      runs from elsewhere, and find_package(harness 0.1 CONFIG) takes the package while 0.2 and 1.0 refuse it;
+#   2. builds the example against the installed package: `ctest -LE gpu` passes (the static tier against
+#      the committed baselines) and, without a GPU, `ctest -L gpu` reports the GPU test as skipped;
+#   3. builds the example with the harness as a subproject (add_subdirectory, which compiles the tool
+#      again, and only the tool): `ctest` passes, the GPU test skipped without a GPU;
+#   4. applies examples/tensor-kernels/ci/planted-local-array.patch to a copy of the example: its static
+#      test must fail as a regression of local_bytes, and, configured with HARNESS_GPU_TEST_WITHOUT_GPU=FAIL,
+#      its GPU test must fail without a GPU instead of being skipped.
+# Usage: ci/example-check.sh [BUILD_DIR [WORK_DIR]]   (defaults: build, BUILD_DIR/example-check)
+# The subproject compiles the tool with no build type (no optimisation): about 120 s of CPU, against
+# 270 s for a Release build; ccache, where installed, only makes repeated runs faster (CI has none).
+# Exit status: 0 when every check held, 1 otherwise (the failing check's log is printed).
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="$(cd "${1:-build}" && pwd)"
+work="${2:-$build/example-check}"
+example="$root/examples/tensor-kernels"
+rm -rf "$work"
+mkdir -p "$work"
+work="$(cd "$work" && pwd)"
+prefix="$work/prefix"
+
+# A compile cache of its own, so that every kernel is compiled here whatever another cache holds.
+export HARNESS_CACHE_DIR="$work/kernel-cache"
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+# The GPU tests' checks hold on a machine without a GPU (CPU CI); on a GPU machine they are left out.
+has_gpu=0
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then has_gpu=1; fi
+
+fail() {
+  echo "example-check: $*" >&2
+  exit 1
+}
+
+# step [TEXT]: ends the step under way, printing its wall time, and starts the next one (if TEXT is given).
+step_name="" step_started=0
+step() {
+  [ -z "$step_name" ] || echo "example-check: $step_name: $((SECONDS - step_started)) s"
+  step_name="${1:-}"
+  step_started=$SECONDS
+  [ -z "$step_name" ] || echo "example-check: $step_name ..."
+}
+
+# run_logged LOG COMMAND...: runs COMMAND with its output in LOG; prints LOG and fails when COMMAND fails.
+run_logged() {
+  local log="$1"
+  shift
+  "$@" >"$log" 2>&1 || { cat "$log"; fail "failed: $* (log: $log)"; }
+}
+
+# expect_in LOG PATTERN WHAT: LOG must hold PATTERN (grep -E), else it is printed and the check fails.
+expect_in() {
+  grep -Eq -- "$2" "$1" || { cat "$1"; fail "$3 (log: $1)"; }
+}
+
+# expect_gpu_skipped LOG: without a GPU, the GPU test ran and was reported as skipped.
+expect_gpu_skipped() {
+  [ "$has_gpu" -eq 0 ] || return 0
+  expect_in "$1" "bias_relu\.gpu .*Skipped" "without a GPU the GPU test was not reported as skipped"
+}
+
+step "install the harness from $build into a scratch prefix"
+run_logged "$work/install.log" cmake --install "$build" --prefix "$prefix"
+[ -x "$prefix/bin/harness" ] || fail "no bin/harness after cmake --install"
+# The installed tool needs nothing from the source tree or the build folder.
+(cd "$work" && run_logged "$work/installed-list.log" "$prefix/bin/harness" list "$example/suites/bias_relu.yaml")
+mkdir -p "$work/version-probe"
+cat >"$work/version-probe/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.25)
+project(version_probe LANGUAGES NONE)
+find_package(harness ${WANTED} CONFIG REQUIRED)
+get_target_property(imported harness::harness IMPORTED)
+get_target_property(type harness::harness TYPE)
+if(NOT imported OR NOT type STREQUAL "EXECUTABLE" OR NOT COMMAND harness_add_suite)
+  message(FATAL_ERROR "harness::harness is not an imported executable, or harness_add_suite() is missing")
+endif()
+EOF
+for wanted in 0.1 0.2 1.0; do
+  if cmake -S "$work/version-probe" -B "$work/version-probe/build-$wanted" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DWANTED="$wanted" >"$work/version-probe/$wanted.log" 2>&1; then found=yes; else found=no; fi
+  expected=no
+  [ "$wanted" = 0.1 ] && expected=yes
+  [ "$found" = "$expected" ] ||
+    { cat "$work/version-probe/$wanted.log"; fail "find_package(harness $wanted): found $found"; }
+done
+
+step "example with find_package(harness CONFIG): configure, build, ctest -LE gpu, ctest -L gpu"
+run_logged "$work/package-configure.log" cmake -S "$example" -B "$work/package" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$prefix" -DHARNESS_GPU_TEST_WITHOUT_GPU=SKIP
+run_logged "$work/package-build.log" cmake --build "$work/package"
+[ -f "$work/package/modules/bias_relu.fatbin" ] || fail "nvcc did not build modules/bias_relu.fatbin"
+run_logged "$work/package-ctest-cpu.log" ctest --test-dir "$work/package" --output-on-failure -LE gpu
+expect_in "$work/package-ctest-cpu.log" "bias_relu\.static .*Passed" "bias_relu.static did not pass"
+run_logged "$work/package-ctest-gpu.log" ctest --test-dir "$work/package" --output-on-failure -L gpu
+expect_gpu_skipped "$work/package-ctest-gpu.log"
+
+step "example with the harness as a subproject: configure, build the tool, ctest"
+run_logged "$work/subproject-configure.log" cmake -S "$example" -B "$work/subproject" -G Ninja \
+  -DHARNESS_SOURCE_DIR="$root" -DHARNESS_GPU_TEST_WITHOUT_GPU=SKIP "${launcher[@]}"
+built_from=$SECONDS
+run_logged "$work/subproject-build.log" cmake --build "$work/subproject" -j "$(nproc)"
+echo "example-check: the subproject's build (the tool and the fatbin) took $((SECONDS - built_from)) s"
+# Only the tool: no harness tests or fuzz driver built, none registered.
+[ ! -e "$work/subproject/harness/harness_fuzz" ] || fail "the subproject built harness_fuzz"
+run_logged "$work/subproject-tests.log" ctest --test-dir "$work/subproject" -N
+expect_in "$work/subproject-tests.log" "^Total Tests: 2$" "the subproject registered tests other than the example's two"
+run_logged "$work/subproject-ctest.log" ctest --test-dir "$work/subproject" --output-on-failure
+expect_in "$work/subproject-ctest.log" "bias_relu\.static .*Passed" "bias_relu.static did not pass"
+expect_gpu_skipped "$work/subproject-ctest.log"
+
+step "planted regression (ci/planted-local-array.patch): the static test must fail on local_bytes"
+cp -r "$example" "$work/planted"
+rm -rf "$work/planted"/build* "$work/planted/reports"
+patch -s -p1 -d "$work/planted" <"$example/ci/planted-local-array.patch"
+run_logged "$work/planted-configure.log" cmake -S "$work/planted" -B "$work/planted-build" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$prefix" -DHARNESS_GPU_TEST_WITHOUT_GPU=FAIL
+run_logged "$work/planted-build.log" cmake --build "$work/planted-build"
+if ctest --test-dir "$work/planted-build" --output-on-failure -LE gpu >"$work/planted-ctest.log" 2>&1; then
+  cat "$work/planted-ctest.log"
+  fail "the static test passed with a local array planted in bias_relu"
+fi
+expect_in "$work/planted-ctest.log" "bias_relu\.static .*Failed" "bias_relu.static did not fail"
+# A regression of the metric, named with its change; not a usage or environment error.
+expect_in "$work/planted-ctest.log" "local_bytes: local_bytes 0 B -> [0-9]+ B" \
+  "the failed static test did not name the local_bytes regression"
+expect_in "$work/planted-build/harness-reports/bias_relu/static/bias_relu/results.csv" \
+  '"local_bytes",.*"(regressed|expect_failed)"' "results.csv does not fail local_bytes"
+grep -m 2 "local_bytes: local_bytes" "$work/planted-ctest.log"
+if [ "$has_gpu" -eq 0 ]; then
+  if ctest --test-dir "$work/planted-build" --output-on-failure -L gpu >"$work/planted-ctest-gpu.log" 2>&1; then
+    cat "$work/planted-ctest-gpu.log"
+    fail "configured with HARNESS_GPU_TEST_WITHOUT_GPU=FAIL, the GPU test did not fail without a GPU"
+  fi
+  expect_in "$work/planted-ctest-gpu.log" "no usable GPU" "the failed GPU test did not say that no GPU is usable"
+fi
+
+step
+echo "example-check: all checks passed in $SECONDS s (logs in $work); CPU time of this script and its children:"
+times
