@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <climits>
+#include <cuda_occupancy.h>
 #include <vector>
 
 namespace harness::compile {
@@ -20,14 +22,6 @@ int divide_round_up(int value, int divisor)
 int round_up(int value, int multiple)
 {
     return divide_round_up(value, multiple) * multiple;
-}
-
-// The smallest carveout the SM supports that holds `bytes`, or 0 if none does.
-int carveout_at_least(const ArchLimits& arch, long long bytes)
-{
-    for (int size_kib : arch.carveouts_kib)
-        if (static_cast<long long>(size_kib) * kib >= bytes) return size_kib * kib;
-    return 0;
 }
 
 std::string kib_text(long long bytes)
@@ -75,69 +69,82 @@ Occupancy theoretical_occupancy(const ArchLimits& arch, int threads_per_block, i
     result.shared_bytes_per_block = shared_bytes_per_block;
     result.max_warps_per_sm = arch.max_warps_per_sm;
     const int warps_per_block = divide_round_up(threads_per_block, arch.warp_size);
-    std::string why_registers, why_shared;
 
-    // Warp slots.
-    result.blocks_by_warps =
-        threads_per_block > arch.max_threads_per_block ? 0 : arch.max_warps_per_sm / warps_per_block;
-    result.blocks_by_block_slots = arch.max_blocks_per_sm;
+    // The toolkit's calculator (cuda_occupancy.h), fed with the architecture's limits.
+    cudaOccDeviceProp device;
+    device.computeMajor = arch.sm_version / 10;
+    device.computeMinor = arch.sm_version % 10;
+    device.maxThreadsPerBlock = arch.max_threads_per_block;
+    device.maxThreadsPerMultiprocessor = arch.max_warps_per_sm * arch.warp_size;
+    device.regsPerBlock = arch.max_registers_per_block;
+    device.regsPerMultiprocessor = arch.registers_per_sm;
+    device.warpSize = arch.warp_size;
+    device.sharedMemPerBlock = static_cast<std::size_t>(arch.shared_bytes_per_block);
+    device.sharedMemPerMultiprocessor = static_cast<std::size_t>(arch.shared_bytes_per_sm);
+    device.numSms = 1;
+    device.sharedMemPerBlockOptin = static_cast<std::size_t>(arch.shared_bytes_per_block_optin);
+    device.reservedSharedMemPerBlock = static_cast<std::size_t>(arch.reserved_shared_bytes_per_block);
+    cudaOccFuncAttributes kernel;
+    kernel.maxThreadsPerBlock = arch.max_threads_per_block;
+    kernel.numRegs = std::min(registers_per_thread, 1 << 20);
+    kernel.sharedSizeBytes = 0; // static and dynamic shared memory count alike: all of it is passed as dynamic
+    kernel.shmemLimitConfig = options.shared_opt_in ? FUNC_SHMEM_LIMIT_OPTIN : FUNC_SHMEM_LIMIT_DEFAULT;
+    kernel.maxDynamicSharedSizeBytes = static_cast<std::size_t>(
+        options.shared_opt_in ? arch.shared_bytes_per_block_optin : arch.shared_bytes_per_block);
+    kernel.numBlockBarriers = options.barriers_per_block;
+    cudaOccDeviceState state;
+    if (options.shared_carveout_percent >= 0) state.carveoutConfig = options.shared_carveout_percent;
+    cudaOccResult occ;
+    const auto shared = static_cast<std::size_t>(shared_bytes_per_block);
+    if (cudaOccMaxActiveBlocksPerMultiprocessor(&occ, &device, &kernel, &state, threads_per_block, shared) !=
+        CUDA_OCC_SUCCESS)
+        throw Error(ErrorKind::internal, where + "the occupancy calculator does not know this architecture");
 
-    // Registers: whole warps per sub-partition. The 64-bit products keep absurd inputs from overflowing.
-    const long long registers_per_warp = static_cast<long long>(
-        round_up(std::min(registers_per_thread, 1 << 20) * arch.warp_size, arch.register_allocation_unit));
-    const long long registers_per_block = registers_per_warp * warps_per_block;
-    // The hardware checks the per-block limit as if warps filled all sub-partitions evenly.
-    const long long registers_checked_per_block =
-        registers_per_warp * round_up(warps_per_block, arch.warp_allocation_granularity);
-    result.allocated_registers_per_block = static_cast<int>(std::min<long long>(registers_per_block, unlimited_blocks));
-    if (registers_per_thread > arch.max_registers_per_thread) {
-        result.blocks_by_registers = 0;
-        why_registers = std::to_string(registers_per_thread) + " registers per thread exceed the limit of " +
-                        std::to_string(arch.max_registers_per_thread);
-    } else if (registers_checked_per_block > arch.max_registers_per_block) {
-        result.blocks_by_registers = 0;
-        why_registers = std::to_string(threads_per_block) + " threads x " + std::to_string(registers_per_thread) +
-                        " registers need " + std::to_string(registers_checked_per_block) +
-                        " registers per block (per-warp allocation of " + std::to_string(registers_per_warp) +
-                        ", warps rounded up to " + std::to_string(arch.warp_allocation_granularity) +
-                        "), more than the " + std::to_string(arch.max_registers_per_block) + " a block may hold";
-    } else if (registers_per_warp == 0) {
-        result.blocks_by_registers = unlimited_blocks;
-    } else {
-        const long long registers_per_partition = arch.registers_per_sm / arch.warp_allocation_granularity;
-        const long long warps_per_sm = registers_per_partition / registers_per_warp * arch.warp_allocation_granularity;
-        result.blocks_by_registers = static_cast<int>(warps_per_sm / warps_per_block);
+    result.blocks_by_warps = threads_per_block > arch.max_threads_per_block ? 0 : occ.blockLimitWarps;
+    result.blocks_by_block_slots = occ.blockLimitBlocks;
+    // ptxas never goes past the architecture's registers per thread; a kernel that did would not load.
+    result.blocks_by_registers = registers_per_thread > arch.max_registers_per_thread ? 0
+                                 : occ.blockLimitRegs == INT_MAX                      ? unlimited_blocks
+                                                                                      : occ.blockLimitRegs;
+    result.blocks_by_shared_memory = occ.blockLimitSharedMem == INT_MAX ? unlimited_blocks : occ.blockLimitSharedMem;
+    result.blocks_by_barriers =
+        occ.blockLimitBarriers <= 0 || occ.blockLimitBarriers == INT_MAX ? unlimited_blocks : occ.blockLimitBarriers;
+    result.allocated_registers_per_block = occ.allocatedRegistersPerBlock;
+    result.allocated_shared_bytes_per_block =
+        static_cast<int>(std::min<std::size_t>(occ.allocatedSharedMemPerBlock, unlimited_blocks));
+    if (result.blocks_by_shared_memory > 0) {
+        // The carveout the calculator assumed: the preference, or the one a block needs if larger.
+        std::size_t carveout = 0;
+        cudaOccSMemPerMultiprocessor(&carveout, &device, &state);
+        if (carveout < occ.allocatedSharedMemPerBlock) {
+            carveout = occ.allocatedSharedMemPerBlock;
+            cudaOccAlignUpShmemSizeVoltaPlus(&carveout, &device);
+        }
+        result.shared_bytes_per_sm = static_cast<int>(carveout);
     }
 
-    // Shared memory.
-    const long long shared_used = static_cast<long long>(shared_bytes_per_block) + arch.reserved_shared_bytes_per_block;
-    const long long shared_allocated = (shared_used + arch.shared_allocation_granularity - 1) /
-                                       arch.shared_allocation_granularity * arch.shared_allocation_granularity;
-    result.allocated_shared_bytes_per_block = static_cast<int>(std::min<long long>(shared_allocated, unlimited_blocks));
-    const int block_limit = options.shared_opt_in ? arch.shared_bytes_per_block_optin : arch.shared_bytes_per_block;
-    if (shared_allocated > static_cast<long long>(block_limit) + arch.reserved_shared_bytes_per_block) {
-        result.blocks_by_shared_memory = 0;
+    // Why a resource admits no block at all, for messages.
+    std::string why_registers, why_shared;
+    if (result.blocks_by_registers == 0) {
+        const long long registers_per_warp = round_up(kernel.numRegs * arch.warp_size, arch.register_allocation_unit);
+        if (registers_per_thread > arch.max_registers_per_thread)
+            why_registers = std::to_string(registers_per_thread) + " registers per thread exceed the limit of " +
+                            std::to_string(arch.max_registers_per_thread);
+        else
+            why_registers =
+                std::to_string(threads_per_block) + " threads x " + std::to_string(registers_per_thread) +
+                " registers need " +
+                std::to_string(registers_per_warp * round_up(warps_per_block, arch.warp_allocation_granularity)) +
+                " registers per block (per-warp allocation of " + std::to_string(registers_per_warp) +
+                ", warps rounded up to " + std::to_string(arch.warp_allocation_granularity) + "), more than the " +
+                std::to_string(arch.max_registers_per_block) + " a block may hold";
+    }
+    if (result.blocks_by_shared_memory == 0) {
+        const int block_limit = options.shared_opt_in ? arch.shared_bytes_per_block_optin : arch.shared_bytes_per_block;
         why_shared = std::to_string(shared_bytes_per_block) + " bytes of shared memory per block exceed the " +
                      kib_text(block_limit) + " a block may use";
         if (!options.shared_opt_in && shared_bytes_per_block <= arch.shared_bytes_per_block_optin)
             why_shared += " without opting in (cudaFuncAttributeMaxDynamicSharedMemorySize)";
-    } else {
-        const long long preferred =
-            options.shared_carveout_percent < 0
-                ? arch.shared_bytes_per_sm
-                : static_cast<long long>(options.shared_carveout_percent) * arch.shared_bytes_per_sm / 100;
-        const int preferred_carveout = carveout_at_least(arch, preferred);
-        // A preference smaller than one block is overridden by the carveout that block needs.
-        result.shared_bytes_per_sm =
-            preferred_carveout >= shared_allocated ? preferred_carveout : carveout_at_least(arch, shared_allocated);
-        result.blocks_by_shared_memory =
-            shared_allocated == 0 ? unlimited_blocks : static_cast<int>(result.shared_bytes_per_sm / shared_allocated);
-    }
-
-    // Named barriers, counted by the calculator from sm_90 on.
-    result.blocks_by_barriers = unlimited_blocks;
-    if (arch.barriers_per_block_slot > 0 && options.barriers_per_block > 0) {
-        result.blocks_by_barriers = arch.barriers_per_block_slot * arch.max_blocks_per_sm / options.barriers_per_block;
     }
 
     // The smallest limit wins. On a tie the architecture's own slots are named first (more of the
