@@ -2,6 +2,7 @@
 
 #include "harness/compile/compile_suite.hxx"
 #include "harness/compile/cubin_info.hxx"
+#include "harness/compile/launch_resources.hxx"
 #include "harness/compile/occupancy.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/suite/compile_params.hxx"
@@ -89,37 +90,29 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
             const CubinInfo& info = infos.at(key);
             const CompiledModule& module = compiled.modules.at(key);
             try {
-                // A multi-launch variant reports its most demanding kernel, as the GPU tier does.
-                std::optional<LaunchFigures> worst;
-                int registers = 0, static_shared = 0, local = 0, barriers = 0, spill_stores = 0, spill_loads = 0;
-                int dynamic_shared = 0;
+                ResourceTotals totals;
                 for (const auto& launch : variant.launches) {
                     const KernelResources& k =
                         info.kernel(module.lowered_names.at(suite::resolve_entry(launch.entry, c.params)));
                     const LaunchFigures f = launch_figures(limits, k, launch, c.params);
-                    registers = std::max(registers, k.registers);
-                    static_shared = std::max(static_shared, k.static_shared_bytes);
-                    local = std::max(local, k.local_bytes);
-                    barriers = std::max(barriers, k.barriers);
-                    spill_stores = std::max(spill_stores, k.spill_store_bytes.value_or(0));
-                    spill_loads = std::max(spill_loads, k.spill_load_bytes.value_or(0));
-                    dynamic_shared = std::max(dynamic_shared, f.dynamic_shared);
-                    if (!worst || f.occupancy.occupancy < worst->occupancy.occupancy) worst = f;
+                    totals.add({.registers = k.registers,
+                                .static_shared_bytes = k.static_shared_bytes,
+                                .dynamic_shared_bytes = f.dynamic_shared,
+                                .local_bytes = k.local_bytes,
+                                .barriers = k.barriers,
+                                .spill_store_bytes = k.spill_store_bytes.value_or(0),
+                                .spill_load_bytes = k.spill_load_bytes.value_or(0),
+                                .blocks_per_sm = f.occupancy.blocks_per_sm,
+                                .occupancy = f.occupancy.occupancy,
+                                .limiter = std::string(to_string(f.occupancy.limiter)),
+                                .impossible_reason = f.occupancy.impossible_reason});
                 }
-                r.set_metric(metric::registers, registers);
-                r.set_metric(metric::spill_store_bytes, spill_stores);
-                r.set_metric(metric::spill_load_bytes, spill_loads);
-                r.set_metric(metric::static_shared_bytes, static_shared);
-                r.set_metric(metric::dynamic_shared_bytes, dynamic_shared);
-                r.set_metric(metric::local_bytes, local);
-                r.set_metric(metric::barriers, barriers);
-                r.set_metric(metric::blocks_per_sm, worst->occupancy.blocks_per_sm);
-                r.set_metric(metric::theoretical_occupancy, worst->occupancy.occupancy);
-                r.occupancy_limiter = std::string(to_string(worst->occupancy.limiter));
+                totals.write(r);
+                const auto& worst = *totals.least_occupied();
                 r.status = CaseStatus::passed;
-                if (worst->occupancy.blocks_per_sm == 0) {
+                if (worst.blocks_per_sm == 0) {
                     r.status = CaseStatus::launch_error;
-                    r.message = "cannot launch: " + worst->occupancy.impossible_reason;
+                    r.message = "cannot launch: " + worst.impossible_reason;
                 }
             } catch (const std::exception& e) {
                 r.status = CaseStatus::launch_error;

@@ -1,6 +1,7 @@
 #include "harness/run/case_runner.hxx"
 
 #include "harness/compile/cubin_info.hxx"
+#include "harness/compile/launch_resources.hxx"
 #include "harness/compile/occupancy.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/profile/case_profiler.hxx"
@@ -406,9 +407,7 @@ void CaseRunner::read_resources(Prepared& prepared, CaseResult& r)
     // demanding kernel (most registers, least occupancy).
     const compile::ArchLimits* limits = compile::find_arch_limits(session_.info().arch);
     const compile::CubinInfo cubin_info = compile::read_cubin_info(p->compiled->cubin);
-    int registers = 0, static_shared = 0, local = 0, blocks = -1;
-    double occupancy = 2.0;
-    unsigned dynamic_shared = 0;
+    compile::ResourceTotals totals;
     for (std::size_t li = 0; li < p->launches.size(); ++li) {
         auto& l = p->launches[li];
         int regs = 0, smem = 0, lmem = 0, active = 0;
@@ -418,33 +417,28 @@ void CaseRunner::read_resources(Prepared& prepared, CaseResult& r)
         const int threads = static_cast<int>(l.block[0] * l.block[1] * l.block[2]);
         CU_CHECK(d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&active, l.function, threads, l.shared_bytes));
         const int warps = (threads + 31) / 32;
-        const double occ = static_cast<double>(active * warps) / session_.info().max_warps_per_sm;
-        registers = std::max(registers, regs);
-        static_shared = std::max(static_shared, smem);
-        local = std::max(local, lmem);
-        dynamic_shared = std::max(dynamic_shared, l.shared_bytes);
-        if (occ < occupancy) {
-            occupancy = occ;
-            blocks = active;
-            if (limits) {
-                compile::OccupancyOptions o;
-                o.barriers_per_block = barriers_of(cubin_info, l.symbol);
-                o.shared_opt_in = l.shared_bytes > 48 * 1024;
-                const auto calc =
-                    compile::theoretical_occupancy(*limits, threads, regs, smem + static_cast<int>(l.shared_bytes), o);
-                r.occupancy_limiter = std::string(compile::to_string(calc.limiter));
-                if (calc.blocks_per_sm != active)
-                    r.message += fmt::format("{}occupancy calculator says {} blocks/SM, the driver {}",
-                                             r.message.empty() ? "" : "; ", calc.blocks_per_sm, active);
-            }
+        compile::LaunchResources launch{.registers = regs,
+                                        .static_shared_bytes = smem,
+                                        .dynamic_shared_bytes = static_cast<int>(l.shared_bytes),
+                                        .local_bytes = lmem,
+                                        .blocks_per_sm = active,
+                                        .occupancy =
+                                            static_cast<double>(active * warps) / session_.info().max_warps_per_sm};
+        // The driver gives the blocks; the calculator says what limits them, and must agree.
+        if (limits) {
+            compile::OccupancyOptions o;
+            o.barriers_per_block = barriers_of(cubin_info, l.symbol);
+            o.shared_opt_in = l.shared_bytes > 48 * 1024;
+            const auto calc =
+                compile::theoretical_occupancy(*limits, threads, regs, smem + static_cast<int>(l.shared_bytes), o);
+            launch.limiter = std::string(compile::to_string(calc.limiter));
+            if (calc.blocks_per_sm != active)
+                r.message += fmt::format("{}occupancy calculator says {} blocks/SM, the driver {}",
+                                         r.message.empty() ? "" : "; ", calc.blocks_per_sm, active);
         }
+        totals.add(launch);
     }
-    r.set_metric(metric::registers, registers);
-    r.set_metric(metric::static_shared_bytes, static_shared);
-    r.set_metric(metric::dynamic_shared_bytes, dynamic_shared);
-    r.set_metric(metric::local_bytes, local);
-    r.set_metric(metric::blocks_per_sm, blocks);
-    r.set_metric(metric::theoretical_occupancy, occupancy);
+    totals.write(r);
 }
 
 void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case& c, Prepared& prepared, CaseResult& r)
