@@ -94,9 +94,11 @@ step "example with find_package(harness CONFIG): configure, build, ctest -LE gpu
 run_logged "$work/package-configure.log" cmake -S "$example" -B "$work/package" -G Ninja \
   -DCMAKE_PREFIX_PATH="$prefix" -DHARNESS_GPU_TEST_WITHOUT_GPU=SKIP
 run_logged "$work/package-build.log" cmake --build "$work/package"
-[ -f "$work/package/modules/bias_relu.fatbin" ] || fail "nvcc did not build modules/bias_relu.fatbin"
+[ -f "$work/package/modules/stencil_1d.fatbin" ] || fail "nvcc did not build modules/stencil_1d.fatbin"
 run_logged "$work/package-ctest-cpu.log" ctest --test-dir "$work/package" --output-on-failure -LE gpu
-expect_in "$work/package-ctest-cpu.log" "bias_relu\.static .*Passed" "bias_relu.static did not pass"
+for suite in bias_relu bf16_gemm cub_reduce stencil; do
+  expect_in "$work/package-ctest-cpu.log" "$suite\.static .*Passed" "$suite.static did not pass"
+done
 run_logged "$work/package-ctest-gpu.log" ctest --test-dir "$work/package" --output-on-failure -L gpu
 expect_gpu_skipped "$work/package-ctest-gpu.log"
 
@@ -109,9 +111,13 @@ echo "example-check: the subproject's build (the tool and the fatbin) took $((SE
 # Only the tool: no harness tests or fuzz driver built, none registered.
 [ ! -e "$work/subproject/harness/harness_fuzz" ] || fail "the subproject built harness_fuzz"
 run_logged "$work/subproject-tests.log" ctest --test-dir "$work/subproject" -N
-expect_in "$work/subproject-tests.log" "^Total Tests: 2$" "the subproject registered tests other than the example's two"
+suites=$(ls "$example"/suites/*.yaml | wc -l)
+expect_in "$work/subproject-tests.log" "^Total Tests: $((2 * suites))$" \
+  "the subproject registered tests other than the example's two per suite"
 run_logged "$work/subproject-ctest.log" ctest --test-dir "$work/subproject" --output-on-failure
-expect_in "$work/subproject-ctest.log" "bias_relu\.static .*Passed" "bias_relu.static did not pass"
+for suite in bias_relu bf16_gemm cub_reduce stencil; do
+  expect_in "$work/subproject-ctest.log" "$suite\.static .*Passed" "$suite.static did not pass"
+done
 expect_gpu_skipped "$work/subproject-ctest.log"
 
 step "planted regression (ci/planted-local-array.patch): the static test must fail on local_bytes"

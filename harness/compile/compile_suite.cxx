@@ -43,6 +43,8 @@ CompileRequest request_for(const suite::Suite& suite, const suite::VariantSpec& 
 {
     CompileRequest request;
     request.source = variant.source;
+    request.module_file = variant.module;
+    request.built_from = variant.built_from;
     request.include_dirs = suite.include_dirs;
     request.defines = suite::resolve_defines(variant, point);
     request.options = variant.options;

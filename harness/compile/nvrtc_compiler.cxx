@@ -1,5 +1,7 @@
 #include "harness/compile/nvrtc_compiler.hxx"
 
+#include "harness/compile/module_file.hxx"
+
 #include <cstdlib>
 #include <fmt/format.h>
 #include <fstream>
@@ -171,6 +173,8 @@ std::string cache_key(const CompileRequest& request)
 
 CompiledModule compile(const CompileRequest& request, const CompileCache* cache)
 {
+    if (!request.module_file.empty())
+        return load_module_file(request.module_file, request.arch, request.entries, request.built_from);
     CompiledModule module;
     module.cache_key = cache_key(request);
     if (cache)

@@ -19,6 +19,10 @@ struct CompileRequest {
     std::vector<std::string> options; ///< extra NVRTC options from the suite
     std::string arch = "sm_90";
     std::vector<std::string> entries; ///< name expressions, e.g. "gemm_smem_tiled<32>"
+    /// A cubin, fatbin or PTX file built by the project's compiler, instead of `source`
+    /// (compile/module_file.hxx), and the sources it is built from (it must not be older).
+    std::filesystem::path module_file;
+    std::vector<std::filesystem::path> built_from;
 };
 
 /// A kernel that does not compile; what() holds the source, options and NVRTC's log.

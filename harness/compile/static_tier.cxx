@@ -91,6 +91,7 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
             const CompiledModule& module = compiled.modules.at(key);
             try {
                 ResourceTotals totals;
+                const bool from_log = !module.log.empty();
                 for (const auto& launch : variant.launches) {
                     const KernelResources& k =
                         info.kernel(module.lowered_names.at(suite::resolve_entry(launch.entry, c.params)));
@@ -100,8 +101,9 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
                                 .dynamic_shared_bytes = f.dynamic_shared,
                                 .local_bytes = k.local_bytes,
                                 .barriers = k.barriers,
-                                .spill_store_bytes = k.spill_store_bytes.value_or(0),
-                                .spill_load_bytes = k.spill_load_bytes.value_or(0),
+                                // Only ptxas' report states spills; a module file comes without one.
+                                .spill_store_bytes = from_log ? k.spill_store_bytes.value_or(0) : std::optional<int>(),
+                                .spill_load_bytes = from_log ? k.spill_load_bytes.value_or(0) : std::optional<int>(),
                                 .blocks_per_sm = f.occupancy.blocks_per_sm,
                                 .occupancy = f.occupancy.occupancy,
                                 .limiter = std::string(to_string(f.occupancy.limiter)),

@@ -367,6 +367,8 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, Ca
         source.cubin = &p.compiled->cubin;
         // The line table names the kernel file as NVRTC was given it, includes by their include path.
         source.resolve = [&](const std::string& file) -> std::filesystem::path {
+            // A module built by nvcc names its sources as nvcc was given them (often absolute).
+            if (variant.source.empty()) return suite_.file.parent_path() / file;
             if (file == variant.source.filename().string()) return variant.source;
             for (const auto& dir : suite_.include_dirs)
                 if (std::filesystem::exists(dir / file)) return dir / file;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <fstream>
 #include <regex>
@@ -532,19 +533,26 @@ public:
                         const std::vector<BufferSpec>& suite_buffers) const
     {
         static const std::vector<std::string> launch_keys = {"entry", "block", "grid", "shared_bytes", "args"};
-        std::vector<std::string> allowed = {"source", "defines", "options", "launches", "buffers",
-                                            "flops",  "bytes",   "builtin", "compare",  "expect"};
+        std::vector<std::string> allowed = {"source",  "module", "built_from", "defines", "options", "launches",
+                                            "buffers", "flops",  "bytes",      "builtin", "compare", "expect"};
         allowed.insert(allowed.end(), launch_keys.begin(), launch_keys.end());
         VariantSpec v;
         v.name = name;
         v.where = where(node);
         if (node.IsMap() && node["builtin"]) return builtin_variant(v, node, field, params, suite_buffers);
-        check_keys(node, field, allowed, {"source"});
-        const std::string source = scalar(node["source"], field + ".source");
-        v.source = resolve(node["source"], field + ".source", source);
-        check_inside_project(node["source"], field + ".source", v.source);
-        if (!fs::is_regular_file(v.source))
-            fail(node["source"], field + ".source", fmt::format("no such file: {}", v.source.string()));
+        check_keys(node, field, allowed, {});
+        if (node["module"]) {
+            module_variant(v, node, field);
+        } else {
+            if (!node["source"]) fail(node, prefixed(field, "source"), "missing required key (or give 'module')");
+            if (node["built_from"])
+                fail(node["built_from"], field + ".built_from", "only a 'module' variant names what it is built from");
+            const std::string source = scalar(node["source"], field + ".source");
+            v.source = resolve(node["source"], field + ".source", source);
+            check_inside_project(node["source"], field + ".source", v.source);
+            if (!fs::is_regular_file(v.source))
+                fail(node["source"], field + ".source", fmt::format("no such file: {}", v.source.string()));
+        }
         if (node["defines"]) {
             expect_map(node["defines"], field + ".defines");
             static const std::regex macro("[A-Za-z_][A-Za-z0-9_]*");
@@ -592,6 +600,50 @@ public:
         work_figures(v, node, field, params);
         gating(v, node, field);
         return v;
+    }
+
+    /// A variant whose kernels come from a module file (cubin, fatbin or PTX) built by the project's
+    /// own compiler. `${VAR}` in the path is taken from the environment; a path that comes from a
+    /// variable (a build folder) may lie anywhere, one written in the suite stays in the project.
+    void module_variant(VariantSpec& v, const YAML::Node& node, const std::string& field) const
+    {
+        for (const char* key : {"source", "defines", "options"})
+            if (node[key])
+                fail(node[key], field + "." + key,
+                     fmt::format("a 'module' variant is built already: '{}' does not apply", key));
+        const std::string written = scalar(node["module"], field + ".module");
+        std::string path;
+        bool from_environment = false;
+        for (std::size_t i = 0; i < written.size();) {
+            if (written.compare(i, 2, "${") != 0) {
+                path += written[i++];
+                continue;
+            }
+            const std::size_t close = written.find('}', i);
+            const std::string name = close == std::string::npos ? "" : written.substr(i + 2, close - i - 2);
+            static const std::regex variable("[A-Za-z_][A-Za-z0-9_]*");
+            if (!std::regex_match(name, variable))
+                fail(node["module"], field + ".module", "write an environment variable as ${NAME}");
+            const char* value = std::getenv(name.c_str());
+            if (!value || !*value)
+                fail(node["module"], field + ".module",
+                     fmt::format("the environment variable {} is not set (it names where the module is built)", name));
+            path += value;
+            from_environment = true;
+            i = close + 1;
+        }
+        if (path.empty() || path.find('\0') != std::string::npos)
+            fail(node["module"], field + ".module", "must name a file");
+        v.module = resolve(node["module"], field + ".module", path);
+        if (!from_environment) check_inside_project(node["module"], field + ".module", v.module);
+        if (node["built_from"])
+            for (const auto& source : string_list(node["built_from"], field + ".built_from")) {
+                const fs::path p = resolve(node["built_from"], field + ".built_from", source);
+                check_inside_project(node["built_from"], field + ".built_from", p);
+                if (!fs::is_regular_file(p))
+                    fail(node["built_from"], field + ".built_from", fmt::format("no such file: {}", p.string()));
+                v.built_from.push_back(p);
+            }
     }
 
     /// The sweep parameters that reach the compiler through the variant's entries and defines, in

@@ -93,9 +93,13 @@ struct LaunchSpec {
 /// A kernel variant: one source file, compiled once, launched as one or more kernels.
 struct VariantSpec {
     std::string name;
-    std::string builtin;                        ///< a library routine (builtin_signatures.hxx) instead of a kernel
-    std::filesystem::path source;               ///< absolute path; empty for a built-in
-    std::map<std::string, std::string> defines; ///< values may name sweep parameters (compile_params.hxx)
+    std::string builtin;          ///< a library routine (builtin_signatures.hxx) instead of a kernel
+    std::filesystem::path source; ///< absolute path; empty for a built-in or a module
+    /// A cubin, fatbin or PTX file built by the project's own compiler, instead of `source`
+    /// (absolute; it need not exist until the project is built).
+    std::filesystem::path module;
+    std::vector<std::filesystem::path> built_from; ///< sources the module must not be older than
+    std::map<std::string, std::string> defines;    ///< values may name sweep parameters (compile_params.hxx)
     std::vector<std::string> options;
     std::vector<LaunchSpec> launches;
     /// Sweep parameters that entries' template arguments or defines' values name, in the suite's

@@ -1,0 +1,42 @@
+#pragma once
+// Kernels built by the project's own compiler: a cubin, fatbin or PTX file named by a suite's
+// `module:` key, turned into the cubin for one architecture with its entry points found by name,
+// so that such a variant runs, is profiled and is read by the static tier like an NVRTC one.
+
+#include "harness/compile/kernel_cache.hxx"
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace harness::compile {
+
+enum class ModuleKind { cubin, fatbin, ptx };
+
+/// The kind of a module file's content: an ELF cubin, a fatbin container (magic 0xBA55ED50) or PTX
+/// text; throws Error (bad_input) naming `file` for anything else.
+ModuleKind module_kind(std::string_view bytes, const std::filesystem::path& file);
+
+/// What a module holds: "sm_80", "sm_90" for machine code, "compute_90" for PTX.
+std::vector<std::string> module_archs(std::string_view bytes, const std::filesystem::path& file);
+
+/// The cubin for `arch` ("sm_90"): a cubin of that architecture as it is, the fatbin's code for it,
+/// or PTX (a PTX file, or a fatbin's PTX for that architecture or an older one) compiled for it with
+/// line information. Throws Error (bad_input) when the module holds nothing `arch` can run.
+std::string cubin_for_arch(std::string_view bytes, const std::filesystem::path& file, const std::string& arch);
+
+/// The symbol of each entry ("stencil_1d<256>", an extern "C" name, or a mangled name) among the
+/// kernels of `cubin`: demangled names are compared without their return type, parameter list and
+/// whitespace. Throws Error (bad_input) listing the kernels the module holds for an unknown entry.
+std::map<std::string, std::string> find_entries(std::string_view cubin, const std::vector<std::string>& entries,
+                                                const std::filesystem::path& file);
+
+/// Reads `file` (a missing or unreadable one is an error naming it), checks it is not older than
+/// the sources it was built from (`built_from`), and returns its cubin for `arch` with its entries.
+CompiledModule load_module_file(const std::filesystem::path& file, const std::string& arch,
+                                const std::vector<std::string>& entries,
+                                const std::vector<std::filesystem::path>& built_from);
+
+} // namespace harness::compile
