@@ -1,0 +1,229 @@
+// Module files built by nvcc: kinds, architectures, entry names, staleness, and module variants in
+// suites and the static tier. The fixtures are built here with the toolkit's nvcc.
+
+#include "harness/compile/cubin_info.hxx"
+#include "harness/compile/module_file.hxx"
+#include "harness/compile/static_tier.hxx"
+#include "harness/core/error.hxx"
+#include "harness/core/metrics.hxx"
+#include "harness/suite/suite.hxx"
+#include "test_files.hxx"
+
+#include <chrono>
+#include <cstdlib>
+#include <gtest/gtest.h>
+#include <thread>
+
+using namespace harness;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kernel_source = R"(template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK) scale(const float* in, float* out, int n)
+{
+    __shared__ float tile[BLOCK];
+    const int i = blockIdx.x * BLOCK + threadIdx.x;
+    tile[threadIdx.x] = i < n ? in[i] : 0.0f;
+    __syncthreads();
+    if (i < n) out[i] = 2.0f * tile[threadIdx.x];
+}
+template __global__ void scale<128>(const float*, float*, int);
+template __global__ void scale<256>(const float*, float*, int);
+extern "C" __global__ void plain_copy(const float* in, float* out, int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i];
+}
+)";
+
+/// A project with kernels/k.cu built by nvcc into build/k.fatbin (sm_80, sm_90), k.cubin (sm_90)
+/// and k.ptx (compute_90), once for all tests.
+struct Fixtures {
+    fs::path dir = fs::temp_directory_path() / ("harness-module-files-" + std::to_string(getpid()));
+    bool built = false;
+    Fixtures()
+    {
+        fs::remove_all(dir);
+        write_file(dir / "kernels" / "k.cu", kernel_source);
+        fs::create_directories(dir / "build");
+        const std::string nvcc = std::string(HARNESS_CUDA_BIN_DIR) + "/nvcc";
+        const std::string src = (dir / "kernels" / "k.cu").string(), out = (dir / "build").string();
+        built = std::system((nvcc +
+                             " --fatbin -lineinfo -gencode arch=compute_80,code=sm_80 -gencode "
+                             "arch=compute_90,code=sm_90 -o " +
+                             out + "/k.fatbin " + src)
+                                .c_str()) == 0 &&
+                std::system((nvcc + " --cubin -lineinfo -arch=sm_90 -o " + out + "/k.cubin " + src).c_str()) == 0 &&
+                std::system((nvcc + " --ptx -lineinfo -arch=compute_90 -o " + out + "/k.ptx " + src).c_str()) == 0;
+    }
+    ~Fixtures() { fs::remove_all(dir); }
+    std::string bytes(const std::string& name) const { return read_file(dir / "build" / name); }
+};
+
+const Fixtures& fixtures()
+{
+    static const Fixtures f;
+    return f;
+}
+
+#define REQUIRE_FIXTURES() ASSERT_TRUE(fixtures().built) << "nvcc could not build the module fixtures"
+
+std::string error_of(const std::function<void()>& f)
+{
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+} // namespace
+
+TEST(ModuleFile, KindsAndArchitecturesAreReadFromTheContent)
+{
+    REQUIRE_FIXTURES();
+    const auto& f = fixtures();
+    EXPECT_EQ(compile::module_kind(f.bytes("k.fatbin"), "k.fatbin"), compile::ModuleKind::fatbin);
+    EXPECT_EQ(compile::module_kind(f.bytes("k.cubin"), "k.cubin"), compile::ModuleKind::cubin);
+    EXPECT_EQ(compile::module_kind(f.bytes("k.ptx"), "k.ptx"), compile::ModuleKind::ptx);
+    EXPECT_EQ(compile::module_archs(f.bytes("k.fatbin"), "k.fatbin"), (std::vector<std::string>{"sm_80", "sm_90"}));
+    EXPECT_EQ(compile::module_archs(f.bytes("k.cubin"), "k.cubin"), (std::vector<std::string>{"sm_90"}));
+    EXPECT_EQ(compile::module_archs(f.bytes("k.ptx"), "k.ptx"), (std::vector<std::string>{"compute_90"}));
+    EXPECT_NE(error_of([] { compile::module_kind("#include <x>\n", "notes.txt"); }).find("not a cubin, fatbin or PTX"),
+              std::string::npos);
+}
+
+TEST(ModuleFile, EachArchitectureGetsItsOwnCodeOrAClearError)
+{
+    REQUIRE_FIXTURES();
+    const auto& f = fixtures();
+    for (const int sm : {80, 90}) {
+        const auto cubin = compile::cubin_for_arch(f.bytes("k.fatbin"), "k.fatbin", "sm_" + std::to_string(sm));
+        EXPECT_EQ(compile::read_cubin_info(cubin).sm_version, sm);
+    }
+    EXPECT_NE(error_of([&] {
+                  compile::cubin_for_arch(f.bytes("k.fatbin"), "k.fatbin", "sm_86");
+              }).find("holds sm_80, sm_90, nothing sm_86 can run"),
+              std::string::npos);
+    EXPECT_NE(error_of([&] {
+                  compile::cubin_for_arch(f.bytes("k.cubin"), "k.cubin", "sm_80");
+              }).find("k.cubin: holds sm_90 code; the run needs sm_80"),
+              std::string::npos);
+    // PTX is compiled for the architecture asked for, with its line table.
+    const auto from_ptx = compile::cubin_for_arch(f.bytes("k.ptx"), "k.ptx", "sm_90");
+    EXPECT_EQ(compile::read_cubin_info(from_ptx).sm_version, 90);
+    EXPECT_NE(from_ptx.find(".nv_debug_line_sass"), std::string::npos);
+    EXPECT_NE(f.bytes("k.cubin").find(".nv_debug_line_sass"), std::string::npos);
+}
+
+TEST(ModuleFile, EntriesAreFoundByTheirCppNames)
+{
+    REQUIRE_FIXTURES();
+    const auto cubin = compile::cubin_for_arch(fixtures().bytes("k.fatbin"), "k.fatbin", "sm_90");
+    const auto lowered = compile::find_entries(cubin, {"scale<256>", "scale< 128 >", "plain_copy"}, "k.fatbin");
+    EXPECT_EQ(lowered.at("scale<256>"), "_Z5scaleILi256EEvPKfPfi");
+    EXPECT_EQ(lowered.at("scale< 128 >"), "_Z5scaleILi128EEvPKfPfi");
+    EXPECT_EQ(lowered.at("plain_copy"), "plain_copy");
+    EXPECT_EQ(compile::find_entries(cubin, {"_Z5scaleILi128EEvPKfPfi"}, "k.fatbin").begin()->second,
+              "_Z5scaleILi128EEvPKfPfi");
+    const std::string unknown = error_of([&] { compile::find_entries(cubin, {"scale<64>"}, "k.fatbin"); });
+    EXPECT_NE(unknown.find("no kernel 'scale<64>' in the sm_90 code; it holds"), std::string::npos) << unknown;
+    EXPECT_NE(unknown.find("scale<256>"), std::string::npos) << unknown;
+}
+
+TEST(ModuleFile, AMissingOrStaleModuleIsAnErrorNamingIt)
+{
+    REQUIRE_FIXTURES();
+    const auto& f = fixtures();
+    EXPECT_NE(error_of([&] {
+                  compile::load_module_file(f.dir / "build" / "absent.fatbin", "sm_90", {}, {});
+              }).find("absent.fatbin: no such module file"),
+              std::string::npos);
+    TempDir dir{"harness-stale-module"};
+    write_file(dir.path / "m.cubin", f.bytes("k.cubin"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    write_file(dir.path / "k.cu", kernel_source); // changed after the module was built
+    const std::string stale = error_of(
+        [&] { compile::load_module_file(dir.path / "m.cubin", "sm_90", {"plain_copy"}, {dir.path / "k.cu"}); });
+    EXPECT_NE(stale.find("m.cubin is older than"), std::string::npos) << stale;
+    EXPECT_NE(stale.find("rebuild it"), std::string::npos) << stale;
+    const auto fresh = compile::load_module_file(f.dir / "build" / "k.cubin", "sm_90", {"plain_copy"}, {});
+    EXPECT_EQ(fresh.lowered_names.at("plain_copy"), "plain_copy");
+}
+
+namespace {
+
+std::string suite_text(const std::string& variant_lines)
+{
+    return "suite: modules\narchs: [sm_80, sm_90]\nparams:\n  N: [1000]\n  BLOCK: [128, 256]\nreference: copy\n"
+           "buffers:\n  in: {type: f32, count: N, init: uniform, seed: 1, role: in}\n"
+           "  out: {type: f32, count: N, role: out}\nvariants:\n"
+           "  copy:\n    source: ../kernels/k.cu\n    entry: plain_copy\n    block: [256]\n"
+           "    grid: [\"ceil_div(N, 256)\"]\n    args: [in, out, {i32: N}]\n" +
+           variant_lines;
+}
+
+const char* module_variant = "  shipped:\n    module: ${HARNESS_TEST_BUILD}/k.fatbin\n"
+                             "    entry: scale<BLOCK>\n    block: [BLOCK]\n    grid: [\"ceil_div(N, BLOCK)\"]\n"
+                             "    args: [in, out, {i32: N}]\n";
+
+} // namespace
+
+TEST(ModuleFile, ModuleVariantsLoadAndRunInTheStaticTier)
+{
+    REQUIRE_FIXTURES();
+    const auto& f = fixtures();
+    ::setenv("HARNESS_TEST_BUILD", (f.dir / "build").c_str(), 1);
+    const fs::path file = f.dir / "suites" / "modules.yaml";
+    const auto s = suite::parse_suite(suite_text(module_variant), file);
+    ASSERT_NE(s.find_variant("shipped"), nullptr);
+    EXPECT_EQ(s.find_variant("shipped")->module, fs::weakly_canonical(f.dir / "build" / "k.fatbin"));
+    const auto results = compile::run_static_tier(s, {"sm_80", "sm_90"}, nullptr);
+    int checked = 0;
+    for (const auto& r : results) {
+        if (r.variant != "shipped") continue;
+        ASSERT_EQ(r.status, CaseStatus::passed) << r.message;
+        EXPECT_EQ(r.metric(metric::static_shared_bytes), 4.0 * r.params.at("BLOCK")) << r.params_text;
+        EXPECT_GT(r.metric(metric::registers).value_or(0), 0.0);
+        EXPECT_FALSE(r.metric(metric::spill_store_bytes)) << "a module file has no ptxas report to state spills";
+        ++checked;
+    }
+    EXPECT_EQ(checked, 4);
+    // An architecture the module lacks fails its cases, naming what the module holds.
+    for (const auto& r : compile::run_static_tier(s, {"sm_86"}, nullptr))
+        if (r.variant == "shipped") {
+            EXPECT_EQ(r.status, CaseStatus::compile_error);
+            EXPECT_NE(r.message.find("holds sm_80, sm_90"), std::string::npos) << r.message;
+        }
+}
+
+TEST(ModuleFile, TheLoaderRefusesWhatAModuleVariantCannotMean)
+{
+    REQUIRE_FIXTURES();
+    const fs::path file = fixtures().dir / "suites" / "modules.yaml";
+    const auto error = [&](const std::string& lines) {
+        try {
+            suite::parse_suite(suite_text(lines), file);
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    ::unsetenv("HARNESS_TEST_UNSET");
+    std::string e = error("  shipped:\n    module: ${HARNESS_TEST_UNSET}/k.fatbin\n    entry: plain_copy\n"
+                          "    block: [256]\n    grid: [4]\n    args: [in, out, {i32: N}]\n");
+    EXPECT_NE(e.find("variants.shipped.module: the environment variable HARNESS_TEST_UNSET is not set"),
+              std::string::npos)
+        << e;
+    e = error("  shipped:\n    module: ../build/k.fatbin\n    source: ../kernels/k.cu\n    entry: plain_copy\n"
+              "    block: [256]\n    grid: [4]\n    args: [in, out, {i32: N}]\n");
+    EXPECT_NE(e.find("variants.shipped.source: a 'module' variant is built already"), std::string::npos) << e;
+    e = error("  shipped:\n    module: ../build/k.fatbin\n    defines: {X: 1}\n    entry: plain_copy\n"
+              "    block: [256]\n    grid: [4]\n    args: [in, out, {i32: N}]\n");
+    EXPECT_NE(e.find("variants.shipped.defines: a 'module' variant is built already"), std::string::npos) << e;
+    e = error("  shipped:\n    module: /etc/k.fatbin\n    entry: plain_copy\n"
+              "    block: [256]\n    grid: [4]\n    args: [in, out, {i32: N}]\n");
+    EXPECT_NE(e.find("lies outside the project"), std::string::npos) << e;
+}
