@@ -122,7 +122,10 @@ void CaseProfiler::profile(const std::function<void()>& prepare, const std::vect
             }
             if (lines)
                 if (const auto pos = lines->find(rec.function, rec.pc_offset)) {
-                    i.file = pos->file;
+                    // nvcc's line tables keep the folder apart from the file name; NVRTC's name only the file.
+                    i.file = pos->directory.empty() || std::filesystem::path(pos->file).is_absolute()
+                                 ? pos->file
+                                 : (std::filesystem::path(pos->directory) / pos->file).string();
                     i.line = pos->line;
                 }
             instructions.push_back(std::move(i));
