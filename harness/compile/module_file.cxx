@@ -9,7 +9,6 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
-#include <cxxabi.h>
 #include <fmt/format.h>
 #include <memory>
 #include <nvJitLink.h>
@@ -111,43 +110,13 @@ std::string compile_ptx(std::string_view ptx, const fs::path& file, const std::s
     return cubin;
 }
 
-/// "stencil_1d<256>" for "void stencil_1d<256>(float const*, float*, int)"; whitespace removed.
-std::string comparable_name(std::string_view demangled)
+/// The kernel's C++ name without spaces, for comparing with an entry as a suite writes it.
+std::string comparable_name(const std::string& symbol)
 {
-    // The parameter list: the last top-level parenthesis group.
-    int depth = 0;
-    std::size_t params = demangled.size();
-    for (std::size_t i = demangled.size(); i-- > 0;) {
-        const char c = demangled[i];
-        if (c == ')') ++depth;
-        if (c == '(' && --depth == 0) {
-            params = i;
-            break;
-        }
-    }
-    std::string_view name = demangled.substr(0, params);
-    // A template's return type comes first, separated by a space outside angle brackets.
-    depth = 0;
-    for (std::size_t i = 0; i < name.size(); ++i) {
-        if (name[i] == '<') ++depth;
-        if (name[i] == '>') --depth;
-        if (name[i] == ' ' && depth == 0) {
-            name.remove_prefix(i + 1);
-            i = static_cast<std::size_t>(-1);
-        }
-    }
     std::string out;
-    for (char c : name)
+    for (char c : kernel_name(symbol))
         if (c != ' ') out += c;
     return out;
-}
-
-std::string demangle(const std::string& symbol)
-{
-    int status = 0;
-    std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status),
-                                                std::free);
-    return status == 0 && text ? std::string(text.get()) : symbol;
 }
 
 } // namespace
@@ -232,13 +201,13 @@ std::map<std::string, std::string> find_entries(std::string_view cubin, const st
             if (c != ' ') wanted += c;
         const KernelResources* found = nullptr;
         for (const auto& k : info.kernels)
-            if (k.name == entry || comparable_name(demangle(k.name)) == wanted) {
+            if (k.name == entry || comparable_name(k.name) == wanted) {
                 found = &k;
                 break;
             }
         if (!found) {
             std::vector<std::string> held;
-            for (const auto& k : info.kernels) held.push_back(comparable_name(demangle(k.name)));
+            for (const auto& k : info.kernels) held.push_back(comparable_name(k.name));
             bad(file, fmt::format("no kernel '{}' in the sm_{} code; it holds {}", entry, info.sm_version,
                                   held.empty() ? "no kernels" : join(held)));
         }

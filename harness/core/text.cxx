@@ -1,7 +1,10 @@
 #include "harness/core/text.hxx"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cxxabi.h>
 #include <fmt/format.h>
+#include <memory>
 
 namespace harness {
 
@@ -37,6 +40,33 @@ std::string join(const std::vector<std::string>& words, const std::string& separ
     std::string out;
     for (const auto& w : words) out += (out.empty() ? "" : separator) + w;
     return out;
+}
+
+std::string kernel_name(const std::string& symbol)
+{
+    int status = 0;
+    std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status),
+                                                std::free);
+    if (status != 0 || !text) return symbol;
+    std::string_view name = text.get();
+    // The parameter list: the last top-level parenthesis group.
+    int depth = 0;
+    for (std::size_t i = name.size(); i-- > 0;) {
+        if (name[i] == ')') ++depth;
+        if (name[i] == '(' && --depth == 0) {
+            name = name.substr(0, i);
+            break;
+        }
+    }
+    // A template's return type comes first, separated by a space outside angle brackets.
+    depth = 0;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        if (name[i] == '<') ++depth;
+        if (name[i] == '>') --depth;
+        if (name[i] == ' ' && depth == 0) start = i + 1;
+    }
+    return std::string(name.substr(start));
 }
 
 } // namespace harness

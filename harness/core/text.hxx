@@ -2,6 +2,7 @@
 // Small text helpers shared by error messages.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace harness {
@@ -14,5 +15,10 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
 
 /// "a, b, c".
 std::string join(const std::vector<std::string>& words, const std::string& separator = ", ");
+
+/// The C++ name of a kernel symbol as its source writes it, without return type and parameters:
+/// "cub_block_sum<128, 4>" for "_Z13cub_block_sumILi128ELi4EEvPKfPfi"; an extern "C" name or a
+/// symbol that does not demangle stays as it is.
+std::string kernel_name(const std::string& symbol);
 
 } // namespace harness

@@ -1,6 +1,7 @@
 #include "harness/profile/hotspots.hxx"
 
 #include "harness/core/metrics.hxx"
+#include "harness/core/text.hxx"
 
 #include <algorithm>
 #include <fstream>
@@ -78,7 +79,7 @@ std::vector<Hotspot> rank_hotspots(const std::vector<AttributedInstruction>& ins
         Hotspot h;
         h.metric = metric;
         h.access = access;
-        h.kernel = kernel;
+        h.kernel = kernel_name(kernel); // as the source writes it, not the mangled symbol
         h.file = file;
         h.line = line;
         h.actual = sum.first;

@@ -1,0 +1,23 @@
+#include "harness/core/text.hxx"
+
+#include <gtest/gtest.h>
+
+using namespace harness;
+
+TEST(Text, KernelNamesReadAsTheSourceWritesThem)
+{
+    EXPECT_EQ(kernel_name("_Z13cub_block_sumILi128ELi4EEvPKfPfi"), "cub_block_sum<128, 4>");
+    EXPECT_EQ(kernel_name("_Z21transpose_smem_paddedILi32EEvPKfPfii"), "transpose_smem_padded<32>");
+    EXPECT_EQ(kernel_name("_ZN2ns4gemmILi32EEEvPf"), "ns::gemm<32>");
+    EXPECT_EQ(kernel_name("_Z8tile_sumPKfPf"), "tile_sum");
+    EXPECT_EQ(kernel_name("plain_copy"), "plain_copy"); // extern "C"
+    EXPECT_EQ(kernel_name("_Znot a symbol"), "_Znot a symbol");
+}
+
+TEST(Text, SuggestionsAndLists)
+{
+    EXPECT_EQ(did_you_mean("runn", {"run", "check"}), " (did you mean 'run'?)");
+    EXPECT_EQ(did_you_mean("zzzzzz", {"run", "check"}), "");
+    EXPECT_EQ(join({"a", "b", "c"}), "a, b, c");
+    EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+}
