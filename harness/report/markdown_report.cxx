@@ -1,6 +1,9 @@
 // summary.md: a short Markdown summary for pull requests and the GitHub job summary.
 
+#include "harness/core/metrics.hxx"
 #include "harness/report/run_report.hxx"
+
+#include <cmath>
 
 #include <cstdlib>
 #include <filesystem>
@@ -11,19 +14,24 @@ namespace harness::report {
 
 namespace {
 
-/// A table cell: pipes escaped, line breaks kept as <br>.
+/// A table cell that renders literally: Markdown's emphasis and code characters, pipes and HTML
+/// escaped (compiler output says `__shared__`), line breaks kept as <br>.
 std::string cell(std::string_view text)
 {
     std::string out;
     for (const char c : text) {
-        if (c == '|')
-            out += "\\|";
-        else if (c == '\n')
-            out += "<br>";
-        else if (c == '\r')
-            continue;
-        else
-            out += c;
+        switch (c) {
+        case '|': out += "\\|"; break;
+        case '_': out += "\\_"; break;
+        case '*': out += "\\*"; break;
+        case '`': out += "\\`"; break;
+        case '\\': out += "\\\\"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '\n': out += "<br>"; break;
+        case '\r': break;
+        default: out += c;
+        }
     }
     return out;
 }
@@ -31,6 +39,30 @@ std::string cell(std::string_view text)
 std::string number(const std::optional<double>& v)
 {
     return v ? fmt::format("{:.6g}", *v) : "-";
+}
+
+/// The figures compared with a baseline under a gating rule (not expectations, not drift).
+bool compared_with_baseline(const MetricVerdict& v)
+{
+    return v.baseline && v.value && !v.rule.starts_with("expect") && !v.rule.starts_with("report") &&
+           v.verdict != Verdict::drifted && v.verdict != Verdict::skipped;
+}
+
+/// One row of the per-case table: reference, current, difference and noise, as nvbench's compare.
+std::string comparison_row(const CaseResult& r, const MetricVerdict& v)
+{
+    const double difference = *v.value - *v.baseline;
+    const std::string percent =
+        *v.baseline != 0 ? fmt::format("{:+.2f} %", 100.0 * difference / std::abs(*v.baseline)) : "-";
+    const auto info = find_metric(v.metric);
+    std::string noise = "exact";
+    if (info && info->stability == Stability::noisy)
+        noise = v.metric == metric::time_median && r.metric(metric::time_noise)
+                    ? fmt::format("{:.2f} %", *r.metric(metric::time_noise))
+                    : "noisy";
+    return fmt::format("| {} | {} | {} | {} | {} | {:+.6g} | {} | {} | {} |\n", cell(r.variant + " " + r.params_text),
+                       r.arch, "`" + v.metric + "`", number(v.baseline), number(v.value), difference, percent, noise,
+                       verdict_name(v.verdict));
 }
 
 /// GitHub allows 1 MiB per step summary; several suites may append to the same one.
@@ -74,8 +106,17 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
                                        cell(r.variant + " " + r.params_text), r.arch,
                                        cell(r.message.substr(0, std::min<std::size_t>(r.message.size(), 500)))));
 
+    // Then every figure compared with its baseline, case by case.
+    const std::string comparison_head = "\n### Figures against the baseline\n\n"
+                                        "| case | arch | metric | reference | current | difference | % | noise | "
+                                        "verdict |\n|---|---|---|---:|---:|---:|---:|---:|---|\n";
+    const std::size_t attention_rows = rows.size();
+    for (const auto& r : report.results)
+        for (const auto& v : r.verdicts)
+            if (compared_with_baseline(v)) rows.push_back(comparison_row(r, v));
+
     std::string out = head;
-    if (!rows.empty())
+    if (attention_rows > 0)
         out += "\n| verdict | case | arch | metric | baseline | value | message | source |\n"
                "|---|---|---|---|---:|---:|---|---|\n";
     const std::string truncated_note =
@@ -83,7 +124,9 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
     const std::size_t reserve = truncated_note.size() + 32;
     std::size_t shown = 0;
     for (const auto& row : rows) {
-        if (out.size() + row.size() + reserve > max_bytes) break;
+        const std::string& before = shown == attention_rows ? comparison_head : std::string();
+        if (out.size() + before.size() + row.size() + reserve > max_bytes) break;
+        out += before;
         out += row;
         ++shown;
     }

@@ -110,12 +110,43 @@ TEST(JUnit, StructureTotalsAndEscaping)
     EXPECT_EQ(xml.find('\x01'), std::string::npos);
 }
 
+TEST(Markdown, CellsRenderCompilerOutputLiterally)
+{
+    auto rep = gated_report();
+    rep.results[0].status = CaseStatus::compile_error;
+    rep.results[0].message = "error: __shared__ variable *tile* `x` exceeds | the limit";
+    const std::string md = report::markdown_summary(rep);
+    EXPECT_NE(md.find("error: \\_\\_shared\\_\\_ variable \\*tile\\* \\`x\\` exceeds \\| the limit"), std::string::npos)
+        << md;
+}
+
+// Every figure compared with a baseline has a row: reference, current, difference, noise, verdict.
+TEST(Markdown, SummaryTablesEveryComparedFigure)
+{
+    const auto rep = gated_report();
+    const std::string md = report::markdown_summary(rep);
+    const auto table = md.find("### Figures against the baseline");
+    ASSERT_NE(table, std::string::npos) << md;
+    EXPECT_NE(md.find("| case | arch | metric | reference | current | difference | % | noise | verdict |", table),
+              std::string::npos);
+    std::size_t compared = 0;
+    for (const auto& r : rep.results)
+        for (const auto& v : r.verdicts)
+            if (v.baseline && v.value && !v.rule.starts_with("expect") && !v.rule.starts_with("report") &&
+                v.verdict != Verdict::drifted && v.verdict != Verdict::skipped) {
+                ++compared;
+                EXPECT_NE(md.find("| `" + v.metric + "` |", table), std::string::npos) << v.metric;
+            }
+    EXPECT_GT(compared, 0u);
+}
+
 TEST(Markdown, SummaryListsRegressionsAndStaysUnderTheCap)
 {
     auto rep = gated_report();
     const std::string md = report::markdown_summary(rep);
     EXPECT_NE(md.find(":x: 1 regressed, 2 failed"), std::string::npos) << md;
-    EXPECT_NE(md.find("registers 32 -> 40 <cliff> & \"more\" \\| pipes"), std::string::npos) << md;
+    // Message text renders literally: HTML, pipes and Markdown emphasis are escaped.
+    EXPECT_NE(md.find("registers 32 -&gt; 40 &lt;cliff&gt; & \"more\" \\| pipes"), std::string::npos) << md;
     for (int i = 0; i < 2000; ++i) {
         auto r = rep.results[1];
         r.params_text = "N=" + std::to_string(i);
