@@ -1,7 +1,9 @@
 // junit.xml: one <testcase> per case, readable by GitLab, Jenkins and the GitHub JUnit actions.
 
+#include "harness/core/text.hxx"
 #include "harness/report/run_report.hxx"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace harness::report {
@@ -68,14 +70,17 @@ std::string junit_xml(const RunReport& report)
             const std::string text = failing_verdicts(r, report.fail_on_improvement, &count);
             if (count > 0) {
                 ++failures;
-                std::string metrics;
+                // A metric judged against its baseline and by an expect: rule is named once.
+                std::vector<std::string> metrics;
                 for (const auto& v : r.verdicts)
-                    if (verdict_fails(v.verdict, report.fail_on_improvement))
-                        metrics += (metrics.empty() ? "" : ", ") + v.metric;
+                    if (verdict_fails(v.verdict, report.fail_on_improvement) &&
+                        std::find(metrics.begin(), metrics.end(), v.metric) == metrics.end())
+                        metrics.push_back(v.metric);
                 cases += fmt::format(
                     "      <failure type=\"regression\" message=\"{}\">{}</failure>\n",
                     xml_escape(fmt::format("{} regressed: {}",
-                                           count == 1 ? "a metric" : fmt::format("{} metrics", count), metrics)),
+                                           metrics.size() == 1 ? "a metric" : fmt::format("{} metrics", metrics.size()),
+                                           join(metrics))),
                     xml_escape(text));
             }
             break;
@@ -127,14 +132,14 @@ std::string junit_xml(const RunReport& report)
     const std::string counts =
         fmt::format("tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"", tests, failures, errors, skipped);
     return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                       "<testsuites name=\"harness\" {} time=\"0.000\">\n"
+                       "<testsuites name=\"{}\" {} time=\"0.000\">\n"
                        "  <testsuite name=\"{}\" {} time=\"0.000\" timestamp=\"{}\">\n"
                        "    <properties>\n{}    </properties>\n"
                        "{}"
                        "  </testsuite>\n"
                        "</testsuites>\n",
-                       counts, xml_escape(report.suite), counts, xml_escape(report.timestamp),
-                       properties.empty() ? "" : properties, cases);
+                       xml_escape("harness " + report.suite), counts, xml_escape(report.suite), counts,
+                       xml_escape(report.timestamp), properties.empty() ? "" : properties, cases);
 }
 
 } // namespace harness::report

@@ -110,6 +110,23 @@ TEST(JUnit, StructureTotalsAndEscaping)
     EXPECT_EQ(xml.find('\x01'), std::string::npos);
 }
 
+// A metric that fails against its baseline and by an expect: rule is named once; the root names the suite.
+TEST(JUnit, AFailingMetricIsNamedOnceAndTheRootNamesTheSuite)
+{
+    auto rep = gated_report();
+    for (auto& r : rep.results)
+        if (!r.verdicts.empty() && r.verdicts.front().verdict == Verdict::regressed) {
+            auto expect = r.verdicts.front();
+            expect.verdict = Verdict::expect_failed;
+            expect.rule = "expect <= 32";
+            r.verdicts.push_back(expect);
+        }
+    const std::string xml = report::junit_xml(rep);
+    EXPECT_NE(xml.find("message=\"a metric regressed: registers\""), std::string::npos) << xml;
+    EXPECT_EQ(xml.find("registers, registers"), std::string::npos) << xml;
+    EXPECT_NE(xml.find("<testsuites name=\"harness gemm\""), std::string::npos) << xml;
+}
+
 TEST(Markdown, CellsRenderCompilerOutputLiterally)
 {
     auto rep = gated_report();
