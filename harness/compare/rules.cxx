@@ -103,6 +103,11 @@ double relative_spread(const std::vector<double>& samples)
     return mid > 0.0 ? (quantile(0.75) - quantile(0.25)) / 1.349 / mid : 0.0;
 }
 
+std::string p_value_text(double p)
+{
+    return p < 0.001 ? std::string("p < 0.001") : fmt::format("p = {:.2g}", p);
+}
+
 MetricVerdict judge_samples(const MetricInfo& metric, const Rule& rule, const std::vector<double>& baseline_samples,
                             const std::vector<double>& samples)
 {
@@ -128,11 +133,11 @@ MetricVerdict judge_samples(const MetricInfo& metric, const Rule& rule, const st
     const double p_better = lower_better ? test.p_a_less : test.p_a_greater;
     const double moved = base_median != 0.0 ? (run_median - base_median) / std::abs(base_median) : 0.0;
     const double moved_worse = lower_better ? moved : -moved;
-    v.rule = fmt::format("{} (p={:.2g})", rule.text, std::min(p_worse, p_better));
+    v.rule = fmt::format("{} ({})", rule.text, p_value_text(std::min(p_worse, p_better)));
     const std::string detail =
-        fmt::format("{} median {} -> {} ({:+.1f} %), Mann-Whitney p={:.2g} on {} vs {} samples", metric.name,
+        fmt::format("{} median {} -> {} ({:+.1f} %), Mann-Whitney {} on {} vs {} samples", metric.name,
                     format_value(metric, base_median), format_value(metric, run_median), 100.0 * moved,
-                    std::min(p_worse, p_better), samples.size(), baseline_samples.size());
+                    p_value_text(std::min(p_worse, p_better)), samples.size(), baseline_samples.size());
     const bool large_enough = std::abs(run_median - base_median) > rule.minimum;
     // The effect must also stand clear of the baseline's own spread: a noisy kernel needs a larger
     // move than a steady one.

@@ -44,6 +44,9 @@ MetricVerdict judge_value(const MetricInfo& metric, const Rule& rule, double bas
 MetricVerdict judge_samples(const MetricInfo& metric, const Rule& rule, const std::vector<double>& baseline_samples,
                             const std::vector<double>& samples);
 
+/// "p = 0.034", "p < 0.001": a p-value as reports show it (never "p=0").
+std::string p_value_text(double p);
+
 /// "1.23 us", "4096 sectors", "75 %": a figure with its unit, for messages.
 std::string format_value(const MetricInfo& metric, double value);
 

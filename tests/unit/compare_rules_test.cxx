@@ -221,3 +221,11 @@ TEST(Rules, NoisyDefaultsAbsorbRunToRunMovesAndCatchRealOnes)
     EXPECT_EQ(judge_default("dram_bytes", 50.3e6, 67.1e6), Verdict::regressed);
     EXPECT_EQ(judge_default("achieved_occupancy", 0.95, 0.74), Verdict::regressed);
 }
+
+TEST(Rules, PValuesReadAsReportsShowThem)
+{
+    EXPECT_EQ(p_value_text(0.0), "p < 0.001");
+    EXPECT_EQ(p_value_text(0.0004), "p < 0.001");
+    EXPECT_EQ(p_value_text(0.034), "p = 0.034");
+    EXPECT_EQ(p_value_text(0.5), "p = 0.5");
+}
