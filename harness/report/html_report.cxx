@@ -241,7 +241,8 @@ std::string verdict_table(const std::vector<Finding>& rows, const std::map<std::
     // One <tbody> per finding: the figures, then what changed on a line of its own (the sorting
     // script moves the pair together).
     std::string html = fmt::format("<table class=\"sortable {}\">", table_class) +
-                       header_row({"case", "metric", "baseline", "now", "change", "tolerance", "source"}) + "\n";
+                       header_row({"case", "arch", "metric", "baseline", "now", "change", "tolerance", "source"}) +
+                       "\n";
     for (const auto& [r, v] : rows) {
         const std::string unit = metric_unit(v->metric);
         const auto pct = change_percent(*v);
@@ -253,9 +254,9 @@ std::string verdict_table(const std::vector<Finding>& rows, const std::map<std::
                          : fmt::format("<a href=\"#{}\"><code>{}</code></a>", anchor->second, html_escape(v->location));
         }
         html += fmt::format(
-            "<tbody class=\"v-{}\"><tr>{}<td><span class=\"metric\">{}</span>{}</td>{}{}{}{}<td>{}</td></tr>\n"
-            "<tr class=\"detail\"><td></td><td colspan=\"6\">{}</td></tr></tbody>\n",
-            verdict_name(v->verdict), text_cell(case_label(*r)), html_escape(v->metric),
+            "<tbody class=\"v-{}\"><tr>{}{}<td><span class=\"metric\">{}</span>{}</td>{}{}{}{}<td>{}</td></tr>\n"
+            "<tr class=\"detail\"><td></td><td colspan=\"7\">{}</td></tr></tbody>\n",
+            verdict_name(v->verdict), text_cell(case_label(*r)), text_cell(r->arch), html_escape(v->metric),
             v->verdict == Verdict::regressed ? ""
                                              : fmt::format(" <span class=\"tag\">{}</span>", verdict_label(v->verdict)),
             number_cell(v->baseline, value_text(v->baseline, unit)),
@@ -297,13 +298,13 @@ std::string failures_section(const RunReport& report)
     std::string rows;
     for (const auto& r : report.results) {
         if (!case_status_fails(r.status)) continue;
-        rows += fmt::format("<tr>{}{}{}<td><pre class=\"message\">{}</pre></td></tr>\n", text_cell(r.variant),
-                            text_cell(r.params_text), text_cell(case_status_name(r.status), "status-failed"),
-                            html_escape(r.message));
+        rows += fmt::format("<tr>{}{}{}{}<td><pre class=\"message\">{}</pre></td></tr>\n", text_cell(r.variant),
+                            text_cell(r.params_text), text_cell(r.arch),
+                            text_cell(case_status_name(r.status), "status-failed"), html_escape(r.message));
     }
     if (rows.empty()) return {};
     return "<section id=\"failures\">\n<h2>Failed cases</h2>\n<table class=\"sortable failures\">" +
-           header_row({"variant", "params", "status", "message"}) + "<tbody>\n" + rows +
+           header_row({"variant", "params", "arch", "status", "message"}) + "<tbody>\n" + rows +
            "</tbody></table>\n</section>\n";
 }
 
@@ -736,7 +737,8 @@ std::string occupancy_section(const RunReport& report)
     const std::string note = any_achieved
                                  ? "achieved is measured (noisy); theoretical follows from the resources"
                                  : "theoretical, from registers, shared memory and block size per architecture";
-    return html + "<div class=\"card\">" + figure_caption("achieved vs theoretical occupancy", note) +
+    return html + "<div class=\"card\">" +
+           figure_caption(any_achieved ? "achieved vs theoretical occupancy" : "theoretical occupancy", note) +
            chart.svg("occupancy") + "</div>\n</section>\n";
 }
 
@@ -963,16 +965,25 @@ std::string html_report(const RunReport& report)
     const Totals t = totals(report, report.fail_on_improvement);
     const VariantColors colors(report);
     const auto anchors = hotspot_anchors(report);
-    std::string body;
-    body += header_section(report, t);
-    body += regressions_section(report, anchors);
-    body += failures_section(report);
-    body += improvements_section(report, anchors);
-    body += hotspots_section(report);
-    body += baseline_section(report);
-    body += scaling_section(report, colors);
-    body += roofline_section(report, colors);
-    body += occupancy_section(report);
+    const bool static_tier = report.mode == "static";
+    const bool failing = t.failed > 0 || t.regressed > 0;
+    std::string charts = baseline_section(report);
+    // The static tier launches nothing: no times, throughputs or counters, so no such sections.
+    if (!static_tier) charts += scaling_section(report, colors) + roofline_section(report, colors);
+    charts += occupancy_section(report);
+    std::string body = header_section(report, t);
+    if (static_tier)
+        body += "<p class=\"note\">Static tier: every variant was compiled for each architecture and read, never "
+                "launched, so this report has no times, throughputs, counters or source hotspots.</p>\n";
+    if (failing) {
+        // What failed and where first, then the charts that show it.
+        body += regressions_section(report, anchors) + failures_section(report) + hotspots_section(report) + charts +
+                improvements_section(report, anchors);
+    } else {
+        // A passing run leads with its verdict (the header and the comparisons made), then the charts.
+        body += regressions_section(report, anchors) + charts + improvements_section(report, anchors) +
+                hotspots_section(report);
+    }
     body += cases_section(report);
     body += notes_section(report);
     const std::string title =

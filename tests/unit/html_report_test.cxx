@@ -201,10 +201,13 @@ TEST(HtmlReport, StaticTierShowsOccupancyPerArchAndSaysWhyTimingIsMissing)
 {
     const std::string html = report::html_report(harness::read_results_json(fixture("gemm_static_results.json")));
     EXPECT_NE(html.find("static (compiled, not run)"), std::string::npos);
-    EXPECT_NE(html.find("Not timed: this run is the static tier"), std::string::npos);
-    EXPECT_EQ(chart_marks(html, "scaling-time_median"), -1);
-    EXPECT_EQ(chart_marks(html, "roofline"), -1);
-    EXPECT_NE(html.find("static tier: nothing ran"), std::string::npos);
+    // Sections a static run has no data for are left out, and the page says once why.
+    EXPECT_NE(html.find("never launched, so this report has no times, throughputs, counters"), std::string::npos);
+    EXPECT_EQ(html.find("id=\"scaling\""), std::string::npos);
+    EXPECT_EQ(html.find("id=\"roofline\""), std::string::npos);
+    EXPECT_NE(html.find("theoretical occupancy"), std::string::npos);
+    EXPECT_EQ(html.find("achieved vs theoretical"), std::string::npos)
+        << "the static tier measures no achieved occupancy";
     EXPECT_GT(chart_marks(html, "occupancy"), 0);
     EXPECT_NE(html.find("vectorized sm_80"), std::string::npos) << "one occupancy column per variant and arch";
     EXPECT_NE(html.find("No metric regressed"), std::string::npos);
@@ -292,5 +295,29 @@ TEST(HtmlReport, ManyImprovementsAreFoldedUnderASummaryByMetric)
     EXPECT_NE(summary.find(std::to_string(improved + 1) + " improved figures"), std::string::npos) << summary;
     EXPECT_NE(summary.find("dram_write_bytes (" + std::to_string(improved) + "), time_median (1)"), std::string::npos)
         << summary;
-    EXPECT_LT(html.find("id=\"improvements\""), html.find("id=\"hotspots\""));
+    // A failing run shows what failed and its hotspots first; the folded improvements come after the charts.
+    EXPECT_LT(html.find("id=\"hotspots\""), html.find("id=\"vs-baseline\""));
+    EXPECT_LT(html.find("id=\"vs-baseline\""), html.find("id=\"improvements\""));
+}
+
+// A passing run leads with its verdict, then the charts; improvements and hotspots follow.
+TEST(HtmlReport, APassingRunLeadsWithItsVerdictThenTheCharts)
+{
+    auto run = harness::read_results_json(fixture("gemm_results.json"));
+    for (auto& r : run.results) {
+        r.status = CaseStatus::passed;
+        for (auto& v : r.verdicts)
+            if (v.verdict == Verdict::regressed || v.verdict == Verdict::expect_failed) v.verdict = Verdict::passed;
+    }
+    const std::string html = report::html_report(run);
+    const auto verdict = html.find("id=\"regressions\"");
+    const auto first_chart = html.find("<svg");
+    ASSERT_NE(verdict, std::string::npos);
+    ASSERT_NE(first_chart, std::string::npos);
+    EXPECT_LT(html.find("<header"), verdict);
+    EXPECT_LT(verdict, first_chart);
+    if (html.find("id=\"hotspots\"") != std::string::npos) EXPECT_LT(first_chart, html.find("id=\"hotspots\""));
+    if (html.find("id=\"improvements\"") != std::string::npos) EXPECT_LT(first_chart, html.find("id=\"improvements\""));
+    // Every table that lists cases has an arch column.
+    EXPECT_NE(html.find("<th>arch</th>"), std::string::npos);
 }
