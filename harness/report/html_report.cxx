@@ -410,44 +410,77 @@ std::string baseline_section(const RunReport& report)
         for (const auto& r : report.results)
             for (const auto& v : r.verdicts)
                 if (v.metric == metric && v.baseline && v.value) columns.push_back({&r, &v});
-        double extent = 1.0;
         std::string rule;
+        // A change from zero (0 -> 128 B) is no percentage: such a chart shows values, with the
+        // baseline marked, on an axis that fits them. Otherwise changes in percent.
+        bool absolute = false;
         for (const auto& c : columns) {
             const auto pct = change_percent(*c.v);
-            if (pct && std::isfinite(*pct)) extent = std::max(extent, std::fabs(*pct));
-            if (const auto tol = tolerance_percent(c.v->rule, c.v->baseline)) extent = std::max(extent, *tol);
+            absolute = absolute || (pct && !std::isfinite(*pct));
             if (rule.empty()) rule = c.v->rule.substr(0, c.v->rule.find(" ("));
         }
-        extent *= 1.15;
+        double lo = 0, hi = 0;
+        for (const auto& c : columns) {
+            if (absolute) {
+                lo = std::min({lo, *c.v->value, *c.v->baseline});
+                hi = std::max({hi, *c.v->value, *c.v->baseline});
+                continue;
+            }
+            double extent = std::max(hi, 1.0);
+            if (const auto pct = change_percent(*c.v); pct && std::isfinite(*pct))
+                extent = std::max(extent, std::fabs(*pct));
+            if (const auto tol = tolerance_percent(c.v->rule, c.v->baseline)) extent = std::max(extent, *tol);
+            hi = extent;
+            lo = -extent;
+        }
+        if (hi == lo) hi = lo + 1;
+        const double pad = 0.15 * (hi - lo);
         std::vector<std::string> names;
-        for (const auto& c : columns) names.push_back(case_label(*c.r));
+        for (const auto& c : columns) names.push_back(case_label(*c.r) + " " + c.r->arch);
         Axis y;
-        y.label = "change vs baseline";
-        y.unit_suffix = "%";
-        y.lo = -extent;
-        y.hi = extent;
+        y.label = absolute ? "value (baseline: grey mark)" : "change vs baseline";
+        y.unit_suffix = absolute ? "" : "%";
+        y.lo = absolute && lo >= 0 ? 0 : lo - pad;
+        y.hi = hi + pad;
+        const double span = y.hi - y.lo;
         const int width = std::clamp(140 + 46 * static_cast<int>(columns.size()), 420, 1200);
         SvgChart chart("vs-baseline-" + metric, width, 300, category_axis("case", names), y);
-        chart.guide(-0.5, 0, static_cast<double>(columns.size()) - 0.5, 0, "#455a64", false, 1.2);
+        if (!absolute) chart.guide(-0.5, 0, static_cast<double>(columns.size()) - 0.5, 0, "#455a64", false, 1.2);
+        // Labels already placed, as (column, height), so that a new one never overlaps them.
+        std::vector<std::pair<double, double>> placed;
+        const auto free_at = [&](double x, double height) {
+            return std::none_of(placed.begin(), placed.end(), [&](const auto& p) {
+                return std::fabs(p.first - x) < 2.5 && std::fabs(p.second - height) < 0.09 * span;
+            });
+        };
         for (std::size_t i = 0; i < columns.size(); ++i) {
             const auto& [r, v] = columns[i];
             const double x = static_cast<double>(i);
             const auto pct = change_percent(*v);
-            if (const auto tol = tolerance_percent(v->rule, v->baseline); tol && *tol > 0)
+            double y_value = absolute ? *v->value : pct.value_or(0);
+            if (absolute) {
+                chart.guide(x - 0.3, *v->baseline, x + 0.3, *v->baseline, "#90a4ae", false, 3);
+            } else if (const auto tol = tolerance_percent(v->rule, v->baseline); tol && *tol > 0) {
                 chart.rect(x - 0.38, x + 0.38, -*tol, *tol, "#90a4ae", "", "tolerance " + v->rule, false, 0.28);
-            double y_value = pct.value_or(0);
-            const bool clipped = !std::isfinite(y_value) || std::fabs(y_value) > extent;
-            if (clipped) y_value = std::copysign(extent * 0.97, y_value);
-            const std::string title =
-                fmt::format("{}: {} now, baseline {} — {} [{}, {}]", case_label(*r), value_text(v->value, unit),
-                            value_text(v->baseline, unit), change_text(*v, unit), verdict_label(v->verdict), v->rule);
-            chart.guide(x, 0, x, y_value, verdict_color(v->verdict), false, 2);
+            }
+            if (!std::isfinite(y_value)) y_value = 0;
+            const std::string title = fmt::format("{} {}: {} now, baseline {} — {} [{}, {}]", case_label(*r), r->arch,
+                                                  value_text(v->value, unit), value_text(v->baseline, unit),
+                                                  change_text(*v, unit), verdict_label(v->verdict), v->rule);
+            chart.guide(x, absolute ? *v->baseline : 0, x, y_value, verdict_color(v->verdict), false, 2);
             chart.point(x, y_value, verdict_color(v->verdict), title, v->verdict == Verdict::passed, 5);
-            // Beside the point, towards the middle of the chart, so that it stays inside the frame.
+            if (v->verdict == Verdict::passed) continue;
+            // Beside the point, towards the middle of the chart; moved up or down to a free place, or
+            // left to the point's tooltip when none is free.
             const bool right_half = x > (static_cast<double>(columns.size()) - 1) / 2;
-            if (v->verdict != Verdict::passed)
-                chart.label(x, y_value, change_text(*v, unit), right_half ? "end" : "start", "label strong",
-                            right_half ? -9 : 9, y_value >= 0 ? 10 : -4);
+            for (const double shift : {0.0, 0.1, -0.1, 0.2, -0.2}) {
+                const double at = y_value + shift * span;
+                if (at < y.lo || at > y.hi || !free_at(x, at)) continue;
+                chart.label(x, at, change_text(*v, unit), right_half ? "end" : "start", "label strong",
+                            right_half ? -9 : 9, at >= (y.lo + y.hi) / 2 ? 10 : -4);
+                placed.emplace_back(x, at);
+                break;
+            }
         }
         chart.legend({{"regressed", color_bad},
                       {"improved", color_good},

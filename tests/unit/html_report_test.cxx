@@ -321,3 +321,48 @@ TEST(HtmlReport, APassingRunLeadsWithItsVerdictThenTheCharts)
     // Every table that lists cases has an arch column.
     EXPECT_NE(html.find("<th>arch</th>"), std::string::npos);
 }
+
+// A change from zero is drawn as values on an axis that fits them, and labels of neighbouring
+// points never overlap.
+TEST(HtmlReport, BaselineChartsFitTheChangeAndKeepLabelsApart)
+{
+    harness::RunReport run;
+    run.suite = "planted";
+    run.mode = "gpu";
+    for (int i = 0; i < 12; ++i) {
+        CaseResult r;
+        r.variant = "k";
+        r.arch = "sm_90";
+        r.params_text = "N=" + std::to_string(i);
+        r.set_metric("local_bytes", 128);
+        MetricVerdict v;
+        v.metric = "local_bytes";
+        v.verdict = Verdict::regressed;
+        v.baseline = 0.0;
+        v.value = 128.0;
+        v.rule = "exact";
+        r.verdicts.push_back(v);
+        run.results.push_back(r);
+    }
+    const std::string html = report::html_report(run);
+    const auto chart = html.find("data-chart=\"vs-baseline-local_bytes\"");
+    ASSERT_NE(chart, std::string::npos);
+    const std::string svg = html.substr(chart, html.find("</svg>", chart) - chart);
+    EXPECT_NE(svg.find("value (baseline: grey mark)"), std::string::npos) << "0 -> 128 B is not a percentage";
+    // The y axis reaches the value: its highest tick is at least 128.
+    const std::regex tick("<text class=\"tick\" x=\"[0-9.]+\" y=\"[0-9.]+\" text-anchor=\"end\">([0-9.]+)<");
+    double top = 0;
+    for (std::sregex_iterator it(svg.begin(), svg.end(), tick), end; it != end; ++it)
+        top = std::max(top, std::stod((*it)[1]));
+    EXPECT_GE(top, 128.0) << svg.substr(0, 3000);
+    // Labels: no two within 30 px horizontally and 12 px vertically.
+    const std::regex label("<text class=\"label strong\" x=\"([0-9.]+)\" y=\"([0-9.]+)\"");
+    std::vector<std::pair<double, double>> at;
+    for (std::sregex_iterator it(svg.begin(), svg.end(), label), end; it != end; ++it)
+        at.emplace_back(std::stod((*it)[1]), std::stod((*it)[2]));
+    EXPECT_GE(at.size(), 3u);
+    for (std::size_t a = 0; a < at.size(); ++a)
+        for (std::size_t b = a + 1; b < at.size(); ++b)
+            EXPECT_FALSE(std::fabs(at[a].first - at[b].first) < 30 && std::fabs(at[a].second - at[b].second) < 12)
+                << "labels " << a << " and " << b << " overlap";
+}
