@@ -374,9 +374,10 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, Ca
                 if (std::filesystem::exists(dir / file)) return dir / file;
             return variant.source.parent_path() / file;
         };
-        source.display = [](const std::filesystem::path& path) {
+        // Relative to the suite's project, so that reports read the same from any folder or machine.
+        source.display = [&](const std::filesystem::path& path) {
             std::error_code ec;
-            const auto relative = std::filesystem::relative(path, std::filesystem::current_path(), ec);
+            const auto relative = std::filesystem::relative(path, suite_.project_root, ec);
             if (ec || relative.empty() || relative.native().starts_with("..")) return path.string();
             return relative.string();
         };
