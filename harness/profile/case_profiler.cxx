@@ -122,10 +122,15 @@ void CaseProfiler::profile(const std::function<void()>& prepare, const std::vect
             }
             if (lines)
                 if (const auto pos = lines->find(rec.function, rec.pc_offset)) {
-                    // nvcc's line tables keep the folder apart from the file name; NVRTC's name only the file.
-                    i.file = pos->directory.empty() || std::filesystem::path(pos->file).is_absolute()
-                                 ? pos->file
-                                 : (std::filesystem::path(pos->directory) / pos->file).string();
+                    // Line tables keep the folder apart from the file name. nvcc's folder is the
+                    // source's; NVRTC's is the compiling process's working folder, so a folder is
+                    // used only where the file is found in it.
+                    i.file = pos->file;
+                    if (!pos->directory.empty() && !std::filesystem::path(pos->file).is_absolute()) {
+                        std::error_code ec;
+                        const auto joined = std::filesystem::path(pos->directory) / pos->file;
+                        if (std::filesystem::is_regular_file(joined, ec)) i.file = joined.string();
+                    }
                     i.line = pos->line;
                 }
             instructions.push_back(std::move(i));
