@@ -236,6 +236,12 @@ void compare_run(harness::RunReport& report, const suite::Suite& suite, const Co
     const std::string today = options.today.empty() ? today_utc() : options.today;
 
     std::map<std::string, std::optional<BaselineFile>> files; // by path
+    // Reports name baseline files relative to the suite's project.
+    const auto shown = [&](const fs::path& path) {
+        std::error_code ec;
+        const fs::path relative = fs::relative(path, suite.project_root, ec);
+        return ec || relative.empty() || relative.native().starts_with("..") ? path.string() : relative.string();
+    };
     const auto load = [&](const fs::path& path) -> const BaselineFile* {
         const std::string key = path.string();
         auto it = files.find(key);
@@ -244,13 +250,13 @@ void compare_run(harness::RunReport& report, const suite::Suite& suite, const Co
             if (fs::exists(path)) {
                 file = read_baseline(path);
                 check_baseline_identity(*file, key, suite.name, path.stem().string());
-                report.baseline_files.push_back(key);
+                report.baseline_files.push_back(shown(path));
             } else {
-                report.notes.push_back(fmt::format("no baseline {}{}: record one with `harness baseline update{}{} {}`",
-                                                   key, options.ci ? " (CI mode: its figures fail as not gated)" : "",
-                                                   report.mode == "static" ? " --static" : "",
-                                                   report.mode == "static" ? " --arch " + path.stem().string() : "",
-                                                   report.suite_file));
+                report.notes.push_back(
+                    fmt::format("no baseline {}{}: record one with `harness baseline update{}{} {}`", shown(path),
+                                options.ci ? " (CI mode: its figures fail as not gated)" : "",
+                                report.mode == "static" ? " --static" : "",
+                                report.mode == "static" ? " --arch " + path.stem().string() : "", report.suite_file));
             }
             it = files.emplace(key, std::move(file)).first;
         }
