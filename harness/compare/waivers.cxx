@@ -162,12 +162,7 @@ void apply_waivers(CaseResult& result, const std::vector<Waiver>& waivers, const
 
 std::string today_utc()
 {
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char text[16];
-    std::strftime(text, sizeof text, "%Y-%m-%d", &tm);
-    return text;
+    return utc_now("%Y-%m-%d");
 }
 
 } // namespace harness::compare

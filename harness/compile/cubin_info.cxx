@@ -307,13 +307,6 @@ bool is_identifier_char(char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-std::string_view trim(std::string_view text)
-{
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
-    return text;
-}
-
 // "<count> <unit>" items of a ptxas line, e.g. "4224 bytes smem" -> (4224, "bytes smem").
 struct CountedItem {
     long long count = 0;

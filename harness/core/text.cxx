@@ -1,7 +1,9 @@
 #include "harness/core/text.hxx"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <ctime>
 #include <cxxabi.h>
 #include <fmt/format.h>
 #include <memory>
@@ -40,6 +42,22 @@ std::string join(const std::vector<std::string>& words, const std::string& separ
     std::string out;
     for (const auto& w : words) out += (out.empty() ? "" : separator) + w;
     return out;
+}
+
+std::string_view trim(std::string_view text)
+{
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+    return text;
+}
+
+std::string utc_now(const char* format)
+{
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char text[64];
+    return std::strftime(text, sizeof text, format, &tm) > 0 ? std::string(text) : std::string();
 }
 
 std::string kernel_name(const std::string& symbol)

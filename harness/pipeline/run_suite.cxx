@@ -9,7 +9,6 @@
 #include "harness/suite/sweep.hxx"
 
 #include <cstdio>
-#include <ctime>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -63,12 +62,7 @@ harness::RunReport report_for(const suite::Suite& s)
 
 std::string utc_timestamp()
 {
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return text;
+    return utc_now("%Y-%m-%dT%H:%M:%SZ");
 }
 
 std::string git_revision(const fs::path& file)

@@ -7,7 +7,11 @@
 
 namespace harness::report {
 
-std::string html_escape(std::string_view text)
+namespace {
+
+/// Markup characters escaped; for XML also the control characters XML 1.0 forbids (compiler logs
+/// hold some), replaced by U+FFFD.
+std::string escape_markup(std::string_view text, bool xml)
 {
     std::string out;
     out.reserve(text.size());
@@ -17,11 +21,27 @@ std::string html_escape(std::string_view text)
         case '<': out += "&lt;"; break;
         case '>': out += "&gt;"; break;
         case '"': out += "&quot;"; break;
-        case '\'': out += "&#39;"; break;
-        default: out += c;
+        case '\'': out += xml ? "&apos;" : "&#39;"; break;
+        default:
+            if (xml && static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
+                out += "&#xFFFD;";
+            else
+                out += c;
         }
     }
     return out;
+}
+
+} // namespace
+
+std::string html_escape(std::string_view text)
+{
+    return escape_markup(text, false);
+}
+
+std::string xml_escape(std::string_view text)
+{
+    return escape_markup(text, true);
 }
 
 namespace {

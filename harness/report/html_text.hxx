@@ -9,6 +9,10 @@ namespace harness::report {
 /// `text` with & < > " ' replaced by entities: safe in element content and in quoted attributes.
 std::string html_escape(std::string_view text);
 
+/// Text for XML content and attribute values (junit.xml): as html_escape, and characters XML 1.0
+/// forbids (control characters from compiler logs) replaced.
+std::string xml_escape(std::string_view text);
+
 /// A number for people: digit groups for large integers, three or four significant digits otherwise.
 std::string format_number(double value);
 

@@ -1,6 +1,7 @@
 // junit.xml: one <testcase> per case, readable by GitLab, Jenkins and the GitHub JUnit actions.
 
 #include "harness/core/text.hxx"
+#include "harness/report/html_text.hxx"
 #include "harness/report/run_report.hxx"
 
 #include <algorithm>
@@ -9,29 +10,6 @@
 namespace harness::report {
 
 namespace {
-
-/// Text for XML content and attribute values: markup characters escaped, and characters XML 1.0
-/// forbids (control characters from compiler logs) replaced.
-std::string xml_escape(std::string_view text)
-{
-    std::string out;
-    out.reserve(text.size());
-    for (const char c : text) {
-        switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&apos;"; break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
-                out += "&#xFFFD;";
-            else
-                out += c;
-        }
-    }
-    return out;
-}
 
 std::string case_name(const RunReport& report, const CaseResult& r)
 {

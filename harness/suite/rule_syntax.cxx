@@ -1,5 +1,7 @@
 #include "harness/suite/rule_syntax.hxx"
 
+#include "harness/core/text.hxx"
+
 #include <cctype>
 #include <cmath>
 #include <fmt/format.h>
@@ -10,13 +12,6 @@
 namespace harness::suite {
 
 namespace {
-
-std::string_view trim(std::string_view s)
-{
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-    return s;
-}
 
 /// A finite number filling all of `text`, or nullopt.
 std::optional<double> parse_number(std::string_view text)

@@ -21,3 +21,14 @@ TEST(Text, SuggestionsAndLists)
     EXPECT_EQ(join({"a", "b", "c"}), "a, b, c");
     EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
 }
+
+TEST(Text, TrimAndUtcTime)
+{
+    EXPECT_EQ(trim("  rel 5% \t\r\n"), "rel 5%");
+    EXPECT_EQ(trim(""), "");
+    const std::string now = utc_now("%Y-%m-%dT%H:%M:%SZ");
+    ASSERT_EQ(now.size(), 20u) << now;
+    EXPECT_EQ(now[10], 'T');
+    EXPECT_EQ(now.back(), 'Z');
+    EXPECT_EQ(utc_now("%Y-%m-%d"), now.substr(0, 10));
+}
