@@ -3,7 +3,7 @@
 #include "harness/cli/options.hxx"
 #include "harness/core/atomic_file.hxx"
 #include "harness/core/error.hxx"
-#include "harness/report/run_report.hxx"
+#include "harness/report/reporters.hxx"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>

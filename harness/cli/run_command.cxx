@@ -10,7 +10,7 @@
 #include "harness/core/input_files.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/pipeline/run_suite.hxx"
-#include "harness/report/run_report.hxx"
+#include "harness/report/reporters.hxx"
 #include "harness/suite/sweep.hxx"
 
 #include <fmt/format.h>

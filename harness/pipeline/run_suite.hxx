@@ -5,7 +5,7 @@
 
 #include "harness/compare/compare_run.hxx"
 #include "harness/compile/nvrtc_compiler.hxx"
-#include "harness/report/run_report.hxx"
+#include "harness/report/reporters.hxx"
 #include "harness/run/gpu_session.hxx"
 #include "harness/suite/suite.hxx"
 

@@ -1,4 +1,4 @@
-#include "harness/report/run_report.hxx"
+#include "harness/report/reporters.hxx"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

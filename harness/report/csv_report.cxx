@@ -1,6 +1,6 @@
 #include "harness/core/atomic_file.hxx"
 #include "harness/core/metrics.hxx"
-#include "harness/report/run_report.hxx"
+#include "harness/report/reporters.hxx"
 
 #include <csv.h>
 #include <fmt/format.h>

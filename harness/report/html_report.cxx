@@ -10,7 +10,7 @@
 #include "harness/report/html_parts.hxx"
 #include "harness/report/html_text.hxx"
 #include "harness/report/page_assets.hxx"
-#include "harness/report/run_report.hxx"
+#include "harness/report/reporters.hxx"
 #include "harness/report/svg_chart.hxx"
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 
 #include "harness/core/text.hxx"
 #include "harness/report/html_text.hxx"
-#include "harness/report/run_report.hxx"
+#include "harness/report/reporters.hxx"
 
 #include <algorithm>
 #include <fmt/format.h>

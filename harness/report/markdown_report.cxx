@@ -1,7 +1,7 @@
 // summary.md: a short Markdown summary for pull requests and the GitHub job summary.
 
 #include "harness/core/metrics.hxx"
-#include "harness/report/run_report.hxx"
+#include "harness/report/reporters.hxx"
 
 #include <cmath>
 

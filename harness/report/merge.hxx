@@ -1,7 +1,7 @@
 #pragma once
 // Combining the results of several runs of one suite (shards, or a split between machines).
 
-#include "harness/report/run_report.hxx"
+#include "harness/report/reporters.hxx"
 
 #include <string>
 #include <vector>

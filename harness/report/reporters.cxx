@@ -1,5 +1,5 @@
+#include "harness/report/reporters.hxx"
 #include "harness/core/atomic_file.hxx"
-#include "harness/report/run_report.hxx"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

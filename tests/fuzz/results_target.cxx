@@ -5,7 +5,7 @@
 #include "targets.hxx"
 
 #include "harness/core/error.hxx"
-#include "harness/report/run_report.hxx"
+#include "harness/report/reporters.hxx"
 
 #include <fmt/format.h>
 #include <fstream>

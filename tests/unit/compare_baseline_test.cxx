@@ -3,7 +3,7 @@
 #include "harness/compare/compare_run.hxx"
 #include "harness/compare/waivers.hxx"
 #include "harness/core/error.hxx"
-#include "harness/report/run_report.hxx"
+#include "harness/report/reporters.hxx"
 #include "harness/suite/suite.hxx"
 #include "test_files.hxx"
 #include "test_paths.hxx"

@@ -1,7 +1,7 @@
 #include "harness/cli/commands.hxx"
 #include "harness/core/error.hxx"
 #include "harness/report/merge.hxx"
-#include "harness/report/run_report.hxx"
+#include "harness/report/reporters.hxx"
 #include "harness/suite/suite.hxx"
 #include "test_paths.hxx"
 

@@ -8,7 +8,7 @@
 #include "harness/core/error.hxx"
 #include "harness/core/file_transaction.hxx"
 #include "harness/core/input_files.hxx"
-#include "harness/report/run_report.hxx"
+#include "harness/report/reporters.hxx"
 #include "harness/suite/expression.hxx"
 #include "harness/suite/suite.hxx"
 #include "suite_edits.hxx"

@@ -5,7 +5,7 @@
 // The screenshots stay in $HARNESS_TEST_OUT (default: <temp>/harness-html-render) for a look.
 
 #include "harness/core/atomic_file.hxx"
-#include "harness/report/run_report.hxx"
+#include "harness/report/reporters.hxx"
 #include "test_paths.hxx"
 
 #include <array>

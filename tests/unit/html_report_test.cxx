@@ -4,7 +4,7 @@
 #include "harness/cli/commands.hxx"
 #include "harness/cli/exit_codes.hxx"
 #include "harness/report/html_text.hxx"
-#include "harness/report/run_report.hxx"
+#include "harness/report/reporters.hxx"
 #include "harness/report/svg_chart.hxx"
 #include "test_paths.hxx"
 

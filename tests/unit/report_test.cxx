@@ -1,4 +1,4 @@
-#include "harness/report/run_report.hxx"
+#include "harness/report/reporters.hxx"
 
 #include <csv.h>
 #include <gtest/gtest.h>
