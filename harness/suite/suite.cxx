@@ -1,0 +1,62 @@
+// The Suite's own queries: buffers, rules and expectations of a variant, verification tolerance.
+
+#include "harness/suite/suite.hxx"
+
+#include "harness/core/metrics.hxx"
+
+#include <algorithm>
+
+namespace harness::suite {
+
+Tolerance verification_tolerance(const BufferSpec& output, ElementType reference_type, const Tolerance& suite_tolerance)
+{
+    if (output.tolerance) return *output.tolerance;
+    if (is_integer(output.type) && is_integer(reference_type)) return {0.0, 0.0};
+    Tolerance t = suite_tolerance;
+    for (const ElementType type : {output.type, reference_type}) {
+        const auto& info = element_type_info(type);
+        t.rel = std::max(t.rel, info.tolerance_rel);
+        t.abs = std::max(t.abs, info.tolerance_abs);
+    }
+    return t;
+}
+
+const VariantSpec* Suite::find_variant(const std::string& variant_name) const
+{
+    for (const auto& v : variants)
+        if (v.name == variant_name) return &v;
+    return nullptr;
+}
+
+std::vector<BufferSpec> Suite::buffers_of(const VariantSpec& variant) const
+{
+    std::vector<BufferSpec> all = buffers;
+    for (const auto& b : variant.buffers) {
+        auto same = std::find_if(all.begin(), all.end(), [&](const BufferSpec& x) { return x.name == b.name; });
+        if (same != all.end())
+            *same = b;
+        else
+            all.push_back(b);
+    }
+    return all;
+}
+
+Rule Suite::rule_for(const VariantSpec& variant, const std::string& metric) const
+{
+    for (const auto* specs : {&variant.compare, &compare})
+        for (const auto& c : *specs)
+            if (c.metric == metric) return c.rule;
+    const auto info = find_metric(metric);
+    return parse_rule(info ? info->default_rule : "ignore");
+}
+
+std::vector<ExpectSpec> Suite::expectations_for(const VariantSpec& variant) const
+{
+    std::vector<ExpectSpec> all = variant.expect;
+    for (const auto& e : expect)
+        if (std::none_of(all.begin(), all.end(), [&](const ExpectSpec& x) { return x.metric == e.metric; }))
+            all.push_back(e);
+    return all;
+}
+
+} // namespace harness::suite
