@@ -1,5 +1,7 @@
 #include "harness/report/reporters.hxx"
 
+#include "harness/core/metrics.hxx"
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
@@ -27,7 +29,7 @@ std::string metric_text(const CaseResult& r, const char* name, const char* forma
 
 std::string time_text(const CaseResult& r)
 {
-    const auto v = r.metric("time_median");
+    const auto v = r.metric(metric::time_median);
     if (!v) return "-";
     if (*v >= 1e4) return fmt::format("{:.2f} ms", *v / 1e3);
     return fmt::format("{:.2f} us", *v);
@@ -45,17 +47,19 @@ void write_static_table(const RunReport& report, std::ostream& out, std::size_t 
     fmt::print(out, "{}\n{}\n", header, std::string(header.size(), '-'));
     for (const auto& r : report.results) {
         const std::string status = status_word(r);
-        const auto occupancy = r.metric("theoretical_occupancy");
-        const double spill = r.metric("spill_store_bytes").value_or(0) + r.metric("spill_load_bytes").value_or(0);
-        fmt::print(
-            out, "{:<{}}  {:<{}}  {:<6}  {:<8}  {:>4}  {:>6}  {:>6}  {:>6}  {:>6}  {:>5}  {}\n", r.variant,
-            variant_width, r.params_text, params_width, r.arch, status.substr(0, 8),
-            metric_text(r, "registers", "{:.0f}"), r.metric("registers") ? fmt::format("{:.0f}", spill) : "-",
-            r.metric("static_shared_bytes")
-                ? fmt::format("{:.0f}", *r.metric("static_shared_bytes") + r.metric("dynamic_shared_bytes").value_or(0))
-                : "-",
-            metric_text(r, "local_bytes", "{:.0f}"), metric_text(r, "blocks_per_sm", "{:.0f}"),
-            occupancy ? fmt::format("{:.0f}%", *occupancy * 100) : "-", r.occupancy_limiter);
+        const auto occupancy = r.metric(metric::theoretical_occupancy);
+        const double spill =
+            r.metric(metric::spill_store_bytes).value_or(0) + r.metric(metric::spill_load_bytes).value_or(0);
+        fmt::print(out, "{:<{}}  {:<{}}  {:<6}  {:<8}  {:>4}  {:>6}  {:>6}  {:>6}  {:>6}  {:>5}  {}\n", r.variant,
+                   variant_width, r.params_text, params_width, r.arch, status.substr(0, 8),
+                   metric_text(r, metric::registers, "{:.0f}"),
+                   r.metric(metric::registers) ? fmt::format("{:.0f}", spill) : "-",
+                   r.metric(metric::static_shared_bytes)
+                       ? fmt::format("{:.0f}", *r.metric(metric::static_shared_bytes) +
+                                                   r.metric(metric::dynamic_shared_bytes).value_or(0))
+                       : "-",
+                   metric_text(r, metric::local_bytes, "{:.0f}"), metric_text(r, metric::blocks_per_sm, "{:.0f}"),
+                   occupancy ? fmt::format("{:.0f}%", *occupancy * 100) : "-", r.occupancy_limiter);
     }
 }
 
@@ -77,13 +81,13 @@ void write_console_table(const RunReport& report, std::ostream& out)
         fmt::print(out, "{}\n{}\n", header, std::string(header.size(), '-'));
         for (const auto& r : report.results) {
             const std::string status = status_word(r);
-            const auto occupancy = r.metric("theoretical_occupancy");
-            const auto smem = r.metric("static_shared_bytes");
-            const auto dyn = r.metric("dynamic_shared_bytes");
+            const auto occupancy = r.metric(metric::theoretical_occupancy);
+            const auto smem = r.metric(metric::static_shared_bytes);
+            const auto dyn = r.metric(metric::dynamic_shared_bytes);
             fmt::print(out, "{:<{}}  {:<{}}  {:<8}  {:>10}  {:>6}  {:>9}  {:>8}  {:>4}  {:>6}  {:>5}  {}\n", r.variant,
                        variant_width, r.params_text, params_width, status.substr(0, 8), time_text(r),
-                       metric_text(r, "time_noise", "{:.1f}%"), metric_text(r, "gflops", "{:.1f}"),
-                       metric_text(r, "bandwidth", "{:.1f}"), metric_text(r, "registers", "{:.0f}"),
+                       metric_text(r, metric::time_noise, "{:.1f}%"), metric_text(r, metric::gflops, "{:.1f}"),
+                       metric_text(r, metric::bandwidth, "{:.1f}"), metric_text(r, metric::registers, "{:.0f}"),
                        smem ? fmt::format("{:.0f}", *smem + dyn.value_or(0)) : "-",
                        occupancy ? fmt::format("{:.0f}%", *occupancy * 100) : "-", r.occupancy_limiter);
         }

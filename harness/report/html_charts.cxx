@@ -36,7 +36,7 @@ std::string baseline_section(const RunReport& report)
                "baseline and a value in this run, so there is nothing to chart.</p>\n</section>\n";
     }
     std::vector<std::string> shown, quiet;
-    for (const auto& m : metrics) (changed[m] || m == "time_median" ? shown : quiet).push_back(m);
+    for (const auto& m : metrics) (changed[m] || m == metric::time_median ? shown : quiet).push_back(m);
 
     std::string charts;
     for (const auto& metric : shown) {
@@ -237,10 +237,11 @@ std::string scaling_section(const RunReport& report, const VariantColors& colors
         return html + "<p class=\"empty\">The suite sweeps one problem size only; the times are in the table of all "
                       "cases.</p>\n</section>\n";
     bool any_gflops = false;
-    for (const auto& r : report.results) any_gflops = any_gflops || r.metric("gflops");
-    const std::string charts = scaling_chart(report, colors, *size_param, "time_median", "median time", true) +
-                               scaling_chart(report, colors, *size_param, any_gflops ? "gflops" : "bandwidth",
-                                             any_gflops ? "throughput" : "bandwidth", false);
+    for (const auto& r : report.results) any_gflops = any_gflops || r.metric(metric::gflops);
+    const std::string charts =
+        scaling_chart(report, colors, *size_param, metric::time_median, "median time", true) +
+        scaling_chart(report, colors, *size_param, any_gflops ? metric::gflops : metric::bandwidth,
+                      any_gflops ? "throughput" : "bandwidth", false);
     if (charts.empty()) return html + "<p class=\"empty\">No case produced a time.</p>\n</section>\n";
     return html + "<div class=\"grid two\">" + charts + "</div>\n</section>\n";
 }
@@ -255,14 +256,14 @@ std::string roofline_section(const RunReport& report, const VariantColors& color
     std::vector<Point> points;
     std::string source;
     for (const auto& r : report.results) {
-        auto gflops = r.metric("achieved_gflops");
-        if (!gflops) gflops = r.metric("gflops");
-        auto intensity = r.metric("arithmetic_intensity");
+        auto gflops = r.metric(metric::achieved_gflops);
+        if (!gflops) gflops = r.metric(metric::gflops);
+        auto intensity = r.metric(metric::arithmetic_intensity);
         std::string from = "executed FLOPs over DRAM bytes (counters)";
-        if (!intensity && r.metric("flops") && r.metric("dram_bytes") && *r.metric("dram_bytes") > 0)
-            intensity = *r.metric("flops") / *r.metric("dram_bytes");
-        if (!intensity && r.metric("gflops") && r.metric("bandwidth") && *r.metric("bandwidth") > 0) {
-            intensity = *r.metric("gflops") / *r.metric("bandwidth");
+        if (!intensity && r.metric(metric::flops) && r.metric(metric::dram_bytes) && *r.metric(metric::dram_bytes) > 0)
+            intensity = *r.metric(metric::flops) / *r.metric(metric::dram_bytes);
+        if (!intensity && r.metric(metric::gflops) && r.metric(metric::bandwidth) && *r.metric(metric::bandwidth) > 0) {
+            intensity = *r.metric(metric::gflops) / *r.metric(metric::bandwidth);
             from = "the suite's flops / bytes expressions (compulsory traffic, no counters)";
         }
         if (!gflops || !intensity || *gflops <= 0 || *intensity <= 0) continue;
@@ -330,7 +331,7 @@ std::string roofline_section(const RunReport& report, const VariantColors& color
 
 std::string limiter_short(const std::string& limiter)
 {
-    if (limiter == "registers") return "regs";
+    if (limiter == metric::registers) return "regs";
     if (limiter == "shared_memory") return "smem";
     return limiter;
 }
@@ -348,7 +349,7 @@ std::string occupancy_section(const RunReport& report)
     std::map<std::string, std::vector<const CaseResult*>> groups;
     std::vector<std::string> order;
     for (const auto& r : report.results) {
-        if (!r.metric("theoretical_occupancy") && !r.metric("achieved_occupancy")) continue;
+        if (!r.metric(metric::theoretical_occupancy) && !r.metric(metric::achieved_occupancy)) continue;
         const std::string key = archs ? r.variant + " " + r.arch : r.variant;
         if (!groups.contains(key)) order.push_back(key);
         groups[key].push_back(&r);
@@ -361,14 +362,14 @@ std::string occupancy_section(const RunReport& report)
     for (const auto& key : order) {
         const auto& cases = groups[key];
         const auto same = std::all_of(cases.begin(), cases.end(), [&](const CaseResult* c) {
-            return c->metric("theoretical_occupancy") == cases[0]->metric("theoretical_occupancy") &&
-                   c->metric("achieved_occupancy") == cases[0]->metric("achieved_occupancy") &&
+            return c->metric(metric::theoretical_occupancy) == cases[0]->metric(metric::theoretical_occupancy) &&
+                   c->metric(metric::achieved_occupancy) == cases[0]->metric(metric::achieved_occupancy) &&
                    c->occupancy_limiter == cases[0]->occupancy_limiter;
         });
         for (const auto* c : cases) {
-            any_achieved = any_achieved || c->metric("achieved_occupancy");
+            any_achieved = any_achieved || c->metric(metric::achieved_occupancy);
             columns.push_back({same ? key : (archs ? case_label(*c) + " " + c->arch : case_label(*c)),
-                               c->metric("theoretical_occupancy"), c->metric("achieved_occupancy"),
+                               c->metric(metric::theoretical_occupancy), c->metric(metric::achieved_occupancy),
                                c->occupancy_limiter});
             if (same) break;
         }

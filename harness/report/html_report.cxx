@@ -7,6 +7,7 @@
 // and no data needs escaping into JavaScript. The one embedded script only sorts tables and records
 // in the DOM whether the page rendered cleanly (the browser test reads that).
 
+#include "harness/core/metrics.hxx"
 #include "harness/report/html_parts.hxx"
 #include "harness/report/html_text.hxx"
 #include "harness/report/page_assets.hxx"
@@ -255,22 +256,22 @@ std::string cases_section(const RunReport& report)
         const char* heading;
         const char* metric;
     };
-    const Column candidates[] = {{"median", "time_median"},
-                                 {"noise", "time_noise"},
-                                 {"throughput", "gflops"},
-                                 {"bandwidth", "bandwidth"},
-                                 {"registers", "registers"},
-                                 {"shared", "static_shared_bytes"},
-                                 {"local", "local_bytes"},
-                                 {"spill", "spill_store_bytes"},
-                                 {"resident", "blocks_per_sm"},
-                                 {"theoretical occ.", "theoretical_occupancy"},
-                                 {"achieved occ.", "achieved_occupancy"}};
+    const Column candidates[] = {{"median", metric::time_median},
+                                 {"noise", metric::time_noise},
+                                 {"throughput", metric::gflops},
+                                 {"bandwidth", metric::bandwidth},
+                                 {"registers", metric::registers},
+                                 {"shared", metric::static_shared_bytes},
+                                 {"local", metric::local_bytes},
+                                 {"spill", metric::spill_store_bytes},
+                                 {"resident", metric::blocks_per_sm},
+                                 {"theoretical occ.", metric::theoretical_occupancy},
+                                 {"achieved occ.", metric::achieved_occupancy}};
     std::vector<Column> columns;
     // Only the columns some case has a figure for; spills and local memory only where they occur.
     for (const auto& c : candidates) {
-        const bool only_when_nonzero =
-            std::string_view(c.metric) == "local_bytes" || std::string_view(c.metric) == "spill_store_bytes";
+        const bool only_when_nonzero = std::string_view(c.metric) == metric::local_bytes ||
+                                       std::string_view(c.metric) == metric::spill_store_bytes;
         if (std::any_of(report.results.begin(), report.results.end(), [&](const CaseResult& r) {
                 const auto v = r.metric(c.metric);
                 return v && (!only_when_nonzero || *v != 0);
@@ -293,8 +294,8 @@ std::string cases_section(const RunReport& report)
                   : std::string("<td>–</td>"));
         for (const auto& c : columns) {
             auto value = r.metric(c.metric);
-            if (value && std::string_view(c.metric) == "static_shared_bytes")
-                *value += r.metric("dynamic_shared_bytes").value_or(0);
+            if (value && std::string_view(c.metric) == metric::static_shared_bytes)
+                *value += r.metric(metric::dynamic_shared_bytes).value_or(0);
             rows += number_cell(value, value ? format_in_unit(*value, metric_unit(c.metric)) : "–");
         }
         rows += text_cell(r.occupancy_limiter) +

@@ -1,5 +1,6 @@
 // junit.xml: one <testcase> per case, readable by GitLab, Jenkins and the GitHub JUnit actions.
 
+#include "harness/core/metrics.hxx"
 #include "harness/core/text.hxx"
 #include "harness/report/html_text.hxx"
 #include "harness/report/reporters.hxx"
@@ -41,7 +42,7 @@ std::string junit_xml(const RunReport& report)
     std::string cases;
     for (const auto& r : report.results) {
         cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n", xml_escape(report.suite),
-                             xml_escape(case_name(report, r)), r.metric("time_median").value_or(0.0) * 1e-6);
+                             xml_escape(case_name(report, r)), r.metric(metric::time_median).value_or(0.0) * 1e-6);
         switch (r.status) {
         case CaseStatus::passed: {
             std::size_t count = 0;

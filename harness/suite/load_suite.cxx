@@ -230,7 +230,7 @@ public:
                 fail(kv.second, f, e.what());
             }
             // Only the median time keeps its samples (CaseResult::time_samples_us).
-            if (rule.kind == RuleKind::samples && metric != "time_median")
+            if (rule.kind == RuleKind::samples && metric != metric::time_median)
                 fail(kv.second, f, "'samples' needs the time samples, which only time_median has; use 'rel' or 'abs'");
             out.push_back({metric, rule, where(kv.second)});
         }
