@@ -45,6 +45,7 @@ CompileRequest request_for(const suite::Suite& suite, const suite::VariantSpec& 
     request.source = variant.source;
     request.module_file = variant.module;
     request.built_from = variant.built_from;
+    request.allow_stale_module = variant.allow_stale;
     request.include_dirs = suite.include_dirs;
     request.defines = suite::resolve_defines(variant, point);
     request.options = variant.options;

@@ -386,6 +386,91 @@ CubinInfo read_cubin_info(std::string_view cubin)
     return read_cubin_info(std::as_bytes(std::span<const char>(cubin.data(), cubin.size())));
 }
 
+namespace {
+
+// DWARF .debug_line, versions 2 to 4 (ptxas writes version 2): each unit's header lists its
+// include folders and files; the line program that follows is not needed for the names.
+class DwarfReader {
+public:
+    DwarfReader(const ByteReader& bytes, std::uint64_t at, std::uint64_t end) : bytes_(bytes), at_(at), end_(end) {}
+    std::uint64_t at() const { return at_; }
+    std::uint64_t fixed(int width)
+    {
+        if (static_cast<std::uint64_t>(width) > end_ - at_) fail(".debug_line: a header runs past its unit");
+        const std::uint64_t value = bytes_.read(at_, width, ".debug_line");
+        at_ += static_cast<std::uint64_t>(width);
+        return value;
+    }
+    std::uint64_t uleb()
+    {
+        std::uint64_t value = 0;
+        for (int shift = 0;; shift += 7) {
+            const std::uint64_t byte = fixed(1);
+            if (shift < 64) value |= (byte & 0x7f) << shift;
+            if ((byte & 0x80) == 0) return value;
+        }
+    }
+    std::string text()
+    {
+        std::string out;
+        for (char c; (c = static_cast<char>(fixed(1))) != '\0';) out += c;
+        return out;
+    }
+
+private:
+    const ByteReader& bytes_;
+    std::uint64_t at_;
+    std::uint64_t end_;
+};
+
+} // namespace
+
+std::vector<std::string> line_table_files(std::string_view bytes)
+{
+    const ByteReader cubin(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())));
+    check_header(cubin);
+    const std::vector<Section> sections = read_sections(cubin);
+    const Section* line = find_section(sections, ".debug_line");
+    if (!line || line->type == sht_nobits) return {};
+    const std::uint64_t section_end = line->offset + cubin.slice(line->offset, line->size, ".debug_line").size();
+    std::vector<std::string> files;
+    for (std::uint64_t unit = line->offset; unit < section_end;) {
+        DwarfReader header(cubin, unit, section_end);
+        std::uint64_t length = header.fixed(4);
+        int offset_width = 4;
+        if (length == 0xffffffff) {
+            length = header.fixed(8);
+            offset_width = 8;
+        }
+        if (length > section_end - header.at()) fail(".debug_line: a unit runs past the section");
+        const std::uint64_t unit_end = header.at() + length;
+        DwarfReader r(cubin, header.at(), unit_end);
+        unit = unit_end;
+        const auto version = r.fixed(2);
+        if (version < 2 || version > 4) continue;
+        r.fixed(offset_width);        // header_length
+        r.fixed(1);                   // minimum_instruction_length
+        if (version >= 4) r.fixed(1); // maximum_operations_per_instruction
+        r.fixed(1);                   // default_is_stmt
+        r.fixed(1);                   // line_base
+        r.fixed(1);                   // line_range
+        const auto opcode_base = r.fixed(1);
+        for (std::uint64_t i = 1; i < opcode_base; ++i) r.fixed(1); // standard_opcode_lengths
+        std::vector<std::string> folders;
+        for (std::string folder; !(folder = r.text()).empty();) folders.push_back(folder);
+        for (std::string name; !(name = r.text()).empty();) {
+            const std::uint64_t folder = r.uleb();
+            r.uleb(); // modification time
+            r.uleb(); // length
+            std::string path = name;
+            if (folder > 0 && folder <= folders.size() && !name.starts_with('/'))
+                path = folders[folder - 1] + (folders[folder - 1].ends_with('/') ? "" : "/") + name;
+            if (std::find(files.begin(), files.end(), path) == files.end()) files.push_back(path);
+        }
+    }
+    return files;
+}
+
 std::string demangled_base_name(std::string_view mangled)
 {
     // Itanium ABI, just far enough for kernel names: _Z [L] <len><name> or _Z N <len><name>... E.

@@ -65,6 +65,12 @@ CubinInfo read_cubin_info(std::span<const std::byte> cubin);
 /// Same, for a cubin held in a string (as nvrtcGetCUBIN fills one).
 CubinInfo read_cubin_info(std::string_view cubin);
 
+/// The source files a cubin's line table (.debug_line, written with -lineinfo) names, each as
+/// recorded: joined with its folder where the table gives one (nvcc records the absolute folder of
+/// the file it was given). Empty when the cubin has no line table. Throws CubinError for a cubin or
+/// a line table that is malformed; DWARF versions other than 2 to 4 are skipped.
+std::vector<std::string> line_table_files(std::string_view cubin);
+
 /// The resources of each entry function in a ptxas -v report, in the order ptxas compiled them.
 /// Lines it does not know (warnings, device functions, cmem) are skipped.
 std::vector<KernelResources> parse_ptxas_log(std::string_view log);

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
+#include <dlfcn.h>
 #include <fmt/format.h>
 #include <memory>
 #include <nvJitLink.h>
@@ -37,22 +38,34 @@ template <typename T> std::optional<T> read_at(std::string_view bytes, std::size
     throw Error(ErrorKind::bad_input, file.string() + ": " + message);
 }
 
+/// How a fatbin entry's payload is stored.
+enum class Compression { none, lz4, zstd };
+
 /// One entry of a fatbin container.
 struct FatbinEntry {
     bool elf = false; ///< machine code; else PTX
     int sm = 0;       ///< 90 for sm_90 / compute_90
-    bool compressed = false;
-    std::string_view payload;
+    Compression compression = Compression::none;
+    std::string_view payload;            ///< as stored (compressed: the compressed bytes only)
+    std::uint64_t uncompressed_size = 0; ///< of a compressed payload
 };
 
-// The fatbin container: a 16-byte header (magic, version, header size, size of the entries), then
-// entries, each a header (kind at 0: 1 PTX, 2 ELF; its own size at 4; payload size at 8; flags at
-// 40, bit 0x2000 for compressed payloads; architecture at 28) followed by its payload.
+// The fatbin container, as nvcc 13.0 writes it (read from its output): a 16-byte header (magic,
+// version, header size at 6, size of the entries at 8), then entries, each a header followed by its
+// payload. An entry's header holds its kind at 0 (1 PTX, 2 ELF), its own size at 4, the payload's
+// size at 8 (padded to 8 bytes), the compressed size at 16, the architecture at 28, flags at 40 and
+// the uncompressed size at 56. Flag 0x2000 marks an LZ4 block (`nvcc --compress-mode=speed`), 0x8000
+// a zstd frame (the default mode). nvcc 13.0 compresses PTX by default and machine code with
+// `-Xfatbin -compress-all` or `-G`.
+constexpr std::uint64_t flag_lz4 = 0x2000;
+constexpr std::uint64_t flag_zstd = 0x8000;
+
 std::vector<FatbinEntry> fatbin_entries(std::string_view bytes, const fs::path& file)
 {
     const auto header_size = read_at<std::uint16_t>(bytes, 6);
     const auto total = read_at<std::uint64_t>(bytes, 8);
-    if (!header_size || !total || *header_size < 16 || *total > bytes.size() - *header_size)
+    if (!header_size || !total || *header_size < 16 || *header_size > bytes.size() ||
+        *total > bytes.size() - *header_size)
         bad(file, "a truncated or malformed fatbin");
     std::vector<FatbinEntry> entries;
     std::size_t at = *header_size;
@@ -61,17 +74,100 @@ std::vector<FatbinEntry> fatbin_entries(std::string_view bytes, const fs::path& 
         const auto kind = read_at<std::uint16_t>(bytes, at);
         const auto entry_header = read_at<std::uint32_t>(bytes, at + 4);
         const auto size = read_at<std::uint64_t>(bytes, at + 8);
+        const auto compressed_size = read_at<std::uint32_t>(bytes, at + 16);
         const auto sm = read_at<std::uint32_t>(bytes, at + 28);
         const auto flags = read_at<std::uint64_t>(bytes, at + 40);
-        if (!kind || !entry_header || !size || !sm || !flags || *entry_header < 48 || *entry_header > end - at ||
-            *size > end - at - *entry_header)
+        if (!kind || !entry_header || !size || !compressed_size || !sm || !flags || *entry_header < 48 ||
+            *entry_header > end - at || *size > end - at - *entry_header)
             bad(file, fmt::format("a malformed fatbin entry at byte {}", at));
-        if (*kind == 1 || *kind == 2)
-            entries.push_back(
-                {*kind == 2, static_cast<int>(*sm), (*flags & 0x2000) != 0, bytes.substr(at + *entry_header, *size)});
+        FatbinEntry entry{*kind == 2, static_cast<int>(*sm), Compression::none,
+                          bytes.substr(at + *entry_header, *size)};
+        if (*flags & (flag_lz4 | flag_zstd)) {
+            entry.compression = *flags & flag_zstd ? Compression::zstd : Compression::lz4;
+            const auto uncompressed = read_at<std::uint64_t>(bytes, at + 56);
+            if (*entry_header < 64 || !uncompressed || *compressed_size == 0 || *compressed_size > *size)
+                bad(file, fmt::format("a malformed compressed fatbin entry at byte {}", at));
+            entry.payload = entry.payload.substr(0, *compressed_size);
+            entry.uncompressed_size = *uncompressed;
+        }
+        if (*kind == 1 || *kind == 2) entries.push_back(entry);
         at += *entry_header + *size;
     }
     return entries;
+}
+
+/// Decodes an LZ4 block (the format of lz4's LZ4_compress_default): sequences of literals and a
+/// back-reference. Every read and copy is checked, so a corrupt block is an error, never a crash.
+std::optional<std::string> lz4_block(std::string_view in, std::size_t size)
+{
+    std::string out;
+    out.reserve(size);
+    std::size_t at = 0;
+    auto length = [&](std::size_t n) -> std::optional<std::size_t> {
+        if (n != 15) return n;
+        for (;;) {
+            if (at >= in.size()) return std::nullopt;
+            const auto byte = static_cast<unsigned char>(in[at++]);
+            n += byte;
+            if (n > size) return std::nullopt;
+            if (byte != 255) return n;
+        }
+    };
+    while (at < in.size()) {
+        const auto token = static_cast<unsigned char>(in[at++]);
+        const auto literals = length(token >> 4);
+        if (!literals || *literals > in.size() - at || *literals > size - out.size()) return std::nullopt;
+        out.append(in.substr(at, *literals));
+        at += *literals;
+        if (at == in.size()) break; // the last sequence has literals only
+        if (in.size() - at < 2) return std::nullopt;
+        const std::size_t offset = static_cast<unsigned char>(in[at]) | static_cast<unsigned char>(in[at + 1]) << 8;
+        at += 2;
+        const auto match = length(token & 15);
+        if (!match || offset == 0 || offset > out.size() || *match + 4 > size - out.size()) return std::nullopt;
+        for (std::size_t i = 0, from = out.size() - offset; i < *match + 4; ++i) out.push_back(out[from + i]);
+    }
+    if (out.size() != size) return std::nullopt;
+    return out;
+}
+
+/// Decodes a zstd frame with the system's libzstd, loaded when first needed (the tool starts
+/// without it). Throws Error (environment) when it cannot be loaded.
+std::optional<std::string> zstd_frame(std::string_view in, std::size_t size, const fs::path& file)
+{
+    using Decompress = std::size_t (*)(void*, std::size_t, const void*, std::size_t);
+    using IsError = unsigned (*)(std::size_t);
+    static const auto library = []() -> std::pair<Decompress, IsError> {
+        void* so = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (!so) return {nullptr, nullptr};
+        return {reinterpret_cast<Decompress>(dlsym(so, "ZSTD_decompress")),
+                reinterpret_cast<IsError>(dlsym(so, "ZSTD_isError"))};
+    }();
+    if (!library.first || !library.second)
+        throw Error(ErrorKind::environment,
+                    file.string() + ": its code is zstd-compressed and libzstd.so.1 cannot be loaded; install "
+                                    "libzstd, or build the module with `nvcc --no-compress`");
+    std::string out(size, '\0');
+    const std::size_t written = library.first(out.data(), out.size(), in.data(), in.size());
+    if (library.second(written) || written != size) return std::nullopt;
+    return out;
+}
+
+/// An entry's payload as nvcc compiled it, decompressed where it was stored compressed.
+std::string payload_of(const FatbinEntry& entry, const fs::path& file)
+{
+    if (entry.compression == Compression::none) return std::string(entry.payload);
+    const std::string what = fmt::format("{}_{}", entry.elf ? "sm" : "compute", entry.sm);
+    if (entry.uncompressed_size > max_module_bytes)
+        bad(file, fmt::format("its {} entry claims {} bytes uncompressed, more than a module may hold", what,
+                              entry.uncompressed_size));
+    const auto size = static_cast<std::size_t>(entry.uncompressed_size);
+    const auto out =
+        entry.compression == Compression::lz4 ? lz4_block(entry.payload, size) : zstd_frame(entry.payload, size, file);
+    if (!out)
+        bad(file, fmt::format("its {} entry does not decompress ({}, {} bytes expected)", what,
+                              entry.compression == Compression::lz4 ? "LZ4" : "zstd", size));
+    return *out;
 }
 
 int sm_number(const std::string& arch)
@@ -83,12 +179,13 @@ int sm_number(const std::string& arch)
 }
 
 /// Compiles PTX for `arch` with line information, through nvJitLink.
-std::string compile_ptx(std::string_view ptx, const fs::path& file, const std::string& arch)
+std::string compile_ptx(std::string_view ptx, const fs::path& file, const std::string& arch, std::string* log)
 {
     const std::string arch_option = "-arch=" + arch;
-    const char* options[] = {arch_option.c_str(), "-lineinfo"};
+    // -v: ptxas' resource report, the only statement of spill bytes.
+    const char* options[] = {arch_option.c_str(), "-lineinfo", "-Xptxas=-v"};
     nvJitLinkHandle handle = nullptr;
-    if (nvJitLinkCreate(&handle, 2, options) != NVJITLINK_SUCCESS)
+    if (nvJitLinkCreate(&handle, 3, options) != NVJITLINK_SUCCESS)
         throw Error(ErrorKind::internal, file.string() + ": nvJitLinkCreate failed for " + arch);
     std::unique_ptr<nvJitLinkHandle, void (*)(nvJitLinkHandle*)> owner(&handle,
                                                                        [](nvJitLinkHandle* h) { nvJitLinkDestroy(h); });
@@ -102,6 +199,13 @@ std::string compile_ptx(std::string_view ptx, const fs::path& file, const std::s
         std::string log(size, '\0');
         if (size > 0) nvJitLinkGetErrorLog(handle, log.data());
         bad(file, fmt::format("its PTX does not compile for {}:\n{}", arch, log.c_str()));
+    }
+    if (log) {
+        std::size_t log_size = 0;
+        nvJitLinkGetInfoLogSize(handle, &log_size);
+        log->assign(log_size, '\0');
+        if (log_size > 0) nvJitLinkGetInfoLog(handle, log->data());
+        while (!log->empty() && (log->back() == '\0' || log->back() == '\n')) log->pop_back();
     }
     std::size_t size = 0;
     nvJitLinkGetLinkedCubinSize(handle, &size);
@@ -156,7 +260,7 @@ std::vector<std::string> module_archs(std::string_view bytes, const fs::path& fi
     return archs;
 }
 
-std::string cubin_for_arch(std::string_view bytes, const fs::path& file, const std::string& arch)
+std::string cubin_for_arch(std::string_view bytes, const fs::path& file, const std::string& arch, std::string* log)
 {
     const int sm = sm_number(arch);
     switch (module_kind(bytes, file)) {
@@ -165,24 +269,18 @@ std::string cubin_for_arch(std::string_view bytes, const fs::path& file, const s
         if (held != sm) bad(file, fmt::format("holds sm_{} code; the run needs {}", held, arch));
         return std::string(bytes);
     }
-    case ModuleKind::ptx: return compile_ptx(bytes, file, arch);
+    case ModuleKind::ptx: return compile_ptx(bytes, file, arch, log);
     case ModuleKind::fatbin: {
         const auto entries = fatbin_entries(bytes, file);
         const FatbinEntry* ptx = nullptr;
         for (const auto& e : entries) {
-            if (e.elf && e.sm == sm) {
-                if (e.compressed)
-                    bad(file, fmt::format("its {} code is compressed; build the fatbin with nvcc "
-                                          "-compress-mode=none (or --no-compress)",
-                                          arch));
-                return std::string(e.payload);
-            }
-            if (!e.elf && e.sm <= sm && !e.compressed && (!ptx || e.sm > ptx->sm)) ptx = &e;
+            if (e.elf && e.sm == sm) return payload_of(e, file);
+            if (!e.elf && e.sm <= sm && (!ptx || e.sm > ptx->sm)) ptx = &e;
         }
         if (ptx) {
-            std::string_view text = ptx->payload;
-            if (const auto zero = text.find('\0'); zero != std::string_view::npos) text = text.substr(0, zero);
-            return compile_ptx(text, file, arch);
+            std::string text = payload_of(*ptx, file);
+            if (const auto zero = text.find('\0'); zero != std::string::npos) text.resize(zero);
+            return compile_ptx(text, file, arch, log);
         }
         bad(file, fmt::format("holds {}, nothing {} can run", join(module_archs(bytes, file)), arch));
     }
@@ -216,23 +314,43 @@ std::map<std::string, std::string> find_entries(std::string_view cubin, const st
     return lowered;
 }
 
+namespace {
+
+/// Refuses a module older than a source it was built from: the sources `built_from` names and the
+/// files its line table names that exist where it says (nvcc records absolute paths).
+void check_not_stale(const fs::path& file, std::string_view cubin, const std::vector<fs::path>& built_from)
+{
+    std::error_code ec;
+    const auto built = fs::last_write_time(file, ec);
+    if (ec) throw Error(ErrorKind::bad_input, file.string() + ": cannot read the time it was built: " + ec.message());
+    std::vector<fs::path> sources = built_from;
+    for (const auto& recorded : line_table_files(cubin)) {
+        const fs::path source = recorded;
+        if (source.is_absolute() && fs::is_regular_file(source, ec)) sources.push_back(source);
+    }
+    for (const auto& source : sources) {
+        const auto changed = fs::last_write_time(source, ec);
+        if (ec) throw Error(ErrorKind::bad_input, source.string() + ": cannot read the time it was changed");
+        if (changed > built)
+            throw Error(ErrorKind::bad_input,
+                        fmt::format("{} is older than {}, which it was built from: rebuild it (or give the variant "
+                                    "`stale: allow`)",
+                                    file.string(), source.string()));
+    }
+}
+
+} // namespace
+
 CompiledModule load_module_file(const fs::path& file, const std::string& arch, const std::vector<std::string>& entries,
-                                const std::vector<fs::path>& built_from)
+                                const std::vector<fs::path>& built_from, bool allow_stale)
 {
     std::error_code ec;
     if (!fs::is_regular_file(file, ec))
         throw Error(ErrorKind::bad_input, file.string() + ": no such module file (has the project been built?)");
-    const auto built = fs::last_write_time(file, ec);
-    for (const auto& source : built_from) {
-        const auto changed = fs::last_write_time(source, ec);
-        if (ec) throw Error(ErrorKind::bad_input, source.string() + ": cannot read the time it was changed");
-        if (changed > built)
-            throw Error(ErrorKind::bad_input, fmt::format("{} is older than {}, which it is built from: rebuild it",
-                                                          file.string(), source.string()));
-    }
     const std::string bytes = read_input_file(file, max_module_bytes, "module file");
     CompiledModule module;
-    module.cubin = cubin_for_arch(bytes, file, arch);
+    module.cubin = cubin_for_arch(bytes, file, arch, &module.log);
+    if (!allow_stale) check_not_stale(file, module.cubin, built_from);
     module.lowered_names = find_entries(module.cubin, entries, file);
     const XXH128_hash_t hash = XXH3_128bits(bytes.data(), bytes.size());
     module.cache_key = fmt::format("{}-module-{:016x}{:016x}", arch, hash.high64, hash.low64);

@@ -24,8 +24,11 @@ std::vector<std::string> module_archs(std::string_view bytes, const std::filesys
 
 /// The cubin for `arch` ("sm_90"): a cubin of that architecture as it is, the fatbin's code for it,
 /// or PTX (a PTX file, or a fatbin's PTX for that architecture or an older one) compiled for it with
-/// line information. Throws Error (bad_input) when the module holds nothing `arch` can run.
-std::string cubin_for_arch(std::string_view bytes, const std::filesystem::path& file, const std::string& arch);
+/// line information. Compressed fatbin entries (nvcc compresses PTX by default) are decompressed.
+/// Throws Error (bad_input) when the module holds nothing `arch` can run. `log`, when given,
+/// receives ptxas' report of a PTX compilation (empty for machine code, which comes without one).
+std::string cubin_for_arch(std::string_view bytes, const std::filesystem::path& file, const std::string& arch,
+                           std::string* log = nullptr);
 
 /// The symbol of each entry ("stencil_1d<256>", an extern "C" name, or a mangled name) among the
 /// kernels of `cubin`: demangled names are compared without their return type, parameter list and
@@ -33,10 +36,11 @@ std::string cubin_for_arch(std::string_view bytes, const std::filesystem::path& 
 std::map<std::string, std::string> find_entries(std::string_view cubin, const std::vector<std::string>& entries,
                                                 const std::filesystem::path& file);
 
-/// Reads `file` (a missing or unreadable one is an error naming it), checks it is not older than
-/// the sources it was built from (`built_from`), and returns its cubin for `arch` with its entries.
+/// Reads `file` (a missing or unreadable one is an error naming it) and returns its cubin for `arch`
+/// with its entries. Unless `allow_stale`, a module older than a source it was built from is an
+/// error: the files of `built_from` and those its line table names that exist.
 CompiledModule load_module_file(const std::filesystem::path& file, const std::string& arch,
                                 const std::vector<std::string>& entries,
-                                const std::vector<std::filesystem::path>& built_from);
+                                const std::vector<std::filesystem::path>& built_from, bool allow_stale = false);
 
 } // namespace harness::compile

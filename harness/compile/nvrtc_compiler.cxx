@@ -174,7 +174,8 @@ std::string cache_key(const CompileRequest& request)
 CompiledModule compile(const CompileRequest& request, const CompileCache* cache)
 {
     if (!request.module_file.empty())
-        return load_module_file(request.module_file, request.arch, request.entries, request.built_from);
+        return load_module_file(request.module_file, request.arch, request.entries, request.built_from,
+                                request.allow_stale_module);
     CompiledModule module;
     module.cache_key = cache_key(request);
     if (cache)

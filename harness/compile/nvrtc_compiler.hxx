@@ -20,9 +20,10 @@ struct CompileRequest {
     std::string arch = "sm_90";
     std::vector<std::string> entries; ///< name expressions, e.g. "gemm_smem_tiled<32>"
     /// A cubin, fatbin or PTX file built by the project's compiler, instead of `source`
-    /// (compile/module_file.hxx), and the sources it is built from (it must not be older).
+    /// (compile/module_file.hxx), and sources it is built from besides those its line table names.
     std::filesystem::path module_file;
     std::vector<std::filesystem::path> built_from;
+    bool allow_stale_module = false; ///< the suite's `stale: allow`: no check that the module is newer
 };
 
 /// A kernel that does not compile; what() holds the source, options and NVRTC's log.

@@ -201,7 +201,7 @@ VariantSpec Loader::variant(const std::string& name, const YAML::Node& node, con
                             const std::vector<BufferSpec>& suite_buffers) const
 {
     static const std::vector<std::string> launch_keys = {"entry", "block", "grid", "shared_bytes", "args"};
-    std::vector<std::string> allowed = {"source",  "module", "built_from", "defines", "options", "launches",
+    std::vector<std::string> allowed = {"source",  "module", "built_from", "stale",   "defines", "options", "launches",
                                         "buffers", "flops",  "bytes",      "builtin", "compare", "expect"};
     allowed.insert(allowed.end(), launch_keys.begin(), launch_keys.end());
     VariantSpec v;
@@ -213,8 +213,9 @@ VariantSpec Loader::variant(const std::string& name, const YAML::Node& node, con
         module_variant(v, node, field);
     } else {
         if (!node["source"]) fail(node, prefixed(field, "source"), "missing required key (or give 'module')");
-        if (node["built_from"])
-            fail(node["built_from"], field + ".built_from", "only a 'module' variant names what it is built from");
+        for (const char* key : {"built_from", "stale"})
+            if (node[key])
+                fail(node[key], field + "." + key, fmt::format("'{}' applies to a 'module' variant only", key));
         const std::string source = scalar(node["source"], field + ".source");
         v.source = resolve(node["source"], field + ".source", source);
         check_inside_project(node["source"], field + ".source", v.source);
@@ -311,6 +312,14 @@ void Loader::module_variant(VariantSpec& v, const YAML::Node& node, const std::s
                 fail(node["built_from"], field + ".built_from", fmt::format("no such file: {}", p.string()));
             v.built_from.push_back(p);
         }
+    if (node["stale"]) {
+        const std::string stale = scalar(node["stale"], field + ".stale");
+        if (stale != "allow" && stale != "error")
+            fail(node["stale"], field + ".stale",
+                 fmt::format("'{}': write 'error' (the default: a module older than its sources fails) or 'allow'",
+                             stale.substr(0, 100)));
+        v.allow_stale = stale == "allow";
+    }
 }
 
 /// The sweep parameters that reach the compiler through the variant's entries and defines, in

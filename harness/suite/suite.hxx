@@ -99,6 +99,7 @@ struct VariantSpec {
     /// (absolute; it need not exist until the project is built).
     std::filesystem::path module;
     std::vector<std::filesystem::path> built_from; ///< sources the module must not be older than
+    bool allow_stale = false;                      ///< `stale: allow`: a module older than its sources is used as it is
     std::map<std::string, std::string> defines;    ///< values may name sweep parameters (compile_params.hxx)
     std::vector<std::string> options;
     std::vector<LaunchSpec> launches;
