@@ -37,8 +37,9 @@ extern "C" __global__ void plain_copy(const float* in, float* out, int n)
 }
 )";
 
-/// A project with kernels/k.cu built by nvcc into build/k.fatbin (sm_80, sm_90), k.cubin (sm_90)
-/// and k.ptx (compute_90), once for all tests.
+/// A project with kernels/k.cu built by nvcc into build/k.fatbin (sm_80, sm_90), k.cubin (sm_90),
+/// k.ptx (compute_90) and fatbins with compressed entries: k_ptx.fatbin (compute_90 only),
+/// k_zstd.fatbin and k_lz4.fatbin (sm_90, the latter without line tables), once for all tests.
 struct Fixtures {
     fs::path dir = fs::temp_directory_path() / ("harness-module-files-" + std::to_string(getpid()));
     bool built = false;
@@ -49,13 +50,27 @@ struct Fixtures {
         fs::create_directories(dir / "build");
         const std::string nvcc = std::string(HARNESS_CUDA_BIN_DIR) + "/nvcc";
         const std::string src = (dir / "kernels" / "k.cu").string(), out = (dir / "build").string();
-        built = std::system((nvcc +
-                             " --fatbin -lineinfo -gencode arch=compute_80,code=sm_80 -gencode "
-                             "arch=compute_90,code=sm_90 -o " +
-                             out + "/k.fatbin " + src)
-                                .c_str()) == 0 &&
-                std::system((nvcc + " --cubin -lineinfo -arch=sm_90 -o " + out + "/k.cubin " + src).c_str()) == 0 &&
-                std::system((nvcc + " --ptx -lineinfo -arch=compute_90 -o " + out + "/k.ptx " + src).c_str()) == 0;
+        built =
+            std::system((nvcc +
+                         " --fatbin -lineinfo -gencode arch=compute_80,code=sm_80 -gencode "
+                         "arch=compute_90,code=sm_90 -o " +
+                         out + "/k.fatbin " + src)
+                            .c_str()) == 0 &&
+            std::system((nvcc + " --cubin -lineinfo -arch=sm_90 -o " + out + "/k.cubin " + src).c_str()) == 0 &&
+            std::system((nvcc + " --ptx -lineinfo -arch=compute_90 -o " + out + "/k.ptx " + src).c_str()) == 0 &&
+            // nvcc 13 compresses PTX in a fatbin by default (zstd), machine code with -compress-all
+            // (zstd, or LZ4 with --compress-mode=speed).
+            std::system((nvcc + " --fatbin -lineinfo -gencode arch=compute_90,code=compute_90 -o " + out +
+                         "/k_ptx.fatbin " + src)
+                            .c_str()) == 0 &&
+            std::system((nvcc + " --fatbin -lineinfo -gencode arch=compute_90,code=sm_90 -Xfatbin -compress-all -o " +
+                         out + "/k_zstd.fatbin " + src)
+                            .c_str()) == 0 &&
+            std::system((nvcc +
+                         " --fatbin -gencode arch=compute_90,code=sm_90 -Xfatbin -compress-all "
+                         "--compress-mode=speed -o " +
+                         out + "/k_lz4.fatbin " + src)
+                            .c_str()) == 0;
     }
     ~Fixtures() { fs::remove_all(dir); }
     std::string bytes(const std::string& name) const { return read_file(dir / "build" / name); }
@@ -116,6 +131,78 @@ TEST(ModuleFile, EachArchitectureGetsItsOwnCodeOrAClearError)
     EXPECT_EQ(compile::read_cubin_info(from_ptx).sm_version, 90);
     EXPECT_NE(from_ptx.find(".nv_debug_line_sass"), std::string::npos);
     EXPECT_NE(f.bytes("k.cubin").find(".nv_debug_line_sass"), std::string::npos);
+}
+
+TEST(ModuleFile, CompressedFatbinEntriesAreDecompressed)
+{
+    REQUIRE_FIXTURES();
+    const auto& f = fixtures();
+    for (const char* name : {"k_zstd.fatbin", "k_lz4.fatbin"}) {
+        const auto cubin = compile::cubin_for_arch(f.bytes(name), name, "sm_90");
+        const auto info = compile::read_cubin_info(cubin);
+        EXPECT_EQ(info.sm_version, 90) << name;
+        EXPECT_EQ(info.kernels.size(), 3u) << name;
+        EXPECT_EQ(compile::find_entries(cubin, {"scale<256>"}, name).at("scale<256>"), "_Z5scaleILi256EEvPKfPfi");
+    }
+    // The zstd-compressed machine code is the code an uncompressed fatbin holds.
+    EXPECT_EQ(compile::line_table_files(compile::cubin_for_arch(f.bytes("k_zstd.fatbin"), "k_zstd.fatbin", "sm_90")),
+              (std::vector<std::string>{(f.dir / "kernels" / "k.cu").string()}));
+    // A fatbin with only (compressed) PTX serves its architecture and newer ones, with ptxas' report.
+    EXPECT_EQ(compile::module_archs(f.bytes("k_ptx.fatbin"), "k_ptx.fatbin"), (std::vector<std::string>{"compute_90"}));
+    for (const char* arch : {"sm_90", "sm_100"}) {
+        std::string log;
+        const auto cubin = compile::cubin_for_arch(f.bytes("k_ptx.fatbin"), "k_ptx.fatbin", arch, &log);
+        EXPECT_EQ("sm_" + std::to_string(compile::read_cubin_info(cubin).sm_version), arch);
+        EXPECT_EQ(compile::parse_ptxas_log(log).size(), 3u) << log;
+    }
+    EXPECT_NE(error_of([&] {
+                  compile::cubin_for_arch(f.bytes("k_ptx.fatbin"), "k_ptx.fatbin", "sm_80");
+              }).find("holds compute_90, nothing sm_80 can run"),
+              std::string::npos);
+    // A corrupt compressed payload is an error, not a crash.
+    std::string corrupt = f.bytes("k_lz4.fatbin");
+    for (std::size_t i = 0x60; i < corrupt.size(); i += 7) corrupt[i] = static_cast<char>(0xff);
+    EXPECT_NE(error_of([&] { compile::cubin_for_arch(corrupt, "k_lz4.fatbin", "sm_90"); }).find("k_lz4.fatbin: "),
+              std::string::npos);
+}
+
+TEST(ModuleFile, TheLineTableNamesTheSourcesAsNvccWasGivenThem)
+{
+    REQUIRE_FIXTURES();
+    const auto& f = fixtures();
+    const std::vector<std::string> source = {(f.dir / "kernels" / "k.cu").string()};
+    EXPECT_EQ(compile::line_table_files(f.bytes("k.cubin")), source);
+    EXPECT_EQ(compile::line_table_files(compile::cubin_for_arch(f.bytes("k.fatbin"), "k.fatbin", "sm_80")), source);
+    EXPECT_TRUE(
+        compile::line_table_files(compile::cubin_for_arch(f.bytes("k_lz4.fatbin"), "k_lz4.fatbin", "sm_90")).empty())
+        << "built without -lineinfo";
+}
+
+TEST(ModuleFile, AModuleOlderThanASourceItsLineTableNamesIsStale)
+{
+    REQUIRE_FIXTURES();
+    TempDir dir{"harness-stale-line-table"};
+    write_file(dir.path / "k.cu", kernel_source);
+    const std::string nvcc = std::string(HARNESS_CUDA_BIN_DIR) + "/nvcc";
+    ASSERT_EQ(std::system((nvcc + " --cubin -lineinfo -arch=sm_90 -o " + (dir.path / "m.cubin").string() + " " +
+                           (dir.path / "k.cu").string())
+                              .c_str()),
+              0);
+    const auto load = [&](bool allow_stale) {
+        return compile::load_module_file(dir.path / "m.cubin", "sm_90", {"plain_copy"}, {}, allow_stale);
+    };
+    EXPECT_EQ(load(false).lowered_names.at("plain_copy"), "plain_copy");
+    // The source changes after the build: the module no longer shows it.
+    fs::last_write_time(dir.path / "k.cu", fs::last_write_time(dir.path / "m.cubin") + std::chrono::seconds(5));
+    const std::string stale = error_of([&] { load(false); });
+    EXPECT_NE(stale.find("m.cubin is older than " + (dir.path / "k.cu").string() +
+                         ", which it was built from: rebuild it (or give the variant `stale: allow`)"),
+              std::string::npos)
+        << stale;
+    EXPECT_EQ(load(true).lowered_names.at("plain_copy"), "plain_copy");
+    // A source the line table names that is not there (a module built elsewhere) is no evidence.
+    fs::remove(dir.path / "k.cu");
+    EXPECT_EQ(load(false).lowered_names.at("plain_copy"), "plain_copy");
 }
 
 TEST(ModuleFile, EntriesAreFoundByTheirCppNames)
@@ -226,4 +313,16 @@ TEST(ModuleFile, TheLoaderRefusesWhatAModuleVariantCannotMean)
     e = error("  shipped:\n    module: /etc/k.fatbin\n    entry: plain_copy\n"
               "    block: [256]\n    grid: [4]\n    args: [in, out, {i32: N}]\n");
     EXPECT_NE(e.find("lies outside the project"), std::string::npos) << e;
+    e = error("  shipped:\n    module: ../build/k.fatbin\n    stale: sometimes\n    entry: plain_copy\n"
+              "    block: [256]\n    grid: [4]\n    args: [in, out, {i32: N}]\n");
+    EXPECT_NE(e.find("variants.shipped.stale: 'sometimes': write 'error'"), std::string::npos) << e;
+    e = error("  shipped:\n    source: ../kernels/k.cu\n    stale: allow\n    entry: plain_copy\n"
+              "    block: [256]\n    grid: [4]\n    args: [in, out, {i32: N}]\n");
+    EXPECT_NE(e.find("variants.shipped.stale: 'stale' applies to a 'module' variant only"), std::string::npos) << e;
+    const auto s = suite::parse_suite(suite_text("  shipped:\n    module: ../build/k.fatbin\n    stale: allow\n"
+                                                 "    entry: plain_copy\n    block: [256]\n    grid: [4]\n"
+                                                 "    args: [in, out, {i32: N}]\n"),
+                                      file);
+    EXPECT_TRUE(s.find_variant("shipped")->allow_stale);
+    EXPECT_FALSE(s.find_variant("copy")->allow_stale);
 }
