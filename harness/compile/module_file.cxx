@@ -214,13 +214,42 @@ std::string compile_ptx(std::string_view ptx, const fs::path& file, const std::s
     return cubin;
 }
 
-/// The kernel's C++ name without spaces, for comparing with an entry as a suite writes it.
-std::string comparable_name(const std::string& symbol)
+bool is_identifier_char(char c)
+{
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+/// A C++ name as written (`scale< 256 >`) or as demangled (`scale<256u>`), in one form for
+/// comparing: without spaces, and without the suffixes (u, l, ul, ll, ...) the demangler gives
+/// integer template arguments of unsigned and long types.
+std::string comparable(std::string_view name)
 {
     std::string out;
-    for (char c : kernel_name(symbol))
+    for (char c : name)
         if (c != ' ') out += c;
-    return out;
+    std::string cleaned;
+    for (std::size_t i = 0; i < out.size();) {
+        const bool number_starts =
+            std::isdigit(static_cast<unsigned char>(out[i])) && (i == 0 || !is_identifier_char(out[i - 1]));
+        if (!number_starts) {
+            cleaned += out[i++];
+            continue;
+        }
+        std::size_t end = i;
+        while (end < out.size() && std::isdigit(static_cast<unsigned char>(out[end]))) ++end;
+        std::size_t suffix = end;
+        while (suffix < out.size() && std::string_view("uUlL").find(out[suffix]) != std::string_view::npos) ++suffix;
+        cleaned.append(out, i, end - i);
+        // Only a whole suffix goes: 0x1F or 2e5 stay as written.
+        i = suffix < out.size() && is_identifier_char(out[suffix]) ? end : suffix;
+    }
+    return cleaned;
+}
+
+/// The name without its template arguments: `scale` for `scale<256>`.
+std::string_view base_of(std::string_view name)
+{
+    return name.substr(0, name.find('<'));
 }
 
 } // namespace
@@ -292,24 +321,35 @@ std::map<std::string, std::string> find_entries(std::string_view cubin, const st
                                                 const fs::path& file)
 {
     const CubinInfo info = read_cubin_info(cubin);
+    std::vector<std::string> names; // as demangled, e.g. "scale<256>"
+    for (const auto& k : info.kernels) names.push_back(kernel_name(k.name));
     std::map<std::string, std::string> lowered;
     for (const auto& entry : entries) {
-        std::string wanted;
-        for (char c : entry)
-            if (c != ' ') wanted += c;
-        const KernelResources* found = nullptr;
-        for (const auto& k : info.kernels)
-            if (k.name == entry || comparable_name(k.name) == wanted) {
-                found = &k;
-                break;
-            }
-        if (!found) {
-            std::vector<std::string> held;
-            for (const auto& k : info.kernels) held.push_back(comparable_name(k.name));
-            bad(file, fmt::format("no kernel '{}' in the sm_{} code; it holds {}", entry, info.sm_version,
-                                  held.empty() ? "no kernels" : join(held)));
+        const std::string wanted = comparable(entry);
+        // A symbol as it is, else the C++ name with its template arguments, else (for an entry
+        // without template arguments) the one instantiation of a template of that name.
+        std::vector<std::size_t> matches;
+        const auto collect = [&](const auto& matching) {
+            for (std::size_t i = 0; i < names.size() && matches.empty(); ++i)
+                if (matching(i))
+                    for (std::size_t j = i; j < names.size(); ++j) // overloads share a name
+                        if (matching(j)) matches.push_back(j);
+        };
+        collect([&](std::size_t i) { return info.kernels[i].name == entry; });
+        collect([&](std::size_t i) { return comparable(names[i]) == wanted; });
+        if (entry.find('<') == std::string::npos)
+            collect([&](std::size_t i) { return comparable(base_of(names[i])) == wanted; });
+        if (matches.empty())
+            bad(file, fmt::format("no kernel '{}' in the sm_{} code; it holds {}{}", entry, info.sm_version,
+                                  names.empty() ? "no kernels" : join(names), did_you_mean(entry, names)));
+        if (matches.size() > 1) {
+            std::vector<std::string> which;
+            for (const std::size_t i : matches) which.push_back(fmt::format("{} ({})", names[i], info.kernels[i].name));
+            bad(file, fmt::format("entry '{}' names {} kernels in the sm_{} code: {}; write the template arguments, "
+                                  "or the mangled name for an overload",
+                                  entry, matches.size(), info.sm_version, join(which)));
         }
-        lowered[entry] = found->name;
+        lowered[entry] = info.kernels[matches.front()].name;
     }
     return lowered;
 }

@@ -35,6 +35,10 @@ extern "C" __global__ void plain_copy(const float* in, float* out, int n)
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = in[i];
 }
+template <unsigned WIDTH> __global__ void widen(float* out) { out[threadIdx.x] = WIDTH; }
+template __global__ void widen<4u>(float*);
+__global__ void fill(float* out) { out[threadIdx.x] = 1.0f; }
+__global__ void fill(int* out) { out[threadIdx.x] = 1; }
 )";
 
 /// A project with kernels/k.cu built by nvcc into build/k.fatbin (sm_80, sm_90), k.cubin (sm_90),
@@ -141,7 +145,7 @@ TEST(ModuleFile, CompressedFatbinEntriesAreDecompressed)
         const auto cubin = compile::cubin_for_arch(f.bytes(name), name, "sm_90");
         const auto info = compile::read_cubin_info(cubin);
         EXPECT_EQ(info.sm_version, 90) << name;
-        EXPECT_EQ(info.kernels.size(), 3u) << name;
+        EXPECT_EQ(info.kernels.size(), 6u) << name;
         EXPECT_EQ(compile::find_entries(cubin, {"scale<256>"}, name).at("scale<256>"), "_Z5scaleILi256EEvPKfPfi");
     }
     // The zstd-compressed machine code is the code an uncompressed fatbin holds.
@@ -153,7 +157,7 @@ TEST(ModuleFile, CompressedFatbinEntriesAreDecompressed)
         std::string log;
         const auto cubin = compile::cubin_for_arch(f.bytes("k_ptx.fatbin"), "k_ptx.fatbin", arch, &log);
         EXPECT_EQ("sm_" + std::to_string(compile::read_cubin_info(cubin).sm_version), arch);
-        EXPECT_EQ(compile::parse_ptxas_log(log).size(), 3u) << log;
+        EXPECT_EQ(compile::parse_ptxas_log(log).size(), 6u) << log;
     }
     EXPECT_NE(error_of([&] {
                   compile::cubin_for_arch(f.bytes("k_ptx.fatbin"), "k_ptx.fatbin", "sm_80");
@@ -218,6 +222,23 @@ TEST(ModuleFile, EntriesAreFoundByTheirCppNames)
     const std::string unknown = error_of([&] { compile::find_entries(cubin, {"scale<64>"}, "k.fatbin"); });
     EXPECT_NE(unknown.find("no kernel 'scale<64>' in the sm_90 code; it holds"), std::string::npos) << unknown;
     EXPECT_NE(unknown.find("scale<256>"), std::string::npos) << unknown;
+    // The demangler writes unsigned arguments with a suffix (widen<4u>); the suite need not.
+    EXPECT_EQ(compile::find_entries(cubin, {"widen<4>"}, "k.fatbin").at("widen<4>"), "_Z5widenILj4EEvPf");
+    EXPECT_EQ(compile::find_entries(cubin, {"widen<4u>"}, "k.fatbin").at("widen<4u>"), "_Z5widenILj4EEvPf");
+    // A template's name alone names its one instantiation; with two, it is ambiguous.
+    EXPECT_EQ(compile::find_entries(cubin, {"widen"}, "k.fatbin").at("widen"), "_Z5widenILj4EEvPf");
+    const std::string two = error_of([&] { compile::find_entries(cubin, {"scale"}, "k.fatbin"); });
+    EXPECT_NE(two.find("entry 'scale' names 2 kernels in the sm_90 code: scale<256> (_Z5scaleILi256EEvPKfPfi), "
+                       "scale<128> (_Z5scaleILi128EEvPKfPfi)"),
+              std::string::npos)
+        << two;
+    // Overloads share a C++ name: their mangled names tell them apart.
+    const std::string overloads = error_of([&] { compile::find_entries(cubin, {"fill"}, "k.fatbin"); });
+    EXPECT_NE(overloads.find("names 2 kernels"), std::string::npos) << overloads;
+    EXPECT_NE(overloads.find("the mangled name for an overload"), std::string::npos) << overloads;
+    EXPECT_EQ(compile::find_entries(cubin, {"_Z4fillPi"}, "k.fatbin").at("_Z4fillPi"), "_Z4fillPi");
+    const std::string typo = error_of([&] { compile::find_entries(cubin, {"plain_cpy"}, "k.fatbin"); });
+    EXPECT_NE(typo.find("did you mean 'plain_copy'"), std::string::npos) << typo;
 }
 
 TEST(ModuleFile, AMissingOrStaleModuleIsAnErrorNamingIt)
