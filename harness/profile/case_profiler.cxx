@@ -143,7 +143,7 @@ void CaseProfiler::profile(const std::function<void()>& prepare, const std::vect
         for (auto& h : r.hotspots) {
             if (h.file.empty() || !source.resolve) continue;
             const auto path = source.resolve(h.file);
-            attach_snippet(h, path, snippet_context);
+            if (!source.may_quote || source.may_quote(path)) attach_snippet(h, path, snippet_context);
             if (source.display) h.file = source.display(path);
         }
     }

@@ -32,6 +32,9 @@ struct CaseSource {
     const std::string* cubin = nullptr;
     std::function<std::filesystem::path(const std::string& file)> resolve;
     std::function<std::string(const std::filesystem::path& path)> display; ///< path as reports show it
+    /// Whether reports may quote lines of `path` (unset: any). A line table names whatever a
+    /// kernel's `#line` or a module's builder wrote, and reports are published.
+    std::function<bool(const std::filesystem::path& path)> may_quote;
 };
 
 /// Profiles cases in one context; create once per worker process.

@@ -2,7 +2,9 @@
 
 #include "harness/compile/cubin_info.hxx"
 #include "harness/compile/launch_resources.hxx"
+#include "harness/compile/nvrtc_compiler.hxx"
 #include "harness/compile/occupancy.hxx"
+#include "harness/core/input_files.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/profile/case_profiler.hxx"
 #include "harness/run/builtins.hxx"
@@ -110,6 +112,15 @@ struct CaseRunner::Prepared {
         return nullptr;
     }
 };
+
+bool may_quote_source(const suite::Suite& suite, const suite::VariantSpec& variant, const std::filesystem::path& path)
+{
+    std::vector<std::filesystem::path> roots = {suite.project_root};
+    roots.insert(roots.end(), suite.include_dirs.begin(), suite.include_dirs.end());
+    if (!variant.source.empty()) roots.push_back(variant.source.parent_path());
+    for (const auto& dir : compile::toolkit_include_dirs()) roots.push_back(dir);
+    return std::any_of(roots.begin(), roots.end(), [&](const auto& root) { return is_inside(path, root); });
+}
 
 CaseRunner::CaseRunner(GpuSession& session, const suite::Suite& suite,
                        const std::map<std::string, compile::CompiledModule>& modules, RunOptions options)
@@ -374,6 +385,7 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, Ca
                 if (std::filesystem::exists(dir / file)) return dir / file;
             return variant.source.parent_path() / file;
         };
+        source.may_quote = [&](const std::filesystem::path& path) { return may_quote_source(suite_, variant, path); };
         // Relative to the suite's project, so that reports read the same from any folder or machine.
         source.display = [&](const std::filesystem::path& path) {
             std::error_code ec;

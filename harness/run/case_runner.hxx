@@ -80,4 +80,10 @@ private:
     ProfileCost last_cost_;
 };
 
+/// Whether reports may quote lines of `path`, a file a kernel's line table names: files of the
+/// suite's project, of its include folders, of the variant's own source folder (which
+/// --sources-anywhere may place elsewhere) and the toolkit's headers. A line table names whatever
+/// a kernel's `#line` or a module's builder wrote, and reports are published.
+bool may_quote_source(const suite::Suite& suite, const suite::VariantSpec& variant, const std::filesystem::path& path);
+
 } // namespace harness::run

@@ -3,9 +3,11 @@
 
 #include "harness/compile/cubin_info.hxx"
 #include "harness/compile/module_file.hxx"
+#include "harness/compile/nvrtc_compiler.hxx"
 #include "harness/compile/static_tier.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/run/case_runner.hxx"
 #include "harness/suite/suite.hxx"
 #include "test_files.hxx"
 
@@ -299,6 +301,13 @@ TEST(ModuleFile, ModuleVariantsLoadAndRunInTheStaticTier)
         ++checked;
     }
     EXPECT_EQ(checked, 4);
+    // Hotspots quote the project's sources and the toolkit's headers, nothing else a line table names.
+    const auto& shipped = *s.find_variant("shipped");
+    EXPECT_TRUE(run::may_quote_source(s, shipped, f.dir / "kernels" / "k.cu"));
+    EXPECT_FALSE(run::may_quote_source(s, shipped, "/etc/passwd"));
+    EXPECT_FALSE(run::may_quote_source(s, shipped, f.dir / "kernels" / ".." / ".." / "elsewhere.cu"));
+    for (const auto& dir : compile::toolkit_include_dirs())
+        EXPECT_TRUE(run::may_quote_source(s, shipped, dir / "cuda_fp16.h"));
     // An architecture the module lacks fails its cases, naming what the module holds.
     for (const auto& r : compile::run_static_tier(s, {"sm_86"}, nullptr))
         if (r.variant == "shipped") {
