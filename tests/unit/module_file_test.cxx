@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <gtest/gtest.h>
+#include <random>
 #include <thread>
 
 using namespace harness;
@@ -170,6 +171,30 @@ TEST(ModuleFile, CompressedFatbinEntriesAreDecompressed)
     for (std::size_t i = 0x60; i < corrupt.size(); i += 7) corrupt[i] = static_cast<char>(0xff);
     EXPECT_NE(error_of([&] { compile::cubin_for_arch(corrupt, "k_lz4.fatbin", "sm_90"); }).find("k_lz4.fatbin: "),
               std::string::npos);
+}
+
+TEST(ModuleFile, CorruptModulesAreErrorsNeverCrashes)
+{
+    REQUIRE_FIXTURES();
+    std::mt19937 random(7);
+    for (const char* name : {"k.fatbin", "k_zstd.fatbin", "k_lz4.fatbin", "k.cubin"}) {
+        const std::string original = fixtures().bytes(name);
+        for (int round = 0; round < 300; ++round) {
+            std::string bytes = original;
+            if (round % 3 == 0) bytes.resize(random() % bytes.size());
+            for (int flips = 1 + static_cast<int>(random() % 4); flips > 0 && !bytes.empty(); --flips)
+                bytes[random() % bytes.size()] = static_cast<char>(random());
+            try {
+                if (compile::module_kind(bytes, name) == compile::ModuleKind::ptx) continue;
+                compile::module_archs(bytes, name);
+                const auto cubin = compile::cubin_for_arch(bytes, name, "sm_90");
+                compile::line_table_files(cubin);
+                compile::find_entries(cubin, {"scale<256>"}, name);
+            } catch (const std::exception&) {
+                // refused with a message: what a corrupt module should get
+            }
+        }
+    }
 }
 
 TEST(ModuleFile, TheLineTableNamesTheSourcesAsNvccWasGivenThem)
