@@ -296,7 +296,9 @@ void Loader::module_variant(VariantSpec& v, const YAML::Node& node, const std::s
         if (!value || !*value)
             fail(node["module"], field + ".module",
                  fmt::format("the environment variable {} is not set (it names where the module is built)", name));
-        path += value;
+        // A variable that starts the path and holds a relative folder (BUILD=build) means it from
+        // the working folder, as a shell would; elsewhere its value is a piece of the path.
+        path += i == 0 && fs::path(value).is_relative() ? fs::absolute(value).string() : std::string(value);
         from_environment = true;
         i = close + 1;
     }

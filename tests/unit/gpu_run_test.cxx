@@ -194,3 +194,33 @@ TEST(GpuProfile, TransposeCountersAreExactRepeatAndNameTheirSourceLines)
         }
     }
 }
+
+// Kernels built by nvcc (tests/kernels/module_kernels.cu, into <build>/test-modules by CMake) run
+// from a fatbin, a cubin and PTX, verify against NVRTC's build of the same source, and a module's
+// line table names the source line of its hotspot.
+TEST(GpuRun, NvccModulesVerifyAndNameTheirSourceLines)
+{
+    REQUIRE_GPU();
+    if (gpu()->arch != "sm_90")
+        GTEST_SKIP() << "the cubin and PTX fixtures are built for sm_90; this GPU is " << gpu()->arch;
+    ::setenv("HARNESS_TEST_MODULE_DIR", HARNESS_TEST_MODULE_DIR, 1);
+    auto s = suite::load_suite(repo_root() / "tests" / "suites" / "nvcc_modules.yaml");
+    s.timing.budget_s = 0.05;
+    const auto results = run_suite(s, 30.0);
+    ASSERT_EQ(results.size(), 20u);
+    for (const auto& r : results)
+        EXPECT_EQ(r.status, CaseStatus::passed) << r.variant << " " << r.params_text << ": " << r.message;
+    const auto& scattered = find(results, "scattered", "N=65536 BLOCK=256");
+    ASSERT_EQ(scattered.status, CaseStatus::passed) << scattered.message;
+    EXPECT_GT(scattered.metric("excess_global_sectors").value_or(0), 0.0);
+    const Hotspot* hotspot = nullptr;
+    for (const auto& h : scattered.hotspots)
+        if (h.metric == "excess_global_sectors" && !hotspot) hotspot = &h;
+    ASSERT_NE(hotspot, nullptr);
+    // nvcc recorded the absolute path; reports show it relative to the suite's project (tests/).
+    EXPECT_EQ(hotspot->file, "kernels/module_kernels.cu");
+    EXPECT_EQ(hotspot->line, 35) << "the line that reads and writes element j";
+    EXPECT_FALSE(hotspot->snippet.empty());
+    for (const std::string variant : {"fatbin", "ptx"})
+        EXPECT_EQ(find(results, variant, "N=65536 BLOCK=256").metric("excess_global_sectors"), 0.0) << variant;
+}

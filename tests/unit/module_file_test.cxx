@@ -10,6 +10,7 @@
 #include "harness/run/case_runner.hxx"
 #include "harness/suite/suite.hxx"
 #include "test_files.hxx"
+#include "test_paths.hxx"
 
 #include <chrono>
 #include <cstdlib>
@@ -380,4 +381,43 @@ TEST(ModuleFile, TheLoaderRefusesWhatAModuleVariantCannotMean)
                                       file);
     EXPECT_TRUE(s.find_variant("shipped")->allow_stale);
     EXPECT_FALSE(s.find_variant("copy")->allow_stale);
+}
+
+TEST(ModuleFile, TheNvccModulesSuiteRunsInTheStaticTier)
+{
+    // tests/suites/nvcc_modules.yaml over the modules CMake built from tests/kernels/module_kernels.cu.
+    ::setenv("HARNESS_TEST_MODULE_DIR", HARNESS_TEST_MODULE_DIR, 1);
+    const auto s = suite::load_suite(repo_root() / "tests" / "suites" / "nvcc_modules.yaml");
+    std::map<std::string, int> passed;
+    for (const auto& r : compile::run_static_tier(s, {"sm_90"}, nullptr)) {
+        ASSERT_EQ(r.status, CaseStatus::passed) << r.variant << " " << r.params_text << ": " << r.message;
+        ++passed[r.variant];
+        if (r.variant == "cubin" || r.variant == "scattered") continue; // no shared memory
+        EXPECT_EQ(r.metric(metric::static_shared_bytes), 4.0 * r.params.at("BLOCK")) << r.variant;
+    }
+    EXPECT_EQ(passed,
+              (std::map<std::string, int>{{"nvrtc", 4}, {"fatbin", 4}, {"cubin", 4}, {"ptx", 4}, {"scattered", 4}}));
+    // sm_80: the fatbin has its code; the sm_90 cubin and the compute_90 PTX cannot serve it.
+    for (const auto& r : compile::run_static_tier(s, {"sm_80"}, nullptr)) {
+        if (r.variant == "nvrtc" || r.variant == "fatbin" || r.variant == "scattered") {
+            EXPECT_EQ(r.status, CaseStatus::passed) << r.variant << ": " << r.message;
+        } else {
+            EXPECT_EQ(r.status, CaseStatus::compile_error) << r.variant;
+            EXPECT_NE(r.message.find(r.variant == "cubin" ? "holds sm_90 code; the run needs sm_80"
+                                                          : "its PTX does not compile for sm_80"),
+                      std::string::npos)
+                << r.message;
+        }
+    }
+}
+
+TEST(ModuleFile, AVariableThatStartsThePathWithARelativeFolderMeansTheWorkingFolder)
+{
+    REQUIRE_FIXTURES();
+    ::setenv("HARNESS_TEST_RELATIVE_BUILD", "some/build", 1);
+    const auto s = suite::parse_suite(suite_text("  shipped:\n    module: ${HARNESS_TEST_RELATIVE_BUILD}/k.fatbin\n"
+                                                 "    entry: plain_copy\n    block: [256]\n    grid: [4]\n"
+                                                 "    args: [in, out, {i32: N}]\n"),
+                                      fixtures().dir / "suites" / "modules.yaml");
+    EXPECT_EQ(s.find_variant("shipped")->module, fs::weakly_canonical(fs::current_path() / "some/build/k.fatbin"));
 }
