@@ -160,6 +160,63 @@ void from_json(const nlohmann::json& j, Hotspot& h)
     h.snippet_first_line = j.value("snippet_first_line", 0);
 }
 
+ProfileCost& ProfileCost::operator+=(const ProfileCost& o)
+{
+    setup += o.setup;
+    restore += o.restore;
+    l2_flush += o.l2_flush;
+    kernels += o.kernels;
+    sass += o.sass;
+    teardown += o.teardown;
+    range_passes += o.range_passes;
+    sass_runs += o.sass_runs;
+    return *this;
+}
+
+void to_json(nlohmann::json& j, const ProfileCost& c)
+{
+    j = {{"setup_s", c.setup},       {"restore_s", c.restore},
+         {"l2_flush_s", c.l2_flush}, {"kernels_s", c.kernels},
+         {"sass_s", c.sass},         {"teardown_s", c.teardown},
+         {"total_s", c.total()},     {"range_passes", c.range_passes},
+         {"sass_runs", c.sass_runs}};
+}
+
+void from_json(const nlohmann::json& j, ProfileCost& c)
+{
+    c.setup = j.value("setup_s", 0.0);
+    c.restore = j.value("restore_s", 0.0);
+    c.l2_flush = j.value("l2_flush_s", 0.0);
+    c.kernels = j.value("kernels_s", 0.0);
+    c.sass = j.value("sass_s", 0.0);
+    c.teardown = j.value("teardown_s", 0.0);
+    c.range_passes = j.value("range_passes", std::size_t{0});
+    c.sass_runs = j.value("sass_runs", std::size_t{0});
+}
+
+CaseCost& CaseCost::operator+=(const CaseCost& o)
+{
+    prepare += o.prepare;
+    verify += o.verify;
+    timing += o.timing;
+    profile += o.profile;
+    return *this;
+}
+
+void to_json(nlohmann::json& j, const CaseCost& c)
+{
+    j = {{"prepare_s", c.prepare}, {"verify_s", c.verify}, {"timing_s", c.timing}, {"total_s", c.total()}};
+    if (c.profile.total() > 0) j["profile"] = c.profile;
+}
+
+void from_json(const nlohmann::json& j, CaseCost& c)
+{
+    c.prepare = j.value("prepare_s", 0.0);
+    c.verify = j.value("verify_s", 0.0);
+    c.timing = j.value("timing_s", 0.0);
+    c.profile = j.value("profile", ProfileCost{});
+}
+
 void to_json(nlohmann::json& j, const CaseResult& r)
 {
     nlohmann::json metrics = nlohmann::json::object();
@@ -176,6 +233,7 @@ void to_json(nlohmann::json& j, const CaseResult& r)
          {"time_samples_us", r.time_samples_us},
          {"hotspots", r.hotspots},
          {"verdicts", r.verdicts}};
+    if (r.cost.total() > 0) j["cost"] = r.cost;
 }
 
 void from_json(const nlohmann::json& j, CaseResult& r)
@@ -193,6 +251,7 @@ void from_json(const nlohmann::json& j, CaseResult& r)
     r.time_samples_us = j.value("time_samples_us", std::vector<double>{});
     r.hotspots = j.value("hotspots", std::vector<Hotspot>{});
     r.verdicts = j.value("verdicts", std::vector<MetricVerdict>{});
+    r.cost = j.value("cost", CaseCost{});
 }
 
 } // namespace harness

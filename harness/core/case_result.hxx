@@ -75,6 +75,34 @@ struct MetricValue {
     double value = 0.0;
 };
 
+/// Where the profiling of one case went, in seconds of wall time on the host (all zero when the
+/// case was not profiled). Each range-profiler pass restores the inputs, empties the L2 and runs
+/// the case's launches; the SASS metrics add one instrumented run.
+struct ProfileCost {
+    double setup = 0.0;           ///< profilers enabled and configured, counter images prepared
+    double restore = 0.0;         ///< inout buffers restored before each profiled run
+    double l2_flush = 0.0;        ///< the L2 emptied before each profiled run
+    double kernels = 0.0;         ///< the case's launches under the range profiler, every pass
+    double sass = 0.0;            ///< the instrumented run of the SASS metrics (patching included)
+    double teardown = 0.0;        ///< counters decoded and evaluated, SASS records read, profilers disabled
+    std::size_t range_passes = 0; ///< runs of the case the range profiler needed
+    std::size_t sass_runs = 0;    ///< instrumented runs (0 or 1)
+
+    double total() const { return setup + restore + l2_flush + kernels + sass + teardown; }
+    ProfileCost& operator+=(const ProfileCost& o);
+};
+
+/// Where the wall time of one case went on the host, in seconds.
+struct CaseCost {
+    double prepare = 0.0; ///< buffers allocated and filled, the reference's outputs computed
+    double verify = 0.0;  ///< the verification run and the comparison of its outputs
+    double timing = 0.0;  ///< the timed samples, warm-up included
+    ProfileCost profile;  ///< the profiling pass
+
+    double total() const { return prepare + verify + timing + profile.total(); }
+    CaseCost& operator+=(const CaseCost& o);
+};
+
 /// Everything known about one variant at one parameter point.
 struct CaseResult {
     std::string suite;
@@ -89,6 +117,7 @@ struct CaseResult {
     std::vector<double> time_samples_us;
     std::vector<Hotspot> hotspots;       ///< source lines by excess, largest first
     std::vector<MetricVerdict> verdicts; ///< filled by the comparison stage
+    CaseCost cost;                       ///< where its wall time went
 
     std::optional<double> metric(const std::string& name) const;
     void set_metric(const std::string& name, double value);
@@ -101,6 +130,10 @@ void to_json(nlohmann::json& j, const MetricVerdict& v);
 void from_json(const nlohmann::json& j, MetricVerdict& v);
 void to_json(nlohmann::json& j, const Hotspot& h);
 void from_json(const nlohmann::json& j, Hotspot& h);
+void to_json(nlohmann::json& j, const ProfileCost& c);
+void from_json(const nlohmann::json& j, ProfileCost& c);
+void to_json(nlohmann::json& j, const CaseCost& c);
+void from_json(const nlohmann::json& j, CaseCost& c);
 void to_json(nlohmann::json& j, const CaseResult& r);
 void from_json(const nlohmann::json& j, CaseResult& r);
 

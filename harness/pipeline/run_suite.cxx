@@ -8,6 +8,7 @@
 #include "harness/run/isolated_runner.hxx"
 #include "harness/suite/sweep.hxx"
 
+#include <chrono>
 #include <cstdio>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -121,7 +122,10 @@ harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, 
 {
     if (options.budget_s > 0) s.timing.budget_s = options.budget_s;
     fmt::print(stderr, "harness: suite {} on {} ({}), compiling...\n", s.name, device.name, device.arch);
+    const auto compile_start = std::chrono::steady_clock::now();
     const auto compiled = compile::compile_suite_in_child(s, device.arch, cache);
+    const double compile_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - compile_start).count();
 
     std::vector<suite::Case> cases;
     for (const auto& c : suite::expand_cases(s)) {
@@ -159,13 +163,6 @@ harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, 
         progress.begin(r);
     };
     observer.on_result = [&](std::size_t, const CaseResult& r) { progress.end(r); };
-    double profile_seconds = 0;
-    std::size_t profiled_cases = 0, range_passes = 0;
-    observer.on_profile = [&](std::size_t, double seconds, std::size_t passes) {
-        profile_seconds += seconds;
-        ++profiled_cases;
-        range_passes = passes;
-    };
     run::IsolatedRunConfig config;
     config.options.profile = options.profile && !options.verify_only;
     config.options.external_profiler = options.external_profiler;
@@ -186,15 +183,30 @@ harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, 
     rep.sm_count = device.sm_count;
     rep.memory_bandwidth_gbs = device.memory_bandwidth_gbs;
     rep.fp32_peak_gflops = device.fp32_peak_gflops;
+    CaseCost cost;
+    std::size_t profiled_cases = 0;
+    for (const auto& r : results) {
+        cost += r.cost;
+        if (r.cost.profile.total() > 0) ++profiled_cases;
+    }
     rep.profiled = profiled_cases > 0;
-    if (profiled_cases > 0)
-        rep.notes.push_back(fmt::format("profiling: {:.2f} s for {} cases; the range profiler runs each case {} "
-                                        "times (one per pass), SASS metrics add one instrumented run",
-                                        profile_seconds, profiled_cases, range_passes));
-    else if (options.external_profiler)
+    if (profiled_cases > 0) {
+        const ProfileCost& p = cost.profile;
+        rep.notes.push_back(fmt::format(
+            "profiling: {:.2f} s for {} cases (setup {:.2f} s, input restore {:.2f} s, L2 emptying {:.2f} s, "
+            "kernels {:.2f} s, SASS instrumented runs {:.2f} s, teardown {:.2f} s); the range profiler ran each case "
+            "{:.3g} times on average, SASS metrics {} instrumented run(s)",
+            p.total(), profiled_cases, p.setup, p.restore, p.l2_flush, p.kernels, p.sass, p.teardown,
+            static_cast<double>(p.range_passes) / profiled_cases, p.sass_runs));
+    } else if (options.external_profiler)
         rep.notes.push_back("external-profiler mode: each case ran once inside its NVTX range; no timing, no counters");
     else if (!options.profile)
         rep.notes.push_back("hardware counters not collected (--no-profile)");
+    rep.notes.push_back(fmt::format("compilation: {:.2f} s", compile_seconds));
+    if (cost.total() > 0)
+        rep.notes.push_back(fmt::format("case time: {:.2f} s (buffers and reference {:.2f} s, verification {:.2f} s, "
+                                        "timing {:.2f} s, profiling {:.2f} s)",
+                                        cost.total(), cost.prepare, cost.verify, cost.timing, cost.profile.total()));
     rep.driver_version = fmt::format("{}.{}", device.driver_version / 1000, device.driver_version % 1000 / 10);
     rep.results = std::move(results);
     for (auto& r : rep.results) r.arch = device.arch;

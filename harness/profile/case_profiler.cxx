@@ -9,6 +9,7 @@
 #include "harness/profile/source_lines.hxx"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cupti_profiler_target.h>
 #include <fmt/format.h>
@@ -84,7 +85,12 @@ void CaseProfiler::profile(const std::function<void()>& prepare, const std::vect
                            const CaseSource& source, CaseResult& r)
 {
     if (range_) {
-        const auto rows = range_->measure(prepare, launches);
+        RangeTimings t;
+        const auto rows = range_->measure(prepare, launches, &t);
+        r.cost.profile.setup += t.setup;
+        r.cost.profile.kernels += t.launches;
+        r.cost.profile.teardown += t.teardown;
+        r.cost.profile.range_passes = range_->passes();
         const std::size_t duration_column = range_->metrics().size() - 1;
         double total_duration = 0;
         for (const auto& row : rows) total_duration += row[duration_column];
@@ -105,9 +111,18 @@ void CaseProfiler::profile(const std::function<void()>& prepare, const std::vect
     }
 
     if (sass_ && source.cubin) {
-        const auto records = sass_->measure(prepare, [&] {
-            for (const auto& launch : launches) launch();
-        });
+        SassTimings t;
+        const auto records = sass_->measure(
+            prepare,
+            [&] {
+                for (const auto& launch : launches) launch();
+            },
+            &t);
+        r.cost.profile.setup += t.setup;
+        r.cost.profile.sass += t.run;
+        r.cost.profile.teardown += t.teardown;
+        r.cost.profile.sass_runs = 1;
+        const auto attribution_start = std::chrono::steady_clock::now();
         const auto& names = sass_->metrics();
         std::optional<SourceMap> lines;
         lines.emplace(*source.cubin);
@@ -146,6 +161,8 @@ void CaseProfiler::profile(const std::function<void()>& prepare, const std::vect
             if (!source.may_quote || source.may_quote(path)) attach_snippet(h, path, snippet_context);
             if (source.display) h.file = source.display(path);
         }
+        r.cost.profile.teardown +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - attribution_start).count();
     }
     add_derived_metrics(r);
 }

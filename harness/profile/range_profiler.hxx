@@ -20,6 +20,13 @@ std::string chip_name(int device_ordinal);
 /// cannot be read (permission, another profiler attached, MIG).
 void initialize_profiler();
 
+/// Host wall time of one measure() call outside the caller's prepare, in seconds.
+struct RangeTimings {
+    double setup = 0.0;    ///< profiler enabled, counter image prepared, configuration set
+    double launches = 0.0; ///< the launches in their ranges, every pass
+    double teardown = 0.0; ///< passes ended, counters decoded and evaluated, profiler disabled
+};
+
 /// Collects a fixed list of CUPTI metrics (full names with rollup, e.g. "dram__bytes_read.sum").
 class RangeProfiler {
 public:
@@ -36,16 +43,19 @@ public:
     /// in a range of its own, once per pass; returns one row of metric values per launch, in the
     /// order of metrics().
     std::vector<std::vector<double>> measure(const std::function<void()>& prepare,
-                                             const std::vector<std::function<void()>>& launches);
+                                             const std::vector<std::function<void()>>& launches,
+                                             RangeTimings* timings = nullptr);
 
 private:
     struct HostObject;
+    class Enabled;
     CUcontext context_;
     std::vector<std::string> metrics_;
     std::vector<const char*> metric_names_;
     std::unique_ptr<HostObject> host_;
     std::vector<std::uint8_t> config_image_;
     std::size_t passes_ = 0;
+    std::unique_ptr<Enabled> enabled_; ///< enabled at the first measurement, for the profiler's life
 };
 
 } // namespace harness::profile

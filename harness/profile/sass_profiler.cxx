@@ -3,6 +3,7 @@
 #include "harness/profile/cupti_error.hxx"
 #include "harness/profile/range_profiler.hxx"
 
+#include <chrono>
 #include <cupti_sass_metrics.h>
 #include <fmt/format.h>
 #include <map>
@@ -11,6 +12,11 @@
 namespace harness::profile {
 
 namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
 
 /// SASS metric collection enabled on a context, disabled on every path out.
 class EnabledSassMetrics {
@@ -50,6 +56,8 @@ SassProfiler::SassProfiler(CUcontext context, int device_ordinal, std::vector<st
         p.pMetricName = name.c_str();
         CUPTI_CHECK(cuptiSassMetricsGetProperties(&p));
         metric_ids_.push_back(p.metric.metricId);
+        // Per-SM or per-SMSP output halves the instrumented run's time, but on an H100 (CUDA 13.0,
+        // driver 580) its summed instances did not equal the GPU-wide figures: exact figures come first.
         configs.push_back({p.metric.metricId, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU});
     }
     auto set = cupti_params<CUpti_SassMetricsSetConfig_Params>(CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE);
@@ -66,11 +74,23 @@ SassProfiler::~SassProfiler()
     cuptiSassMetricsUnsetConfig(&p);
 }
 
-std::vector<SassRecord> SassProfiler::measure(const std::function<void()>& prepare, const std::function<void()>& launch)
+std::vector<SassRecord> SassProfiler::measure(const std::function<void()>& prepare, const std::function<void()>& launch,
+                                              SassTimings* timings)
 {
+    SassTimings t;
     prepare();
-    EnabledSassMetrics enabled(context_);
+    auto mark = std::chrono::steady_clock::now();
+    auto enabled = std::make_unique<EnabledSassMetrics>(context_);
+    t.setup = seconds_since(mark);
+    mark = std::chrono::steady_clock::now();
     launch();
+    t.run = seconds_since(mark);
+    mark = std::chrono::steady_clock::now();
+    const auto finish = [&] {
+        enabled.reset();
+        t.teardown = seconds_since(mark);
+        if (timings) *timings = t;
+    };
 
     auto props =
         cupti_params<CUpti_SassMetricsGetDataProperties_Params>(CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE);
@@ -78,7 +98,10 @@ std::vector<SassRecord> SassProfiler::measure(const std::function<void()>& prepa
     CUPTI_CHECK(cuptiSassMetricsGetDataProperties(&props));
     const std::size_t records = props.numOfPatchedInstructionRecords;
     const std::size_t instances = props.numOfInstances;
-    if (records == 0) return {};
+    if (records == 0) {
+        finish();
+        return {};
+    }
 
     // Room for every metric's instances in each record; unused slots stay zero and add nothing.
     const std::size_t slots = std::max<std::size_t>(instances, 1) * metrics_.size();
@@ -116,6 +139,7 @@ std::vector<SassRecord> SassProfiler::measure(const std::function<void()>& prepa
     std::vector<SassRecord> out;
     out.reserve(by_pc.size());
     for (auto& [key, rec] : by_pc) out.push_back(std::move(rec));
+    finish();
     return out;
 }
 

@@ -16,6 +16,13 @@ struct SassRecord {
     std::vector<std::uint64_t> values; ///< in the order of SassProfiler::metrics()
 };
 
+/// Host wall time of one measure() call outside the caller's prepare, in seconds.
+struct SassTimings {
+    double setup = 0.0;    ///< instrumentation enabled
+    double run = 0.0;      ///< the instrumented launches, patching included
+    double teardown = 0.0; ///< records flushed and merged, instrumentation disabled
+};
+
 /// Collects a fixed list of SASS metrics (e.g. "smsp__sass_sectors_mem_global") on one device.
 class SassProfiler {
 public:
@@ -28,7 +35,8 @@ public:
 
     /// Runs `prepare`, then `launch` (which must synchronise) with instrumentation on; returns every
     /// executed instruction's figures, summed over the launches.
-    std::vector<SassRecord> measure(const std::function<void()>& prepare, const std::function<void()>& launch);
+    std::vector<SassRecord> measure(const std::function<void()>& prepare, const std::function<void()>& launch,
+                                    SassTimings* timings = nullptr);
 
 private:
     CUcontext context_;

@@ -301,6 +301,9 @@ CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
     r.params = {c.params.begin(), c.params.end()};
     r.params_text = c.params_text;
 
+    using Clock = std::chrono::steady_clock;
+    const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+    auto mark = Clock::now();
     std::unique_ptr<Prepared> p;
     try {
         if (!is_reference && reference.point != c.point) compute_reference(c, reference);
@@ -311,6 +314,8 @@ CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
         return r;
     }
 
+    r.cost.prepare = since(mark);
+    mark = Clock::now();
     // The verification run: its output is checked, and it doubles as the first warm-up. Its NVTX
     // range holds this case's kernels and nothing else (not the reference's), so an external
     // profiler can select exactly one run of each case.
@@ -353,9 +358,11 @@ CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
     }
 
     if (!variant.is_builtin()) read_resources(*p, r);
-    last_cost_ = {};
+    r.cost.verify = since(mark);
     if (options_.verify_only || options_.external_profiler) return r;
+    mark = Clock::now();
     time_case(variant, c, *p, r);
+    r.cost.timing = since(mark);
     if (profiler_) profile_case(variant, *p, r);
     return r;
 }
@@ -371,7 +378,6 @@ void CaseRunner::restore_and_flush(Prepared& p)
 
 void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, CaseResult& r)
 {
-    const auto begin = std::chrono::steady_clock::now();
     const Driver& d = driver();
     profile::CaseSource source;
     if (!variant.is_builtin()) {
@@ -396,12 +402,20 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, Ca
     }
     // Each profiled run starts with restored inputs and (unless --hot) a cold, clean L2, so its
     // DRAM traffic is its own, as under Nsight Compute's default cache control.
+    const auto since = [](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    };
     const auto prepare = [&] {
+        auto mark = std::chrono::steady_clock::now();
         for (auto& b : p.buffers)
             if (b->pristine.ptr)
                 CU_CHECK(d.cuMemcpyDtoDAsync(b->device.ptr, b->pristine.ptr, b->device.bytes, session_.stream()));
+        CU_CHECK(d.cuStreamSynchronize(session_.stream()));
+        r.cost.profile.restore += since(mark);
+        mark = std::chrono::steady_clock::now();
         if (!options_.hot_cache) session_.flush_l2();
         CU_CHECK(d.cuStreamSynchronize(session_.stream()));
+        r.cost.profile.l2_flush += since(mark);
     };
     std::vector<std::function<void()>> steps;
     for (std::size_t step = 0; step < p.launches.size(); ++step)
@@ -410,8 +424,6 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, Ca
             CU_CHECK(d.cuStreamSynchronize(session_.stream()));
         });
     profiler_->profile(prepare, steps, source, r);
-    last_cost_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-    last_cost_.range_passes = profiler_->range_passes();
 }
 
 void CaseRunner::read_resources(Prepared& prepared, CaseResult& r)

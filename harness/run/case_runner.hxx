@@ -29,12 +29,6 @@ struct RunOptions {
     std::vector<std::string> metrics; ///< metric-table names to collect; empty: the default set
 };
 
-/// What the profiling pass cost in one case.
-struct ProfileCost {
-    double seconds = 0.0;
-    std::size_t range_passes = 0; ///< runs of the case the range profiler needed for the counters
-};
-
 /// Outputs of the reference variant at one parameter point, by buffer name.
 struct ReferenceOutputs {
     std::size_t point = static_cast<std::size_t>(-1);
@@ -55,9 +49,6 @@ public:
     /// Runs the reference variant at `c`'s point untimed and stores its outputs.
     void compute_reference(const suite::Case& c, ReferenceOutputs& reference);
 
-    /// What the profiling pass of the last case cost (zero when it was not profiled).
-    const ProfileCost& last_profile_cost() const { return last_cost_; }
-
 private:
     struct Prepared;
     /// The module a case of `variant` at `params` runs, loaded once per compile configuration.
@@ -77,7 +68,6 @@ private:
     RunOptions options_;
     std::map<std::string, CUmodule> loaded_;
     std::unique_ptr<profile::CaseProfiler> profiler_;
-    ProfileCost last_cost_;
 };
 
 /// Whether reports may quote lines of `path`, a file a kernel's line table names: files of the

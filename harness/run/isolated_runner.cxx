@@ -87,11 +87,6 @@ int worker_main(const suite::Suite& suite, const std::vector<suite::Case>& cases
             result.message = e.what();
         }
         if (is_reference && case_status_fails(result.status)) failed_reference_points.insert(c.point);
-        if (runner.last_profile_cost().seconds > 0)
-            write_line(fd, {{"event", "profile"},
-                            {"index", index},
-                            {"seconds", runner.last_profile_cost().seconds},
-                            {"range_passes", runner.last_profile_cost().range_passes}});
         write_line(fd, {{"event", "result"}, {"index", index}, {"result", result}});
         if (poisoned) return 0; // the context is unusable: the parent starts a fresh worker
     }
@@ -187,11 +182,7 @@ WorkerEnd watch_worker(const Worker& worker, const IsolatedRunConfig& config, co
             const auto message = nlohmann::json::parse(buffer.substr(0, nl));
             buffer.erase(0, nl + 1);
             const std::string event = message.at("event");
-            if (event == "profile") {
-                if (observer.on_profile)
-                    observer.on_profile(message.at("index").get<std::size_t>(), message.at("seconds").get<double>(),
-                                        message.at("range_passes").get<std::size_t>());
-            } else if (event == "fatal") {
+            if (event == "fatal") {
                 end.fatal = message.at("message");
             } else if (event == "begin") {
                 end.current = message.at("index").get<std::size_t>();

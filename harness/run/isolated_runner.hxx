@@ -18,8 +18,6 @@ namespace harness::run {
 struct RunObserver {
     std::function<void(std::size_t index)> on_begin;
     std::function<void(std::size_t index, const CaseResult& result)> on_result;
-    /// A case's profiling pass took `seconds` with `range_passes` runs of the case for the counters.
-    std::function<void(std::size_t index, double seconds, std::size_t range_passes)> on_profile;
 };
 
 /// What the isolated runner needs besides the cases.

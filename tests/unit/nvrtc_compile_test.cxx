@@ -17,7 +17,7 @@ const fs::path root = repo_root();
 /// Every committed suite; tests/suites/nvcc_modules.yaml finds its modules (built by CMake) here.
 std::vector<fs::path> suite_files()
 {
-    ::setenv("HARNESS_TEST_MODULE_DIR", HARNESS_TEST_MODULE_DIR, 1);
+    ::setenv("HARNESS_TEST_MODULE_DIR", HARNESS_TEST_MODULE_DIR, 0); // a copied build may point elsewhere
     std::vector<fs::path> files;
     for (const auto& dir : {root / "suites", root / "tests" / "suites"})
         for (const auto& e : fs::directory_iterator(dir))

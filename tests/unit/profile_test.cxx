@@ -127,18 +127,18 @@ TEST(Hotspots, RankedByExcessPerLineWithLoadsAndStoresApart)
         // a coalesced load: no excess
         instruction(20, {{"smsp__sass_sectors_mem_global", 4096},
                          {"smsp__sass_sectors_mem_global_ideal", 4096},
-                         {"smsp__sass_inst_executed_op_global_ld", 1024}}),
+                         {"smsp__sass_inst_executed_op_ld", 1024}}),
         // a strided store, split over two instructions of the same line
         instruction(21, {{"smsp__sass_sectors_mem_global", 16384},
                          {"smsp__sass_sectors_mem_global_ideal", 2048},
-                         {"smsp__sass_inst_executed_op_global_st", 512}}),
+                         {"smsp__sass_inst_executed_op_st", 512}}),
         instruction(21, {{"smsp__sass_sectors_mem_global", 16384},
                          {"smsp__sass_sectors_mem_global_ideal", 2048},
-                         {"smsp__sass_inst_executed_op_global_st", 512}}),
+                         {"smsp__sass_inst_executed_op_st", 512}}),
         // a conflicted shared load
         instruction(30, {{"smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared", 33000},
                          {"smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal", 1000},
-                         {"smsp__sass_inst_executed_op_shared_ld", 1000}}),
+                         {"smsp__sass_inst_executed_op_ld", 1000}}),
     };
     const auto hotspots = profile::rank_hotspots(instructions, 5);
     ASSERT_EQ(hotspots.size(), 2u);
