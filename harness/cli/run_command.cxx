@@ -44,6 +44,13 @@ int run_command(const std::vector<std::string>& args)
     app.add_flag("--verify-only", options.verify_only, "verify outputs and read resources, no timing");
     bool no_profile = false;
     app.add_flag("--no-profile", no_profile, "do not collect hardware counters (CUPTI)");
+    auto* counter_cache = app.add_flag(
+        "--counter-cache", options.counter_cache,
+        "reuse a case's exact counters and hotspots from the cache folder while its kernel binary, launches, "
+        "inputs, GPU architecture, driver and profiler are unchanged; noisy figures are still measured");
+    app.add_flag("--fresh-counters", options.fresh_counters,
+                 "with --counter-cache: measure every figure afresh and replace the cached entries")
+        ->needs(counter_cache);
     app.add_flag("--external-profiler", options.external_profiler,
                  "run each case exactly once inside its NVTX range (domain 'harness', named '<variant> <params>') "
                  "and nothing else, for ncu / nsys; no timing, no counters");

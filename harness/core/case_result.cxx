@@ -234,6 +234,7 @@ void to_json(nlohmann::json& j, const CaseResult& r)
          {"hotspots", r.hotspots},
          {"verdicts", r.verdicts}};
     if (r.cost.total() > 0) j["cost"] = r.cost;
+    if (!r.reused_metrics.empty()) j["reused_metrics"] = r.reused_metrics;
 }
 
 void from_json(const nlohmann::json& j, CaseResult& r)
@@ -252,6 +253,7 @@ void from_json(const nlohmann::json& j, CaseResult& r)
     r.hotspots = j.value("hotspots", std::vector<Hotspot>{});
     r.verdicts = j.value("verdicts", std::vector<MetricVerdict>{});
     r.cost = j.value("cost", CaseCost{});
+    r.reused_metrics = j.value("reused_metrics", std::vector<std::string>{});
 }
 
 } // namespace harness

@@ -118,6 +118,8 @@ struct CaseResult {
     std::vector<Hotspot> hotspots;       ///< source lines by excess, largest first
     std::vector<MetricVerdict> verdicts; ///< filled by the comparison stage
     CaseCost cost;                       ///< where its wall time went
+    /// Exact figures taken from the counter cache instead of measured in this run (with the hotspots).
+    std::vector<std::string> reused_metrics;
 
     std::optional<double> metric(const std::string& name) const;
     void set_metric(const std::string& name, double value);

@@ -170,6 +170,8 @@ harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, 
     config.device = options.device;
     config.options.hot_cache = options.hot;
     config.options.verify_only = options.verify_only;
+    if (options.counter_cache && cache) config.options.counter_cache_dir = cache->dir() / "counters";
+    config.options.fresh_counters = options.fresh_counters;
     config.case_timeout_s = options.timeout_s > 0 ? options.timeout_s : s.timing.timeout_s;
     if (!runnable.empty()) {
         auto ran = run::run_isolated(s, runnable, compiled.modules, config, observer);
@@ -203,6 +205,21 @@ harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, 
     else if (!options.profile)
         rep.notes.push_back("hardware counters not collected (--no-profile)");
     rep.notes.push_back(fmt::format("compilation: {:.2f} s", compile_seconds));
+    if (options.counter_cache && !cache)
+        rep.notes.push_back("counter cache: off, because the kernel cache folder that holds it is off (--no-cache)");
+    else if (options.counter_cache) {
+        std::size_t reused_cases = 0, reused_figures = 0;
+        for (const auto& r : results)
+            if (!r.reused_metrics.empty()) {
+                ++reused_cases;
+                reused_figures += r.reused_metrics.size();
+            }
+        rep.notes.push_back(fmt::format(
+            "counter cache ({}): {} of {} profiled cases reused {} exact figures and their hotspots; their noisy "
+            "figures were measured{}",
+            (cache->dir() / "counters").string(), reused_cases, profiled_cases, reused_figures,
+            options.fresh_counters ? "; --fresh-counters measured everything and refreshed the entries" : ""));
+    }
     if (cost.total() > 0)
         rep.notes.push_back(fmt::format("case time: {:.2f} s (buffers and reference {:.2f} s, verification {:.2f} s, "
                                         "timing {:.2f} s, profiling {:.2f} s)",

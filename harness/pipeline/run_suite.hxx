@@ -28,6 +28,8 @@ struct SuiteRunOptions {
     std::vector<std::string> archs;         ///< static tier; empty: the suite's archs
     bool profile = true;                    ///< collect hardware counters (CUPTI)
     bool external_profiler = false;         ///< run each case once in its NVTX range, nothing else
+    bool counter_cache = false;             ///< reuse exact counters from <cache>/counters
+    bool fresh_counters = false;            ///< with counter_cache: measure afresh, refresh the entries
     bool require_gpu = false;               ///< no usable GPU is an error, not the static tier
     std::string require_gpu_because;        ///< "--require-gpu", "CI mode (CI=true)": for the message
 };

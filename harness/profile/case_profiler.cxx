@@ -35,6 +35,14 @@ std::vector<std::string> all_metric_names()
     return names;
 }
 
+std::vector<std::string> cupti_names_of(const std::vector<std::string>& names)
+{
+    std::vector<std::string> cupti_names;
+    for (const auto& name : names) cupti_names.emplace_back(find_metric(name)->source);
+    cupti_names.emplace_back(duration_metric); // weights per-launch ratios of multi-kernel cases
+    return cupti_names;
+}
+
 } // namespace
 
 ProfilePlan plan_profile(const std::vector<std::string>& requested)
@@ -63,14 +71,13 @@ ProfilePlan plan_profile(const std::vector<std::string>& requested)
     return plan;
 }
 
-CaseProfiler::CaseProfiler(CUcontext context, int device_ordinal, ProfilePlan plan) : plan_(std::move(plan))
+CaseProfiler::CaseProfiler(CUcontext context, int device_ordinal, ProfilePlan plan)
+    : context_(context), device_ordinal_(device_ordinal), plan_(std::move(plan))
 {
-    if (!plan_.range_metrics.empty()) {
-        std::vector<std::string> cupti_names;
-        for (const auto& name : plan_.range_metrics) cupti_names.emplace_back(find_metric(name)->source);
-        cupti_names.emplace_back(duration_metric); // weights per-launch ratios of multi-kernel cases
-        range_ = std::make_unique<RangeProfiler>(context, device_ordinal, cupti_names);
-    }
+    for (const auto& name : plan_.range_metrics)
+        if (find_metric(name)->stability == Stability::noisy) noisy_metrics_.push_back(name);
+    if (!plan_.range_metrics.empty())
+        range_ = std::make_unique<RangeProfiler>(context, device_ordinal, cupti_names_of(plan_.range_metrics));
     if (plan_.sass) sass_ = std::make_unique<SassProfiler>(context, device_ordinal, hotspot_sass_metrics());
 }
 
@@ -81,34 +88,50 @@ std::size_t CaseProfiler::range_passes() const
     return range_ ? range_->passes() : 0;
 }
 
+void CaseProfiler::record_range(RangeProfiler& profiler, const std::vector<std::string>& names,
+                                const std::function<void()>& prepare,
+                                const std::vector<std::function<void()>>& launches, CaseResult& r)
+{
+    RangeTimings t;
+    const auto rows = profiler.measure(prepare, launches, &t);
+    r.cost.profile.setup += t.setup;
+    r.cost.profile.kernels += t.launches;
+    r.cost.profile.teardown += t.teardown;
+    r.cost.profile.range_passes += profiler.passes();
+    const std::size_t duration_column = profiler.metrics().size() - 1;
+    double total_duration = 0;
+    for (const auto& row : rows) total_duration += row[duration_column];
+    for (std::size_t m = 0; m < names.size(); ++m) {
+        const auto info = *find_metric(names[m]);
+        double value = 0;
+        if (ends_with(info.source, ".sum")) {
+            for (const auto& row : rows) value += row[m];
+        } else {
+            // A ratio (e.g. achieved occupancy): weight each launch by its duration, as a
+            // per-kernel profiler's figures would be combined.
+            for (const auto& row : rows)
+                value += row[m] * (total_duration > 0 ? row[duration_column] / total_duration : 1.0 / rows.size());
+        }
+        if (ends_with(info.source, ".pct_of_peak_sustained_active") && info.unit == "fraction") value /= 100.0;
+        r.set_metric(names[m], value);
+    }
+}
+
+void CaseProfiler::profile_noisy(const std::function<void()>& prepare,
+                                 const std::vector<std::function<void()>>& launches, CaseResult& r)
+{
+    if (!noisy_metrics_.empty()) {
+        if (!noisy_range_)
+            noisy_range_ = std::make_unique<RangeProfiler>(context_, device_ordinal_, cupti_names_of(noisy_metrics_));
+        record_range(*noisy_range_, noisy_metrics_, prepare, launches, r);
+    }
+    add_derived_metrics(r);
+}
+
 void CaseProfiler::profile(const std::function<void()>& prepare, const std::vector<std::function<void()>>& launches,
                            const CaseSource& source, CaseResult& r)
 {
-    if (range_) {
-        RangeTimings t;
-        const auto rows = range_->measure(prepare, launches, &t);
-        r.cost.profile.setup += t.setup;
-        r.cost.profile.kernels += t.launches;
-        r.cost.profile.teardown += t.teardown;
-        r.cost.profile.range_passes = range_->passes();
-        const std::size_t duration_column = range_->metrics().size() - 1;
-        double total_duration = 0;
-        for (const auto& row : rows) total_duration += row[duration_column];
-        for (std::size_t m = 0; m < plan_.range_metrics.size(); ++m) {
-            const auto info = *find_metric(plan_.range_metrics[m]);
-            double value = 0;
-            if (ends_with(info.source, ".sum")) {
-                for (const auto& row : rows) value += row[m];
-            } else {
-                // A ratio (e.g. achieved occupancy): weight each launch by its duration, as a
-                // per-kernel profiler's figures would be combined.
-                for (const auto& row : rows)
-                    value += row[m] * (total_duration > 0 ? row[duration_column] / total_duration : 1.0 / rows.size());
-            }
-            if (ends_with(info.source, ".pct_of_peak_sustained_active") && info.unit == "fraction") value /= 100.0;
-            r.set_metric(plan_.range_metrics[m], value);
-        }
-    }
+    if (range_) record_range(*range_, plan_.range_metrics, prepare, launches, r);
 
     if (sass_ && source.cubin) {
         SassTimings t;

@@ -54,9 +54,23 @@ public:
     void profile(const std::function<void()>& prepare, const std::vector<std::function<void()>>& launches,
                  const CaseSource& source, CaseResult& r);
 
+    /// Like profile(), for a case whose exact figures and hotspots come from the counter cache
+    /// (already in `r`): only the noisy counters are measured, in as few passes as they need.
+    void profile_noisy(const std::function<void()>& prepare, const std::vector<std::function<void()>>& launches,
+                       CaseResult& r);
+
 private:
+    /// Sets the metrics of `names` (table names) from `profiler`'s rows, summed over launches.
+    void record_range(RangeProfiler& profiler, const std::vector<std::string>& names,
+                      const std::function<void()>& prepare, const std::vector<std::function<void()>>& launches,
+                      CaseResult& r);
+
+    CUcontext context_;
+    int device_ordinal_;
     ProfilePlan plan_;
     std::unique_ptr<RangeProfiler> range_;
+    std::vector<std::string> noisy_metrics_;     ///< table names of the plan's noisy range metrics
+    std::unique_ptr<RangeProfiler> noisy_range_; ///< those alone, created on first use
     std::unique_ptr<SassProfiler> sass_;
 };
 

@@ -8,6 +8,7 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 #include <fmt/format.h>
+#include <map>
 #include <mutex>
 
 namespace harness::profile {
@@ -139,7 +140,16 @@ std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void
     auto mark = std::chrono::steady_clock::now();
     // Enabled once for the profiler's life: enabling costs about 0.1 s per case on an H100, and an
     // enabled profiler that is not started changes neither the timed samples nor the counters.
-    if (!enabled_) enabled_ = std::make_unique<Enabled>(context_);
+    if (!enabled_) {
+        static std::mutex mutex;
+        static std::map<CUcontext, std::weak_ptr<Enabled>> by_context;
+        const std::lock_guard lock(mutex);
+        enabled_ = by_context[context_].lock();
+        if (!enabled_) {
+            enabled_ = std::make_shared<Enabled>(context_);
+            by_context[context_] = enabled_;
+        }
+    }
     Enabled& profiler = *enabled_;
 
     auto size = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(

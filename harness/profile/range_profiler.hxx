@@ -55,7 +55,9 @@ private:
     std::unique_ptr<HostObject> host_;
     std::vector<std::uint8_t> config_image_;
     std::size_t passes_ = 0;
-    std::unique_ptr<Enabled> enabled_; ///< enabled at the first measurement, for the profiler's life
+    /// Enabled at the first measurement and shared by every profiler of the context: CUPTI allows
+    /// one enabled range profiler per context.
+    std::shared_ptr<Enabled> enabled_;
 };
 
 } // namespace harness::profile

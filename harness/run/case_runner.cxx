@@ -7,6 +7,8 @@
 #include "harness/core/input_files.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/profile/case_profiler.hxx"
+#include "harness/profile/counter_cache.hxx"
+#include "harness/profile/range_profiler.hxx"
 #include "harness/run/builtins.hxx"
 #include "harness/run/timing_stats.hxx"
 #include "harness/suite/compile_params.hxx"
@@ -14,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <cupti_version.h>
 #include <fmt/format.h>
 #include <nvtx3/nvtx3.hpp>
 
@@ -89,7 +92,8 @@ struct CaseRunner::Prepared {
         suite::BufferSpec spec;
         std::size_t count = 0;
         DeviceBuffer device;
-        DeviceBuffer pristine; // initial contents of inout buffers, restored before each timed run
+        DeviceBuffer pristine;   // initial contents of inout buffers, restored before each timed run
+        std::string content_key; // hash of the initial contents, for counter-cache keys
     };
     struct Launch {
         CUfunction function = nullptr;
@@ -126,9 +130,17 @@ CaseRunner::CaseRunner(GpuSession& session, const suite::Suite& suite,
                        const std::map<std::string, compile::CompiledModule>& modules, RunOptions options)
     : session_(session), suite_(suite), modules_(modules), options_(options)
 {
-    if (options_.profile && !options_.external_profiler)
+    if (options_.profile && !options_.external_profiler) {
         profiler_ = std::make_unique<profile::CaseProfiler>(session_.context(), session_.info().ordinal,
                                                             profile::plan_profile(options_.metrics));
+        if (!options_.counter_cache_dir.empty()) {
+            counter_cache_ = std::make_unique<profile::CounterCache>(options_.counter_cache_dir);
+            std::uint32_t cupti_version = 0;
+            cuptiGetVersion(&cupti_version);
+            profiler_identity_ = fmt::format("{} driver {} cupti {}", profile::chip_name(session_.info().ordinal),
+                                             session_.info().driver_version, cupti_version);
+        }
+    }
 }
 
 CaseRunner::~CaseRunner()
@@ -177,6 +189,11 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
     for (auto& b : p->buffers) {
         CU_CHECK(d.cuMemAlloc(&b->device.ptr, b->device.bytes));
         const Bytes host = initial_contents(b->spec, b->count, params);
+        if (counter_cache_) {
+            profile::CounterKey contents;
+            contents.add("contents", std::as_bytes(std::span(host.data(), host.size())));
+            b->content_key = contents.finish();
+        }
         CU_CHECK(d.cuMemcpyHtoD(b->device.ptr, host.data(), host.size()));
         if (b->spec.role == suite::BufferRole::inout) {
             b->pristine.bytes = b->device.bytes;
@@ -423,7 +440,63 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, Ca
             launch_step(p, step);
             CU_CHECK(d.cuStreamSynchronize(session_.stream()));
         });
+    std::string key;
+    std::optional<profile::CachedCounters> cached;
+    if (counter_cache_ && !variant.is_builtin()) {
+        key = counter_key(variant, p);
+        if (!options_.fresh_counters) cached = counter_cache_->load(key);
+    }
+    if (cached) {
+        for (const auto& m : cached->metrics) {
+            r.set_metric(m.name, m.value);
+            r.reused_metrics.push_back(m.name);
+        }
+        r.hotspots = cached->hotspots;
+        profiler_->profile_noisy(prepare, steps, r);
+        return;
+    }
     profiler_->profile(prepare, steps, source, r);
+    if (!key.empty()) {
+        profile::CachedCounters fresh;
+        for (const auto& m : r.metrics)
+            if (profile::cached_metric(m.name)) fresh.metrics.push_back(m);
+        fresh.hotspots = r.hotspots;
+        counter_cache_->store(key, fresh);
+    }
+}
+
+std::string CaseRunner::counter_key(const suite::VariantSpec& variant, const Prepared& p) const
+{
+    profile::CounterKey key;
+    key.add("harness", HARNESS_VERSION);
+    key.add("profiler", profiler_identity_);
+    key.add("arch", session_.info().arch);
+    for (const auto& name : options_.metrics) key.add("metric", name);
+    key.add("hot cache", std::int64_t{options_.hot_cache});
+    const std::string& module = p.compiled->cubin;
+    key.add("module", std::as_bytes(std::span(module.data(), module.size())));
+    for (const auto& b : p.buffers) {
+        key.add("buffer", b->spec.name);
+        key.add("type", std::string(suite::element_type_name(b->spec.type)));
+        key.add("role", std::int64_t{static_cast<int>(b->spec.role)});
+        key.add("count", static_cast<std::int64_t>(b->count));
+        key.add("contents", b->content_key);
+    }
+    for (std::size_t li = 0; li < p.launches.size(); ++li) {
+        const auto& l = p.launches[li];
+        key.add("launch", l.symbol);
+        for (const unsigned d : l.grid) key.add("grid", std::int64_t{d});
+        for (const unsigned d : l.block) key.add("block", std::int64_t{d});
+        key.add("dynamic shared", std::int64_t{l.shared_bytes});
+        const auto& args = variant.launches[li].args;
+        for (std::size_t ai = 0; ai < args.size(); ++ai) {
+            if (args[ai].is_buffer())
+                key.add("buffer argument", args[ai].buffer);
+            else
+                key.add("scalar argument", std::as_bytes(std::span(l.scalar_storage[ai])));
+        }
+    }
+    return key.finish();
 }
 
 void CaseRunner::read_resources(Prepared& prepared, CaseResult& r)

@@ -15,7 +15,8 @@
 
 namespace harness::profile {
 class CaseProfiler;
-}
+class CounterCache;
+} // namespace harness::profile
 
 namespace harness::run {
 
@@ -27,6 +28,9 @@ struct RunOptions {
     /// Run each case exactly once inside its NVTX range and nothing else, for an external profiler.
     bool external_profiler = false;
     std::vector<std::string> metrics; ///< metric-table names to collect; empty: the default set
+    /// Where exact counters are kept between runs (empty: no counter cache).
+    std::filesystem::path counter_cache_dir;
+    bool fresh_counters = false; ///< measure every figure even on a cache hit, then refresh the entry
 };
 
 /// Outputs of the reference variant at one parameter point, by buffer name.
@@ -61,6 +65,8 @@ private:
     void time_case(const suite::VariantSpec& variant, const suite::Case& c, Prepared& p, CaseResult& r);
     void restore_and_flush(Prepared& p);
     void profile_case(const suite::VariantSpec& variant, Prepared& p, CaseResult& r);
+    /// The counter-cache key of a prepared case: everything that determines its exact counters.
+    std::string counter_key(const suite::VariantSpec& variant, const Prepared& p) const;
 
     GpuSession& session_;
     const suite::Suite& suite_;
@@ -68,6 +74,8 @@ private:
     RunOptions options_;
     std::map<std::string, CUmodule> loaded_;
     std::unique_ptr<profile::CaseProfiler> profiler_;
+    std::unique_ptr<profile::CounterCache> counter_cache_;
+    std::string profiler_identity_; ///< chip, driver and CUPTI versions, for counter-cache keys
 };
 
 /// Whether reports may quote lines of `path`, a file a kernel's line table names: files of the
