@@ -39,7 +39,11 @@ int run_command(const std::vector<std::string>& args)
     add_gate_options(app, gate, true);
     app.add_flag("--fail-on-improvement", fail_on_improvement,
                  "fail when a metric improved beyond its rule (the baseline is stale)");
-    app.add_option("--device", options.device, "CUDA device ordinal")->capture_default_str();
+    auto* device_option = app.add_option("--device", options.device, "CUDA device ordinal")->capture_default_str();
+    app.add_option("--devices", options.devices,
+                   "run cases on several GPUs of this host at once, one worker per GPU: 'all' or a list such as "
+                   "0,1 (all of one model; every parameter point runs on one GPU)")
+        ->excludes(device_option);
     app.add_flag("--hot", options.hot, "do not flush the L2 cache between timed samples");
     app.add_flag("--verify-only", options.verify_only, "verify outputs and read resources, no timing");
     bool no_profile = false;

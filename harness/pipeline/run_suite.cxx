@@ -5,12 +5,17 @@
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/core/text.hxx"
+#include "harness/run/device_schedule.hxx"
 #include "harness/run/isolated_runner.hxx"
 #include "harness/suite/sweep.hxx"
 
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <fmt/format.h>
+#include <limits>
+#include <mutex>
+#include <thread>
 #include <unistd.h>
 
 namespace harness::pipeline {
@@ -86,7 +91,12 @@ std::string git_revision(const fs::path& file)
 std::optional<run::DeviceInfo> choose_device(const SuiteRunOptions& options)
 {
     std::string why = "--static given";
-    auto device = options.static_only ? std::nullopt : run::probe_device(options.device, &why);
+    int first = options.device;
+    if (!options.devices.empty() && trim(options.devices) != "all")
+        first = run::parse_devices(options.devices, std::numeric_limits<int>::max()).front();
+    else if (!options.devices.empty())
+        first = 0;
+    auto device = options.static_only ? std::nullopt : run::probe_device(first, &why);
     if (!device && options.require_gpu && !options.static_only)
         throw Error(ErrorKind::environment,
                     fmt::format("no usable GPU ({}), and {} requires one; pass --static to run the static tier "
@@ -115,6 +125,29 @@ harness::RunReport run_suite_static(const suite::Suite& s, const SuiteRunOptions
                    options.only_variants.end();
         });
     return rep;
+}
+
+std::vector<run::DeviceInfo> choose_devices(const SuiteRunOptions& options, const run::DeviceInfo& first)
+{
+    if (options.devices.empty()) return {first};
+    std::vector<run::DeviceInfo> devices;
+    for (const int ordinal : run::parse_devices(options.devices, first.device_count)) {
+        if (ordinal == first.ordinal) {
+            devices.push_back(first);
+            continue;
+        }
+        std::string why;
+        auto info = run::probe_device(ordinal, &why);
+        if (!info)
+            throw Error(ErrorKind::environment, fmt::format("--devices: GPU {} is not usable: {}", ordinal, why));
+        if (info->name != first.name || info->arch != first.arch)
+            throw Error(ErrorKind::environment,
+                        fmt::format("--devices: GPU {} is a {} and GPU {} a {}; time baselines are kept per GPU "
+                                    "model, so run GPUs of different models separately",
+                                    first.ordinal, first.name, ordinal, info->name));
+        devices.push_back(*info);
+    }
+    return devices;
 }
 
 harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, const SuiteRunOptions& options,
@@ -163,6 +196,7 @@ harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, 
         progress.begin(r);
     };
     observer.on_result = [&](std::size_t, const CaseResult& r) { progress.end(r); };
+    std::string rep_devices_note;
     run::IsolatedRunConfig config;
     config.options.profile = options.profile && !options.verify_only;
     config.options.external_profiler = options.external_profiler;
@@ -173,12 +207,60 @@ harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, 
     if (options.counter_cache && cache) config.options.counter_cache_dir = cache->dir() / "counters";
     config.options.fresh_counters = options.fresh_counters;
     config.case_timeout_s = options.timeout_s > 0 ? options.timeout_s : s.timing.timeout_s;
-    if (!runnable.empty()) {
+    const auto devices = choose_devices(options, device);
+    if (!runnable.empty() && devices.size() == 1) {
+        config.device = devices.front().ordinal;
         auto ran = run::run_isolated(s, runnable, compiled.modules, config, observer);
         for (std::size_t k = 0; k < ran.size(); ++k) results[runnable_index[k]] = std::move(ran[k]);
+    } else if (!runnable.empty()) {
+        // One thread per GPU, each with its own workers: a fault or a hang on one GPU fails its own
+        // case, and the other GPUs go on.
+        const auto schedule = run::schedule_on_devices(runnable, devices.size());
+        std::mutex mutex;
+        std::vector<std::exception_ptr> errors(devices.size());
+        std::vector<std::thread> threads;
+        for (std::size_t g = 0; g < devices.size(); ++g)
+            threads.emplace_back([&, g] {
+                try {
+                    const auto& mine = schedule[g];
+                    if (mine.empty()) return;
+                    std::vector<suite::Case> cases;
+                    for (const auto k : mine) cases.push_back(runnable[k]);
+                    run::IsolatedRunConfig on_device = config;
+                    on_device.device = devices[g].ordinal;
+                    run::RunObserver relay;
+                    relay.on_begin = [&](std::size_t i) {
+                        const std::lock_guard lock(mutex);
+                        observer.on_begin(mine[i]);
+                    };
+                    relay.on_result = [&](std::size_t i, const CaseResult& r) {
+                        const std::lock_guard lock(mutex);
+                        observer.on_result(mine[i], r);
+                    };
+                    auto ran = run::run_isolated(s, cases, compiled.modules, on_device, relay);
+                    const std::lock_guard lock(mutex);
+                    for (std::size_t k = 0; k < ran.size(); ++k) {
+                        ran[k].message +=
+                            fmt::format("{}ran on GPU {}", ran[k].message.empty() ? "" : "; ", devices[g].ordinal);
+                        results[runnable_index[mine[k]]] = std::move(ran[k]);
+                    }
+                } catch (...) {
+                    errors[g] = std::current_exception();
+                }
+            });
+        for (auto& t : threads) t.join();
+        for (const auto& e : errors)
+            if (e) std::rethrow_exception(e);
+        rep_devices_note = fmt::format("cases spread over {} GPUs ({}), one worker each", devices.size(), [&] {
+            std::vector<std::string> parts;
+            for (std::size_t g = 0; g < devices.size(); ++g)
+                parts.push_back(fmt::format("GPU {}: {} cases", devices[g].ordinal, schedule[g].size()));
+            return join(parts, ", ");
+        }());
     }
 
     harness::RunReport rep = report_for(s);
+    if (!rep_devices_note.empty()) rep.notes.push_back(rep_devices_note);
     rep.mode = "gpu";
     rep.device_name = device.name;
     rep.arch = device.arch;

@@ -19,6 +19,7 @@ namespace harness::pipeline {
 /// How to run a suite (the command-line options of `harness run`).
 struct SuiteRunOptions {
     int device = 0;
+    std::string devices;                    ///< `--devices`: "all" or "0,1"; empty: `device` alone
     bool hot = false;                       ///< no L2 flush between timed samples
     bool verify_only = false;               ///< no timing
     double timeout_s = 0.0;                 ///< 0: the suite's timing.timeout_s
@@ -42,6 +43,11 @@ harness::RunReport run_suite_static(const suite::Suite& suite, const SuiteRunOpt
                                     const compile::CompileCache* cache);
 
 /// One suite on the GPU: compile, verify, time, measure.
+/// The GPUs a run spreads over: `first` (from choose_device) alone, or every GPU `options.devices`
+/// names, probed. Throws Error(bad_input) for a bad list, Error(environment) when one of them is
+/// unusable or of another model than `first` (baselines of noisy figures are per GPU model).
+std::vector<run::DeviceInfo> choose_devices(const SuiteRunOptions& options, const run::DeviceInfo& first);
+
 harness::RunReport run_suite_gpu(suite::Suite suite, const run::DeviceInfo& device, const SuiteRunOptions& options,
                                  const compile::CompileCache* cache);
 

@@ -30,6 +30,7 @@ DeviceInfo query_device(int ordinal)
     CU_CHECK(d.cuDeviceGet(&dev, ordinal));
     DeviceInfo info;
     info.ordinal = ordinal;
+    info.device_count = count;
     char name[256] = {};
     CU_CHECK(d.cuDeviceGetName(name, sizeof name, dev));
     info.name = name;
@@ -103,7 +104,8 @@ void to_json(nlohmann::json& j, const DeviceInfo& d)
          {"driver_version", d.driver_version},
          {"memory_bandwidth_gbs", d.memory_bandwidth_gbs},
          {"clock_khz", d.clock_khz},
-         {"fp32_peak_gflops", d.fp32_peak_gflops}};
+         {"fp32_peak_gflops", d.fp32_peak_gflops},
+         {"device_count", d.device_count}};
 }
 
 void from_json(const nlohmann::json& j, DeviceInfo& d)
@@ -118,6 +120,7 @@ void from_json(const nlohmann::json& j, DeviceInfo& d)
     d.memory_bandwidth_gbs = j.at("memory_bandwidth_gbs");
     d.clock_khz = j.value("clock_khz", 0);
     d.fp32_peak_gflops = j.value("fp32_peak_gflops", 0.0);
+    d.device_count = j.value("device_count", 1);
 }
 
 std::optional<DeviceInfo> probe_device(int ordinal, std::string* why)

@@ -22,6 +22,7 @@ struct DeviceInfo {
     double memory_bandwidth_gbs = 0.0; ///< theoretical, from clock and bus width
     int clock_khz = 0;                 ///< SM boost clock
     double fp32_peak_gflops = 0.0;     ///< theoretical: SMs x FP32 lanes x 2 (FMA) x clock
+    int device_count = 1;              ///< CUDA devices the driver sees on this host
 };
 
 /// Owns the context and the per-process resources; create only in a worker process.
