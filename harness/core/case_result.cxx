@@ -248,7 +248,9 @@ void from_json(const nlohmann::json& j, CaseResult& r)
     r.message = j.value("message", "");
     r.occupancy_limiter = j.value("occupancy_limiter", "");
     r.metrics.clear();
-    for (const auto& [name, value] : j.at("metrics").items()) r.metrics.push_back({name, value.get<double>()});
+    // A figure that is not a number (JSON has no NaN: it writes null) is left out, not an error.
+    for (const auto& [name, value] : j.at("metrics").items())
+        if (value.is_number()) r.metrics.push_back({name, value.get<double>()});
     r.time_samples_us = j.value("time_samples_us", std::vector<double>{});
     r.hotspots = j.value("hotspots", std::vector<Hotspot>{});
     r.verdicts = j.value("verdicts", std::vector<MetricVerdict>{});

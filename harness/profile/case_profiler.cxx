@@ -78,6 +78,9 @@ CaseProfiler::CaseProfiler(CUcontext context, int device_ordinal, ProfilePlan pl
         if (find_metric(name)->stability == Stability::noisy) noisy_metrics_.push_back(name);
     if (!plan_.range_metrics.empty())
         range_ = std::make_unique<RangeProfiler>(context, device_ordinal, cupti_names_of(plan_.range_metrics));
+    // Configured now: reading the counter availability fails once a range profiler is enabled.
+    if (!noisy_metrics_.empty())
+        noisy_range_ = std::make_unique<RangeProfiler>(context, device_ordinal, cupti_names_of(noisy_metrics_));
     if (plan_.sass) sass_ = std::make_unique<SassProfiler>(context, device_ordinal, hotspot_sass_metrics());
 }
 
@@ -120,11 +123,7 @@ void CaseProfiler::record_range(RangeProfiler& profiler, const std::vector<std::
 void CaseProfiler::profile_noisy(const std::function<void()>& prepare,
                                  const std::vector<std::function<void()>>& launches, CaseResult& r)
 {
-    if (!noisy_metrics_.empty()) {
-        if (!noisy_range_)
-            noisy_range_ = std::make_unique<RangeProfiler>(context_, device_ordinal_, cupti_names_of(noisy_metrics_));
-        record_range(*noisy_range_, noisy_metrics_, prepare, launches, r);
-    }
+    if (noisy_range_) record_range(*noisy_range_, noisy_metrics_, prepare, launches, r);
     add_derived_metrics(r);
 }
 

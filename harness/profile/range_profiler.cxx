@@ -68,6 +68,12 @@ private:
     CUpti_RangeProfiler_Object* object_ = nullptr;
 };
 
+/// The enabled range profiler of a context and the profiler whose configuration it holds.
+struct RangeProfiler::SharedEnable {
+    std::unique_ptr<Enabled> enabled;
+    const RangeProfiler* owner = nullptr;
+};
+
 namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t)
@@ -128,7 +134,13 @@ RangeProfiler::RangeProfiler(CUcontext context, int device_ordinal, std::vector<
     passes_ = passes.numOfPasses;
 }
 
-RangeProfiler::~RangeProfiler() = default;
+RangeProfiler::~RangeProfiler()
+{
+    if (shared_ && shared_->owner == this) {
+        shared_->enabled.reset();
+        shared_->owner = nullptr;
+    }
+}
 
 std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void()>& prepare,
                                                         const std::vector<std::function<void()>>& launches,
@@ -140,17 +152,24 @@ std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void
     auto mark = std::chrono::steady_clock::now();
     // Enabled once for the profiler's life: enabling costs about 0.1 s per case on an H100, and an
     // enabled profiler that is not started changes neither the timed samples nor the counters.
-    if (!enabled_) {
+    if (!shared_) {
         static std::mutex mutex;
-        static std::map<CUcontext, std::weak_ptr<Enabled>> by_context;
+        static std::map<CUcontext, std::weak_ptr<SharedEnable>> by_context;
         const std::lock_guard lock(mutex);
-        enabled_ = by_context[context_].lock();
-        if (!enabled_) {
-            enabled_ = std::make_shared<Enabled>(context_);
-            by_context[context_] = enabled_;
+        shared_ = by_context[context_].lock();
+        if (!shared_) {
+            shared_ = std::make_shared<SharedEnable>();
+            by_context[context_] = shared_;
         }
     }
-    Enabled& profiler = *enabled_;
+    // The enabled profiler keeps the configuration it was first given: another profiler's
+    // configuration needs it enabled afresh.
+    if (shared_->owner != this) {
+        shared_->enabled.reset();
+        shared_->enabled = std::make_unique<Enabled>(context_);
+        shared_->owner = this;
+    }
+    Enabled& profiler = *shared_->enabled;
 
     auto size = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
         CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
