@@ -142,16 +142,27 @@ bool GateOptions::ci_mode() const
     return value == "true" || value == "1" || value == "yes";
 }
 
-void add_gate_options(CLI::App& app, GateOptions& o, bool with_strict)
+void add_gate_options(CLI::App& app, GateOptions& o, bool with_strict, bool with_require_gpu)
 {
     auto* ci = app.add_flag("--ci", o.ci,
                             "CI mode (default when the environment sets CI=true): a figure without a baseline fails, a "
                             "missing GPU fails unless --static, baselines are never written");
     app.add_flag("--no-ci", o.no_ci, "not CI mode, even where the environment sets CI=true")->excludes(ci);
-    app.add_flag("--require-gpu", o.require_gpu, "fail (exit 3) when no GPU is usable, instead of the static tier");
+    if (with_require_gpu)
+        app.add_flag("--require-gpu", o.require_gpu, "fail (exit 3) when no GPU is usable, instead of the static tier");
     if (with_strict)
         app.add_flag("--strict", o.strict,
                      "gate drift figures too (registers, raw counts, instructions): any change fails, as a snapshot");
+}
+
+compare::CompareOptions compare_options(const ProjectPaths& paths, const GateOptions& gate)
+{
+    compare::CompareOptions options;
+    options.baseline_dir = paths.baselines;
+    options.waiver_file = paths.waivers_given ? paths.waivers : std::filesystem::path();
+    options.strict = gate.strict;
+    options.ci = gate.ci_mode();
+    return options;
 }
 
 std::optional<compile::CompileCache> make_cache(const CommonOptions& o)

@@ -1,6 +1,7 @@
 #pragma once
 // Command-line pieces the subcommands share.
 
+#include "harness/compare/compare_run.hxx"
 #include "harness/compile/nvrtc_compiler.hxx"
 #include "harness/suite/suite.hxx"
 
@@ -77,6 +78,10 @@ struct GateOptions {
     bool ci_mode() const;
 };
 
-void add_gate_options(CLI::App& app, GateOptions& o, bool with_strict);
+/// --ci, --no-ci, and --strict and --require-gpu where the command has a use for them.
+void add_gate_options(CLI::App& app, GateOptions& o, bool with_strict, bool with_require_gpu = true);
+
+/// How to compare a suite's results: its project's baselines and waivers, under `gate`.
+compare::CompareOptions compare_options(const ProjectPaths& paths, const GateOptions& gate);
 
 } // namespace harness::cli

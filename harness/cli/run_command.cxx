@@ -20,6 +20,26 @@ namespace harness::cli {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+/// "i/N" with 1 <= i <= N <= max_shards, or nullopt.
+std::optional<std::pair<std::size_t, std::size_t>> parse_shard(const std::string& text)
+{
+    const auto slash = text.find('/');
+    const auto number = [](const std::string& digits) -> std::optional<std::size_t> {
+        if (digits.empty() || digits.size() > 6 || !std::all_of(digits.begin(), digits.end(), ::isdigit))
+            return std::nullopt;
+        return std::stoul(digits);
+    };
+    if (slash == std::string::npos) return std::nullopt;
+    const auto index = number(text.substr(0, slash));
+    const auto count = number(text.substr(slash + 1));
+    if (!index || !count || *index < 1 || *index > *count || *count > harness::max_shards) return std::nullopt;
+    return std::pair{*index, *count};
+}
+
+} // namespace
+
 int run_command(const std::vector<std::string>& args)
 {
     CLI::App app{"Compile, verify, time and measure every case of one or more suites, and compare them with "
@@ -62,6 +82,17 @@ int run_command(const std::vector<std::string>& args)
                    "seconds before a case counts as hung (default: the suite's timing.timeout_s)");
     app.add_option("--budget", options.budget_s, "seconds of timing per case (default: the suite's timing.budget_s)");
     app.add_option("--variant", options.only_variants, "run only these variants (the reference always runs)");
+    std::string shard;
+    app.add_option("--shard", shard,
+                   "run only shard i of N (i/N): the sweep points split by expected cost from the baselines' times, "
+                   "every variant at a point in one shard; `harness merge` puts the shards together")
+        ->check(CLI::Validator(
+            [](std::string& text) -> std::string {
+                return parse_shard(text) ? ""
+                                         : fmt::format("expected i/N with 1 <= i <= N <= {}, not '{}'",
+                                                       harness::max_shards, text.substr(0, 40));
+            },
+            "i/N"));
     if (auto code = parse(app, args)) return *code;
     if (no_profile) options.profile = false;
 
@@ -85,14 +116,13 @@ int run_command(const std::vector<std::string>& args)
     int exit_code = exit_pass;
     for (std::size_t i = 0; i < suites.size(); ++i) {
         const suite::Suite& s = suites[i];
-        compare::CompareOptions compare_options;
-        compare_options.baseline_dir = paths[i].baselines;
-        compare_options.waiver_file = paths[i].waivers_given ? paths[i].waivers : fs::path();
-        compare_options.strict = gate.strict;
-        compare_options.ci = ci;
+        pipeline::SuiteRunOptions suite_options = options;
+        if (const auto share = parse_shard(shard))
+            suite_options.shard = {share->first, share->second, paths[i].baselines};
         const fs::path out_dir = child_path(paths[i].reports, s.name, "suite name");
-        const harness::RunReport rep = pipeline::run_and_report(
-            s, device, options, cache ? &*cache : nullptr, compare_options, fail_on_improvement, out_dir, std::cout);
+        const harness::RunReport rep =
+            pipeline::run_and_report(s, device, suite_options, cache ? &*cache : nullptr,
+                                     compare_options(paths[i], gate), fail_on_improvement, out_dir, std::cout);
         const harness::Totals t = harness::totals(rep, fail_on_improvement);
         if (t.failed > 0 || t.regressed > 0) exit_code = exit_failure;
     }

@@ -234,6 +234,9 @@ void compare_run(harness::RunReport& report, const suite::Suite& suite, const Co
     // The default file may be absent; one named on the command line must be there.
     const std::vector<Waiver> waivers = read_waivers(waiver_file, !options.waiver_file.empty());
     const std::string today = options.today.empty() ? today_utc() : options.today;
+    // A second comparison (merged shards gated again) replaces the first.
+    report.baseline_files.clear();
+    report.comparison_notes.clear();
 
     std::map<std::string, std::optional<BaselineFile>> files; // by path
     // Reports name baseline files relative to the suite's project.
@@ -252,7 +255,7 @@ void compare_run(harness::RunReport& report, const suite::Suite& suite, const Co
                 check_baseline_identity(*file, key, suite.name, path.stem().string());
                 report.baseline_files.push_back(shown(path));
             } else {
-                report.notes.push_back(
+                report.comparison_notes.push_back(
                     fmt::format("no baseline {}{}: record one with `harness baseline update{}{} {}`", shown(path),
                                 options.ci ? " (CI mode: its figures fail as not gated)" : "",
                                 report.mode == "static" ? " --static" : "",
@@ -269,9 +272,10 @@ void compare_run(harness::RunReport& report, const suite::Suite& suite, const Co
     const BaselineFile* noisy = gpu ? load(baseline_path(options.baseline_dir, suite.name, noisy_key)) : nullptr;
     const std::string elsewhere = gpu && !noisy ? other_gpu_models(suite_dir, noisy_key) : "";
     if (!elsewhere.empty())
-        report.notes.push_back(fmt::format("noisy figures (time, achieved occupancy, DRAM bytes) have baselines for "
-                                           "{} only: skipped on {}",
-                                           elsewhere, report.device_name));
+        report.comparison_notes.push_back(
+            fmt::format("noisy figures (time, achieved occupancy, DRAM bytes) have baselines for "
+                        "{} only: skipped on {}",
+                        elsewhere, report.device_name));
 
     for (auto& r : report.results) {
         if (r.status != CaseStatus::passed) continue;
@@ -281,7 +285,8 @@ void compare_run(harness::RunReport& report, const suite::Suite& suite, const Co
     }
     for (const auto& w : waivers)
         if (w.expires < today && (w.suite == "*" || w.suite == suite.name))
-            report.notes.push_back(fmt::format("waiver at {} expired on {} ({})", w.where, w.expires, w.reason));
+            report.comparison_notes.push_back(
+                fmt::format("waiver at {} expired on {} ({})", w.where, w.expires, w.reason));
 }
 
 } // namespace harness::compare

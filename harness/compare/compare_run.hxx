@@ -1,6 +1,6 @@
 #pragma once
 // The comparison stage: every case of a run against its baselines, the suite's `expect:` rules
-// and the waivers; fills CaseResult::verdicts and the run's notes and baseline_files.
+// and the waivers; fills CaseResult::verdicts and the run's comparison_notes and baseline_files.
 
 #include "harness/compare/baseline_file.hxx"
 #include "harness/compile/occupancy.hxx"
@@ -22,8 +22,9 @@ struct CompareOptions {
     bool ci = false;                   ///< a figure with no baseline fails as not gated (`--ci`, or CI=true)
 };
 
-/// Compares every case that ran cleanly; failed and skipped cases get no verdicts. Throws
-/// InputError for a malformed baseline or waiver file.
+/// Compares every case that ran cleanly; failed and skipped cases get no verdicts. What an
+/// earlier comparison of `report` left (verdicts, comparison notes, baseline files) is replaced.
+/// Throws InputError for a malformed baseline or waiver file.
 void compare_run(harness::RunReport& report, const suite::Suite& suite, const CompareOptions& options);
 
 /// The verdicts of one case (without waivers): `exact` holds the architecture's baseline,

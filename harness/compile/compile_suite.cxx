@@ -27,9 +27,14 @@ const std::string* SuiteModules::error(const suite::VariantSpec& variant, const 
 
 std::vector<CompileUnit> compile_units(const suite::Suite& suite)
 {
+    return compile_units(suite, suite::expand_cases(suite));
+}
+
+std::vector<CompileUnit> compile_units(const suite::Suite& suite, const std::vector<suite::Case>& cases)
+{
     std::vector<CompileUnit> units;
     std::set<std::string> seen;
-    for (const auto& c : suite::expand_cases(suite)) {
+    for (const auto& c : cases) {
         const auto& variant = suite.variants[c.variant];
         if (variant.is_builtin()) continue; // a library call: nothing to compile
         std::string key = suite::compile_key(variant, c.params);
@@ -65,7 +70,13 @@ CompileRequest request_for(const suite::Suite& suite, const suite::VariantSpec& 
 
 SuiteModules compile_suite(const suite::Suite& suite, const std::string& arch, const CompileCache* cache, unsigned jobs)
 {
-    const auto units = compile_units(suite);
+    return compile_suite(suite, suite::expand_cases(suite), arch, cache, jobs);
+}
+
+SuiteModules compile_suite(const suite::Suite& suite, const std::vector<suite::Case>& cases, const std::string& arch,
+                           const CompileCache* cache, unsigned jobs)
+{
+    const auto units = compile_units(suite, cases);
     std::vector<std::optional<CompiledModule>> modules(units.size());
     std::vector<std::string> errors(units.size());
     std::atomic<std::size_t> next{0};
@@ -96,10 +107,11 @@ SuiteModules compile_suite(const suite::Suite& suite, const std::string& arch, c
     return out;
 }
 
-SuiteModules compile_suite_in_child(const suite::Suite& suite, const std::string& arch, const CompileCache* cache)
+SuiteModules compile_suite_in_child(const suite::Suite& suite, const std::vector<suite::Case>& cases,
+                                    const std::string& arch, const CompileCache* cache)
 {
     const std::string packed = run_in_child("compiling " + suite.name, [&] {
-        const SuiteModules compiled = compile_suite(suite, arch, cache);
+        const SuiteModules compiled = compile_suite(suite, cases, arch, cache);
         nlohmann::json j = {{"errors", compiled.errors}, {"modules", nlohmann::json::object()}};
         for (const auto& [name, m] : compiled.modules)
             j["modules"][name] = {

@@ -4,6 +4,7 @@
 
 #include "harness/compile/nvrtc_compiler.hxx"
 #include "harness/suite/suite.hxx"
+#include "harness/suite/sweep.hxx"
 
 #include <map>
 #include <string>
@@ -32,6 +33,8 @@ struct CompileUnit {
 
 /// Every configuration the suite's kernel variants need, each once, in the order cases use them.
 std::vector<CompileUnit> compile_units(const suite::Suite& suite);
+/// Same, for `cases` only (a shard's share of the suite).
+std::vector<CompileUnit> compile_units(const suite::Suite& suite, const std::vector<suite::Case>& cases);
 
 /// The compile request for one variant at one sweep point (all its launches' entries, with the
 /// point's compile-time parameters substituted).
@@ -44,8 +47,13 @@ CompileRequest request_for(const suite::Suite& suite, const suite::VariantSpec& 
 /// that configuration only.
 SuiteModules compile_suite(const suite::Suite& suite, const std::string& arch, const CompileCache* cache,
                            unsigned jobs = 0);
+/// Same, for the configurations `cases` need only.
+SuiteModules compile_suite(const suite::Suite& suite, const std::vector<suite::Case>& cases, const std::string& arch,
+                           const CompileCache* cache, unsigned jobs = 0);
 
-/// Same, in a child process, so that NVRTC never runs in a process that later forks CUDA workers.
-SuiteModules compile_suite_in_child(const suite::Suite& suite, const std::string& arch, const CompileCache* cache);
+/// The configurations `cases` need, in a child process, so that NVRTC never runs in a process
+/// that later forks CUDA workers.
+SuiteModules compile_suite_in_child(const suite::Suite& suite, const std::vector<suite::Case>& cases,
+                                    const std::string& arch, const CompileCache* cache);
 
 } // namespace harness::compile

@@ -44,11 +44,16 @@ LaunchFigures launch_figures(const ArchLimits& limits, const KernelResources& ke
 std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::vector<std::string>& archs,
                                         const CompileCache* cache)
 {
+    return run_static_tier(suite, suite::expand_cases(suite), archs, cache);
+}
+
+std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::vector<suite::Case>& cases,
+                                        const std::vector<std::string>& archs, const CompileCache* cache)
+{
     std::vector<CaseResult> results;
-    const auto cases = suite::expand_cases(suite);
     for (const auto& arch : archs) {
         const ArchLimits& limits = arch_limits(arch);
-        const SuiteModules compiled = compile_suite(suite, arch, cache);
+        const SuiteModules compiled = compile_suite(suite, cases, arch, cache);
         std::map<std::string, CubinInfo> infos;
         std::map<std::string, std::string> read_errors;
         for (const auto& [name, module] : compiled.modules) {
@@ -68,6 +73,7 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
             r.arch = arch;
             r.params = {c.params.begin(), c.params.end()};
             r.params_text = c.params_text;
+            r.point = c.point;
             if (variant.is_builtin()) {
                 r.status = CaseStatus::skipped;
                 r.message = "built-in library call: no static figures";

@@ -6,6 +6,7 @@
 #include "harness/compile/nvrtc_compiler.hxx"
 #include "harness/core/case_result.hxx"
 #include "harness/suite/suite.hxx"
+#include "harness/suite/sweep.hxx"
 
 #include <string>
 #include <vector>
@@ -15,5 +16,8 @@ namespace harness::compile {
 /// One result per variant, sweep point and architecture (arch set in each result).
 std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::vector<std::string>& archs,
                                         const CompileCache* cache);
+/// Same, for `cases` only (a shard's share of the suite): one result per case and architecture.
+std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::vector<suite::Case>& cases,
+                                        const std::vector<std::string>& archs, const CompileCache* cache);
 
 } // namespace harness::compile

@@ -226,6 +226,7 @@ void to_json(nlohmann::json& j, const CaseResult& r)
          {"arch", r.arch},
          {"params", r.params},
          {"params_text", r.params_text},
+         {"point", r.point},
          {"status", case_status_name(r.status)},
          {"message", r.message},
          {"occupancy_limiter", r.occupancy_limiter},
@@ -244,6 +245,7 @@ void from_json(const nlohmann::json& j, CaseResult& r)
     r.arch = j.value("arch", "");
     r.params = j.at("params").get<std::map<std::string, std::int64_t>>();
     r.params_text = j.at("params_text").get<std::string>();
+    r.point = j.value("point", std::size_t{0});
     r.status = case_status_from_name(j.at("status").get<std::string>());
     r.message = j.value("message", "");
     r.occupancy_limiter = j.value("occupancy_limiter", "");

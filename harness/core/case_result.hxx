@@ -110,6 +110,7 @@ struct CaseResult {
     std::string arch; ///< sm_90: the GPU's, or the target of a static-tier result
     std::map<std::string, std::int64_t> params;
     std::string params_text;
+    std::size_t point = 0; ///< index of the sweep point (suite::Case::point): merged shards keep one run's order
     CaseStatus status = CaseStatus::skipped;
     std::string message;           ///< why it failed, or a note
     std::string occupancy_limiter; ///< registers / shared_memory / blocks / warps

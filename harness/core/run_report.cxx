@@ -4,8 +4,11 @@
 #include "harness/core/error.hxx"
 #include "harness/core/input_files.hxx"
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -36,7 +39,10 @@ void to_json(nlohmann::json& j, const RunReport& r)
          {"fail_on_improvement", r.fail_on_improvement},
          {"baseline_files", r.baseline_files},
          {"notes", r.notes},
+         {"comparison_notes", r.comparison_notes},
          {"results", r.results}};
+    if (r.shard.sharded())
+        j["shard"] = {{"count", r.shard.count}, {"indices", r.shard.indices}, {"split", r.shard.split}};
 }
 
 void from_json(const nlohmann::json& j, RunReport& r)
@@ -58,6 +64,14 @@ void from_json(const nlohmann::json& j, RunReport& r)
     r.fail_on_improvement = j.value("fail_on_improvement", false);
     r.baseline_files = j.value("baseline_files", std::vector<std::string>{});
     r.notes = j.value("notes", std::vector<std::string>{});
+    r.comparison_notes = j.value("comparison_notes", std::vector<std::string>{});
+    r.shard = {};
+    if (j.contains("shard") && !j.at("shard").is_null()) {
+        const auto& s = j.at("shard");
+        r.shard.count = s.at("count").get<std::size_t>();
+        r.shard.indices = s.at("indices").get<std::vector<std::size_t>>();
+        r.shard.split = s.value("split", "");
+    }
     r.results = j.at("results").get<std::vector<CaseResult>>();
 }
 
@@ -84,6 +98,14 @@ void check_names(const RunReport& r, const std::string& file)
         if (!find_arch_limits(arch) || !name_problem(arch).empty())
             refuse("arch", arch, "is not an architecture the harness knows");
         begin = end + 1;
+    }
+    if (r.shard.sharded()) {
+        const auto& s = r.shard;
+        const bool ascending =
+            std::adjacent_find(s.indices.begin(), s.indices.end(), std::greater_equal<>()) == s.indices.end();
+        if (s.count > max_shards || s.indices.empty() || !ascending || s.indices.front() < 1 ||
+            s.indices.back() > s.count || s.split.size() > 64)
+            refuse("shard", s.text(), fmt::format("is not a share of at most {} shards", max_shards));
     }
     for (std::size_t i = 0; i < r.results.size(); ++i) {
         const CaseResult& c = r.results[i];
@@ -118,10 +140,12 @@ RunReport read_results_json(const std::filesystem::path& file)
         throw Error(ErrorKind::bad_input,
                     fmt::format("{}: not a harness results file (schema is not '{}')", name, schema_name));
     const auto* version = j.contains("schema_version") ? &j["schema_version"] : nullptr;
-    if (!version || !version->is_number_integer() || version->get<std::int64_t>() != results_schema_version)
+    if (!version || !version->is_number_integer() || version->get<std::int64_t>() < oldest_results_schema_version ||
+        version->get<std::int64_t>() > results_schema_version)
         throw Error(ErrorKind::bad_input,
-                    fmt::format("{}: results schema version {} (this harness reads version {})", name,
-                                version ? version->dump() : std::string("missing"), results_schema_version));
+                    fmt::format("{}: results schema version {} (this harness reads versions {} to {})", name,
+                                version ? version->dump() : std::string("missing"), oldest_results_schema_version,
+                                results_schema_version));
     RunReport report;
     try {
         report = j.get<RunReport>();
@@ -132,6 +156,11 @@ RunReport read_results_json(const std::filesystem::path& file)
     }
     check_names(report, name);
     return report;
+}
+
+std::string ShardInfo::text() const
+{
+    return sharded() ? fmt::format("{}/{}", fmt::join(indices, ","), count) : "";
 }
 
 Totals totals(const RunReport& report, bool fail_on_improvement)

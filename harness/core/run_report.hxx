@@ -12,6 +12,19 @@
 
 namespace harness {
 
+/// The most shards a suite may be split into (`--shard i/N`).
+inline constexpr std::size_t max_shards = 10000;
+
+/// Which share of a suite's sweep points a run holds (`harness run --shard index/count`).
+struct ShardInfo {
+    std::size_t count = 0;            ///< N of `--shard i/N`; 0: the whole suite (no shard, or all shards merged)
+    std::vector<std::size_t> indices; ///< the shards held, 1-based, ascending: one, or those a partial merge holds
+    std::string split;                ///< fingerprint of the split of the points, the same in every shard of one run
+    bool sharded() const { return count > 0; }
+    /// "2/4", or "1,3/4" for a partial merge; "" for the whole suite.
+    std::string text() const;
+};
+
 /// One run of one suite: where it ran and what came out.
 struct RunReport {
     std::string suite;
@@ -25,12 +38,14 @@ struct RunReport {
     std::string git_revision; ///< of the repository the suite lives in; empty outside git
     std::string timestamp;    ///< ISO 8601, UTC
     int sm_count = 0;
-    double memory_bandwidth_gbs = 0.0;       ///< theoretical peak, for the roofline
-    double fp32_peak_gflops = 0.0;           ///< theoretical peak, for the roofline
-    bool profiled = false;                   ///< hardware counters were collected
-    bool fail_on_improvement = false;        ///< improved metrics fail this run (`--fail-on-improvement`)
-    std::vector<std::string> baseline_files; ///< what the results were compared with
-    std::vector<std::string> notes;          ///< run-level remarks (skipped comparisons, expired waivers...)
+    double memory_bandwidth_gbs = 0.0;         ///< theoretical peak, for the roofline
+    double fp32_peak_gflops = 0.0;             ///< theoretical peak, for the roofline
+    bool profiled = false;                     ///< hardware counters were collected
+    bool fail_on_improvement = false;          ///< improved metrics fail this run (`--fail-on-improvement`)
+    ShardInfo shard;                           ///< the share of the suite's points this run holds
+    std::vector<std::string> baseline_files;   ///< what the results were compared with
+    std::vector<std::string> notes;            ///< remarks of the run itself (profiling time, counters off)
+    std::vector<std::string> comparison_notes; ///< remarks of the comparison (missing baselines, expired waivers)
     std::vector<CaseResult> results;
 };
 
@@ -59,7 +74,10 @@ GateCounts gate_counts(const RunReport& report);
 std::string gate_counts_text(const GateCounts& counts);
 
 /// The versioned JSON results file (results.json) that `harness report` and `harness merge` read.
-inline constexpr int results_schema_version = 1;
+/// Version 2 added the shard, the comparison's own notes and each case's sweep point; version 1
+/// files still read (as whole runs).
+inline constexpr int results_schema_version = 2;
+inline constexpr int oldest_results_schema_version = 1;
 inline constexpr std::size_t max_results_file_bytes = 256 * 1024 * 1024;
 inline constexpr int max_source_line = 100000000; ///< the largest line number a hotspot may name
 std::string results_json(const RunReport& report);

@@ -5,6 +5,7 @@
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/core/text.hxx"
+#include "harness/pipeline/shard.hxx"
 #include "harness/run/device_schedule.hxx"
 #include "harness/run/isolated_runner.hxx"
 #include "harness/suite/sweep.hxx"
@@ -64,6 +65,32 @@ harness::RunReport report_for(const suite::Suite& s)
     return rep;
 }
 
+/// The cases this run covers: all of them, or its shard's (recorded in `shard`).
+std::vector<suite::Case> cases_to_run(const suite::Suite& s, const SuiteRunOptions& options, ShardInfo& shard)
+{
+    if (!options.shard) return suite::expand_cases(s);
+    const ShardRequest& request = *options.shard;
+    if (request.index < 1 || request.index > request.count)
+        throw Error(ErrorKind::bad_input, fmt::format("--shard {}/{}: the index must lie between 1 and the count",
+                                                      request.index, request.count));
+    const ShardSplit split = split_points(s, request.baseline_dir, request.count);
+    auto cases = shard_cases(s, split, request.index);
+    double mine = 0, all = 0;
+    std::size_t points = 0;
+    for (std::size_t p = 0; p < split.shard_of_point.size(); ++p) {
+        all += split.point_costs[p];
+        if (split.shard_of_point[p] == request.index) {
+            mine += split.point_costs[p];
+            ++points;
+        }
+    }
+    fmt::print(stderr,
+               "harness: suite {}, shard {}/{}: {} of {} points, {} cases (expected {:.0f} of {:.0f} s on a GPU)\n",
+               s.name, request.index, request.count, points, split.shard_of_point.size(), cases.size(), mine, all);
+    shard = {request.count, {request.index}, split.fingerprint};
+    return cases;
+}
+
 } // namespace
 
 std::string utc_timestamp()
@@ -118,7 +145,8 @@ harness::RunReport run_suite_static(const suite::Suite& s, const SuiteRunOptions
     harness::RunReport rep = report_for(s);
     rep.mode = "static";
     rep.arch = join(archs, ",");
-    rep.results = compile::run_static_tier(s, archs, cache);
+    const auto cases = cases_to_run(s, options, rep.shard);
+    rep.results = compile::run_static_tier(s, cases, archs, cache);
     if (!options.only_variants.empty())
         std::erase_if(rep.results, [&](const CaseResult& r) {
             return std::find(options.only_variants.begin(), options.only_variants.end(), r.variant) ==
@@ -154,19 +182,19 @@ harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, 
                                  const compile::CompileCache* cache)
 {
     if (options.budget_s > 0) s.timing.budget_s = options.budget_s;
-    fmt::print(stderr, "harness: suite {} on {} ({}), compiling...\n", s.name, device.name, device.arch);
-    const auto compile_start = std::chrono::steady_clock::now();
-    const auto compiled = compile::compile_suite_in_child(s, device.arch, cache);
-    const double compile_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - compile_start).count();
-
+    ShardInfo shard;
     std::vector<suite::Case> cases;
-    for (const auto& c : suite::expand_cases(s)) {
+    for (auto& c : cases_to_run(s, options, shard)) {
         const auto& name = s.variants[c.variant].name;
         const auto& only = options.only_variants;
         if (only.empty() || name == s.reference || std::find(only.begin(), only.end(), name) != only.end())
-            cases.push_back(c);
+            cases.push_back(std::move(c));
     }
+    fmt::print(stderr, "harness: suite {} on {} ({}), compiling...\n", s.name, device.name, device.arch);
+    const auto compile_start = std::chrono::steady_clock::now();
+    const auto compiled = compile::compile_suite_in_child(s, cases, device.arch, cache);
+    const double compile_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - compile_start).count();
 
     // Cases that cannot run: their variant (or the reference) did not compile.
     std::vector<CaseResult> results(cases.size());
@@ -259,9 +287,12 @@ harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, 
         }());
     }
 
+    for (std::size_t i = 0; i < cases.size(); ++i) results[i].point = cases[i].point;
+
     harness::RunReport rep = report_for(s);
     if (!rep_devices_note.empty()) rep.notes.push_back(rep_devices_note);
     rep.mode = "gpu";
+    rep.shard = shard;
     rep.device_name = device.name;
     rep.arch = device.arch;
     rep.sm_count = device.sm_count;
@@ -324,10 +355,16 @@ harness::RunReport run_and_report(const suite::Suite& suite, const std::optional
                                   const fs::path& out_dir, std::ostream& console)
 {
     harness::RunReport rep = run_suite(suite, device, options, cache);
+    gate_and_report(rep, suite, gate, fail_on_improvement, out_dir, console);
+    return rep;
+}
+
+void gate_and_report(harness::RunReport& rep, const suite::Suite& suite, const compare::CompareOptions& gate,
+                     bool fail_on_improvement, const fs::path& out_dir, std::ostream& console)
+{
     compare::compare_run(rep, suite, gate);
     rep.fail_on_improvement = fail_on_improvement;
     for (const auto& reporter : report::reporter_table()) reporter.write(rep, out_dir, console);
-    return rep;
 }
 
 } // namespace harness::pipeline

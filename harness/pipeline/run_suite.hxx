@@ -16,6 +16,13 @@
 
 namespace harness::pipeline {
 
+/// `--shard index/count`: one share of a suite's sweep points (pipeline/shard.hxx).
+struct ShardRequest {
+    std::size_t index = 1; ///< 1-based
+    std::size_t count = 1;
+    std::filesystem::path baseline_dir; ///< whose recorded times balance the shards: the run's baselines
+};
+
 /// How to run a suite (the command-line options of `harness run`).
 struct SuiteRunOptions {
     int device = 0;
@@ -33,6 +40,7 @@ struct SuiteRunOptions {
     bool fresh_counters = false;            ///< with counter_cache: measure afresh, refresh the entries
     bool require_gpu = false;               ///< no usable GPU is an error, not the static tier
     std::string require_gpu_because;        ///< "--require-gpu", "CI mode (CI=true)": for the message
+    std::optional<ShardRequest> shard;      ///< only this share of the cases; absent: all of them
 };
 
 /// The GPU to run on, or nullopt after saying on stderr why the static tier runs instead.
@@ -54,6 +62,12 @@ harness::RunReport run_suite_gpu(suite::Suite suite, const run::DeviceInfo& devi
 /// One suite on `device` when there is one, else in the static tier.
 harness::RunReport run_suite(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
                              const SuiteRunOptions& options, const compile::CompileCache* cache);
+
+/// Compares a run of `suite` with its baselines and `expect:` rules (replacing an earlier
+/// comparison, as when merged shards are gated together) and writes every reporter's output into
+/// `out_dir` (and the console's to `console`).
+void gate_and_report(harness::RunReport& report, const suite::Suite& suite, const compare::CompareOptions& gate,
+                     bool fail_on_improvement, const std::filesystem::path& out_dir, std::ostream& console);
 
 /// Runs one suite, compares it with its baselines and `expect:` rules, and writes every reporter's
 /// output into `out_dir` (and the console's to `console`); returns the gated report.

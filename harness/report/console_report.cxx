@@ -141,17 +141,20 @@ void write_console_verdicts(const RunReport& report, std::ostream& out)
             if (v.verdict == Verdict::skipped) ++unjudged[v.message.substr(v.message.find(':') + 1)];
             if (v.verdict == Verdict::no_baseline) ++no_baseline;
         }
-    if (!unjudged.empty() || no_baseline > 0 || !report.notes.empty()) fmt::print(out, "\nnotes:\n");
+    if (!unjudged.empty() || no_baseline > 0 || !report.notes.empty() || !report.comparison_notes.empty())
+        fmt::print(out, "\nnotes:\n");
     for (const auto& note : report.notes) fmt::print(out, "  {}\n", note);
+    for (const auto& note : report.comparison_notes) fmt::print(out, "  {}\n", note);
     if (no_baseline > 0) fmt::print(out, "  {} figures have no baseline yet (they pass)\n", no_baseline);
     for (const auto& [why, count] : unjudged) fmt::print(out, "  not compared ({}x):{}\n", count, why);
     if (!report.baseline_files.empty()) fmt::print(out, "compared with: {}\n", fmt::join(report.baseline_files, ", "));
 
     const Totals t = totals(report, report.fail_on_improvement);
-    fmt::print(out, "\n{}: {} passed, {} failed, {} regressed, {} skipped; {} improved, {} waived ({} on {})\n",
+    fmt::print(out, "\n{}: {} passed, {} failed, {} regressed, {} skipped; {} improved, {} waived ({} on {}{})\n",
                report.suite, t.passed, t.failed, t.regressed, t.skipped, t.improved, t.waived,
                report.mode == "static" ? "static tier" : report.mode,
-               report.device_name.empty() ? report.arch : report.device_name);
+               report.device_name.empty() ? report.arch : report.device_name,
+               report.shard.sharded() ? ", shard " + report.shard.text() : "");
     const GateCounts g = gate_counts(report);
     fmt::print(out, "gated: {}{}\n", gate_counts_text(g), g.compared + g.expected == 0 ? " - NOTHING WAS GATED" : "");
 }

@@ -310,6 +310,11 @@ std::string notes_section(const RunReport& report)
 {
     std::string items;
     for (const auto& n : report.notes) items += fmt::format("<li>{}</li>", html_escape(n));
+    for (const auto& n : report.comparison_notes) items += fmt::format("<li>{}</li>", html_escape(n));
+    if (report.shard.sharded())
+        items += fmt::format("<li>shard {} of the suite's sweep points (<code>harness merge</code> puts the shards "
+                             "together)</li>",
+                             html_escape(report.shard.text()));
     for (const auto& b : report.baseline_files)
         items += fmt::format("<li>compared with <code>{}</code></li>", html_escape(b));
     if (!report.profiled && report.mode == "gpu") items += "<li>hardware counters were not collected in this run</li>";

@@ -101,6 +101,8 @@ std::string junit_xml(const RunReport& report)
     for (const auto& [name, value] : props)
         if (!value->empty())
             properties += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, xml_escape(*value));
+    if (report.shard.sharded())
+        properties += fmt::format("      <property name=\"shard\" value=\"{}\"/>\n", xml_escape(report.shard.text()));
     for (const auto& file : report.baseline_files)
         properties += fmt::format("      <property name=\"baseline\" value=\"{}\"/>\n", xml_escape(file));
     const GateCounts g = gate_counts(report);

@@ -77,8 +77,9 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
     std::string head = fmt::format("## harness: {} — {}\n\n", report.suite,
                                    failing ? fmt::format(":x: {} regressed, {} failed", t.regressed, t.failed)
                                            : std::string(":white_check_mark: passed"));
-    head += fmt::format("{} on {}{}{}\n\n", report.mode == "static" ? "static tier" : "GPU run",
+    head += fmt::format("{} on {}{}{}{}\n\n", report.mode == "static" ? "static tier" : "GPU run",
                         report.device_name.empty() ? report.arch : report.device_name,
+                        report.shard.sharded() ? ", shard " + report.shard.text() + " of the sweep points" : "",
                         report.git_revision.empty() ? "" : ", revision " + report.git_revision,
                         report.baseline_files.empty()
                             ? ", no baselines"

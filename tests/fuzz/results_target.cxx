@@ -79,7 +79,8 @@ std::span<const std::string_view> results_tokens()
         "\"params\": {\"N\": 1e30}"sv, "\"time_samples_us\": [1, 2]"sv, "\"hotspots\": [{}]"sv,
         "\"line\": -1"sv, "\"snippet_first_line\": 2147483648"sv, "\"baseline\": null"sv,
         "\"sm_count\": 1e10"sv, "\"memory_bandwidth_gbs\": 0"sv, "\"fp32_peak_gflops\": -1"sv,
-        "\"notes\": [1]"sv, "\"profiled\": \"yes\""sv,
+        "\"notes\": [1]"sv, "\"profiled\": \"yes\""sv, "\"shard\": {\"count\": 2, \"indices\": [3]}"sv,
+        "\"shard\": {\"count\": 0, \"indices\": []}"sv, "\"point\": -1"sv, "\"comparison_notes\": {}"sv,
     };
     // clang-format on
     return tokens;

@@ -283,12 +283,11 @@ TEST(CompareRun, NoisyFiguresSkippedOnAnotherGpuModel)
     compare_run(other, s, options);
     EXPECT_EQ(verdict(other.results[0], "time_median")->verdict, Verdict::skipped);
     EXPECT_EQ(verdict(other.results[0], "registers")->verdict, Verdict::passed); // sm_90 gates every sm_90 GPU
-    EXPECT_FALSE(other.notes.empty());
+    EXPECT_FALSE(other.comparison_notes.empty());
 
     // On the same model, twice the time is a regression by the suite's "samples 8%".
     auto same = other;
     same.device_name = "NVIDIA H200";
-    same.notes.clear();
     compare_run(same, s, options);
     EXPECT_EQ(verdict(same.results[0], "time_median")->verdict, Verdict::regressed);
     EXPECT_EQ(verdict(same.results[0], "time_median")->rule.rfind("samples 8%", 0), 0u);

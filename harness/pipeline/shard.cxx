@@ -1,0 +1,100 @@
+#include "harness/pipeline/shard.hxx"
+
+#include "harness/compare/baseline_file.hxx"
+#include "harness/core/error.hxx"
+#include "harness/core/metrics.hxx"
+#include "harness/core/partition.hxx"
+#include "harness/core/run_report.hxx"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <regex>
+#include <xxhash.h>
+
+namespace harness::pipeline {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// The noisy baseline files of a suite (one per GPU model; the others are named for an
+/// architecture), by name, so that their figures are summed in the same order everywhere.
+std::vector<fs::path> gpu_model_baselines(const fs::path& suite_dir)
+{
+    static const std::regex arch_key("sm_[0-9]+[a-z]?");
+    std::vector<fs::path> files;
+    std::error_code ec;
+    if (!fs::is_directory(suite_dir, ec)) return files;
+    for (const auto& entry : fs::directory_iterator(suite_dir, ec))
+        if (entry.path().extension() == ".csv" && !std::regex_match(entry.path().stem().string(), arch_key))
+            files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+} // namespace
+
+std::vector<double> point_costs(const suite::Suite& suite, const fs::path& baseline_dir)
+{
+    std::vector<compare::BaselineFile> files;
+    for (const auto& path : gpu_model_baselines(baseline_dir / suite.name))
+        files.push_back(compare::read_baseline(path));
+
+    const auto cases = suite::expand_cases(suite);
+    std::vector<std::optional<double>> medians(cases.size());
+    std::vector<double> recorded;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        double sum = 0;
+        int n = 0;
+        for (const auto& file : files)
+            if (const auto* row =
+                    file.find(suite.variants[cases[i].variant].name, cases[i].params_text, metric::time_median);
+                row && std::isfinite(row->value) && row->value >= 0) {
+                sum += row->value;
+                ++n;
+            }
+        if (n > 0) {
+            medians[i] = sum / n;
+            recorded.push_back(*medians[i]);
+        }
+    }
+    double typical = 0;
+    if (!recorded.empty()) {
+        std::sort(recorded.begin(), recorded.end());
+        typical = recorded[recorded.size() / 2];
+    }
+    std::vector<double> costs(suite::sweep_points(suite).size(), 0.0);
+    for (std::size_t i = 0; i < cases.size(); ++i)
+        costs[cases[i].point] += case_overhead_s + launches_per_case * medians[i].value_or(typical) * 1e-6;
+    return costs;
+}
+
+ShardSplit split_points(const suite::Suite& suite, const fs::path& baseline_dir, std::size_t count)
+{
+    if (count < 1 || count > max_shards)
+        throw Error(ErrorKind::bad_input, fmt::format("{} shards: a suite splits into 1 to {}", count, max_shards));
+    ShardSplit split;
+    split.count = count;
+    split.point_costs = point_costs(suite, baseline_dir);
+    const auto bins = partition_by_cost(split.point_costs, count);
+    std::string identity = std::to_string(count);
+    const auto points = suite::sweep_points(suite);
+    for (std::size_t p = 0; p < bins.size(); ++p) {
+        split.shard_of_point.push_back(bins[p] + 1);
+        identity += fmt::format("\n{} {}", suite::params_text(suite, points[p]), bins[p] + 1);
+    }
+    split.fingerprint = fmt::format("{:016x}", XXH3_64bits(identity.data(), identity.size()));
+    return split;
+}
+
+std::vector<suite::Case> shard_cases(const suite::Suite& suite, const ShardSplit& split, std::size_t index)
+{
+    std::vector<suite::Case> cases;
+    for (auto& c : suite::expand_cases(suite))
+        if (split.shard_of_point.at(c.point) == index) cases.push_back(std::move(c));
+    return cases;
+}
+
+} // namespace harness::pipeline
