@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Runs the GPU tests and every suite on a GPU machine; logs and reports go to the folder given
-# as the first argument. Usage: ci/gpu-check.sh OUT_DIR [BUILD_DIR]
+# as the first argument. Usage: ci/gpu-check.sh OUT_DIR [BUILD_DIR] [-- RUN_OPTIONS...]
+# RUN_OPTIONS go to every `harness run`, e.g. `-- --counter-cache` to reuse exact counters kept in
+# $HARNESS_CACHE_DIR by an earlier check (restore that folder between CI jobs).
 # Exit status: 0 when everything passed, else the first failing step's status.
 set -uo pipefail
 
-out="${1:?usage: ci/gpu-check.sh OUT_DIR [BUILD_DIR]}"
-build="${2:-build}"
+out="${1:?usage: ci/gpu-check.sh OUT_DIR [BUILD_DIR] [-- RUN_OPTIONS...]}"
+shift
+build=build
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then build="$1"; shift; fi
+[ $# -gt 0 ] && [ "$1" = "--" ] && shift
+run_options=("$@")
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mkdir -p "$out"
 export HARNESS_CACHE_DIR="${HARNESS_CACHE_DIR:-$out/kernel-cache}"
@@ -21,9 +27,11 @@ done
 
 for suite in "$root"/suites/*.yaml; do
   name="$(basename "$suite" .yaml)"
-  (cd "$root" && "$build/harness" run "$suite" --out "$out/reports") >"$out/$name.log" 2>&1
+  start=$(date +%s.%N)
+  (cd "$root" && "$build/harness" run "$suite" --out "$out/reports" "${run_options[@]}") >"$out/$name.log" 2>&1
   rc=$?
-  echo "$name: exit $rc" | tee -a "$out/summary.txt"
+  seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  echo "$name: exit $rc, ${seconds} s; $(grep -E '^  case time: ' "$out/$name.log" | sed 's/^  //')" | tee -a "$out/summary.txt"
   [ $rc -eq 0 ] || [ $status -ne 0 ] || status=$rc
 done
 exit $status
