@@ -17,7 +17,9 @@ const Subcommand commands[] = {
     {"list", "list the cases a suite expands to", list_command},
     {"metrics", "list every metric: unit, exact or noisy, better direction, default rule, source", metrics_command},
     {"baseline", "record baselines: `baseline update [--static] SUITE...`", baseline_command},
-    {"merge", "combine results.json files of one suite (e.g. shards): `merge A.json B.json -o OUT.json`",
+    {"merge",
+     "combine results.json files of one suite (e.g. shards): `merge A.json B.json -o OUT.json`; `--gate` gates the "
+     "whole and writes every report",
      merge_command},
     {"report", "render saved results (results.json) as a self-contained HTML page (no GPU needed)", report_command},
     {"crosscheck", "compare a run's hardware counters with Nsight Compute's CSV for the same cases",
