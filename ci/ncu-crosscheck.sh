@@ -30,5 +30,9 @@ ncu_run "$("$build/harness" crosscheck --ncu-metrics)" >"$out/$name-ncu.csv" 2>"
 # case's own inputs before it empties the L2.
 ncu_run "$("$build/harness" crosscheck --ncu-dram-metrics)" >"$out/$name-ncu-dram.csv" 2>"$out/$name-ncu-dram.log"
 
+# Time medians next to ncu's gpu__time_duration (printed, not failed: ncu takes one sample).
+"$build/harness" crosscheck --times --ncu "$out/$name-ncu-dram.csv" "$out/harness/$name/results.json" \
+  >"$out/$name-times.txt" || true
+
 "$build/harness" crosscheck --ncu "$out/$name-ncu.csv" --ncu "$out/$name-ncu-dram.csv" \
   "$out/harness/$name/results.json" | tee "$out/$name-crosscheck.txt"

@@ -20,7 +20,8 @@ int crosscheck_command(const std::vector<std::string>& args)
                  "harness crosscheck"};
     std::string results_file, static_file;
     std::vector<std::string> ncu_files;
-    bool list_metrics = false, list_dram_metrics = false;
+    bool list_metrics = false, list_dram_metrics = false, times = false;
+    double times_min_us = 5.0;
     app.add_flag("--ncu-metrics", list_metrics, "print the metric list to pass to `ncu --metrics` and stop");
     app.add_flag("--ncu-dram-metrics", list_dram_metrics,
                  "print the DRAM metrics alone (one pass: ncu saves and restores no memory) and stop");
@@ -32,6 +33,11 @@ int crosscheck_command(const std::vector<std::string>& args)
                    "results.json of a --static run: compare its registers, shared and local bytes, blocks per SM "
                    "and theoretical occupancy with the driver's in the GPU run's results")
         ->check(CLI::ExistingFile);
+    app.add_flag("--times", times,
+                 "compare time medians with the sum of ncu's gpu__time_duration per case instead of the counters "
+                 "(a single ncu sample: printed, never failed)");
+    app.add_option("--times-min-us", times_min_us, "with --times: tally the cases at least this long")
+        ->capture_default_str();
     app.add_option("results", results_file, "results.json of a profiled run")->check(CLI::ExistingFile);
     if (auto code = parse(app, args)) return *code;
     if (list_metrics || list_dram_metrics) {
@@ -62,6 +68,14 @@ int crosscheck_command(const std::vector<std::string>& args)
         if (example.empty() && !runs.back().empty()) example = runs.back().front().name;
     }
     const auto ours = harness::read_results_json(results_file);
+    if (times) {
+        const auto time_rows = profile::time_vs_ncu(ours, runs);
+        if (time_rows.empty())
+            throw Error(ErrorKind::bad_input, fmt::format("no timed case of {} matches a kernel of {}", results_file,
+                                                          fmt::join(ncu_files, ", ")));
+        fmt::print("{}", profile::format_time_crosscheck(time_rows, times_min_us));
+        return exit_pass;
+    }
     const auto rows = profile::crosscheck(ours, runs);
     if (rows.empty())
         throw Error(ErrorKind::bad_input,

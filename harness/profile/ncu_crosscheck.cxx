@@ -176,6 +176,56 @@ std::vector<CrosscheckRow> crosscheck(const harness::RunReport& ours, const std:
     return rows;
 }
 
+std::vector<CrosscheckRow> time_vs_ncu(const harness::RunReport& ours, const std::vector<std::vector<NcuKernel>>& ncu)
+{
+    std::vector<CrosscheckRow> rows;
+    for (const auto& r : ours.results) {
+        const std::string name = r.variant + " " + r.params_text;
+        double theirs = 0;
+        bool found = false;
+        for (auto run = ncu.rbegin(); run != ncu.rend() && !found; ++run)
+            for (const auto& k : *run)
+                if ((k.name == name || k.name.starts_with(name + "/")) && k.values.contains(duration)) {
+                    theirs += k.values.at(duration) * 1e-3; // ns -> us
+                    found = true;
+                }
+        if (!found) continue;
+        if (const auto mine = r.metric(metric::time_median))
+            rows.push_back({name, metric::time_median, *mine, theirs, std::fabs(*mine - theirs) <= 0.02 * theirs});
+    }
+    return rows;
+}
+
+std::string format_time_crosscheck(const std::vector<CrosscheckRow>& rows, double min_us)
+{
+    std::string out =
+        fmt::format("{:<44} {:<16} {:>12} {:>12} {:>8}\n", "case", "figure", "harness us", "ncu us", "diff");
+    struct Tally {
+        std::size_t cases = 0, within = 0;
+        double worst = 0;
+        std::string worst_case;
+    };
+    std::map<std::string, Tally> tallies;
+    for (const auto& r : rows) {
+        const double diff = r.ncu > 0 ? (r.ours - r.ncu) / r.ncu : 0;
+        out += fmt::format("{:<44} {:<16} {:>12.3f} {:>12.3f} {:>+7.2f}%\n", r.case_name, r.metric, r.ours, r.ncu,
+                           diff * 100);
+        if (r.ncu < min_us) continue;
+        Tally& t = tallies[r.metric];
+        ++t.cases;
+        if (r.within) ++t.within;
+        if (std::fabs(diff) >= std::fabs(t.worst)) {
+            t.worst = diff;
+            t.worst_case = r.case_name;
+        }
+    }
+    for (const auto& [name, t] : tallies)
+        out += fmt::format("{}: cases of {:g} us or more: {} of {} within 2 % of gpu__time_duration; largest "
+                           "difference {:+.2f}% ({})\n",
+                           name, min_us, t.within, t.cases, t.worst * 100, t.worst_case);
+    return out;
+}
+
 std::vector<CrosscheckRow> static_vs_driver(const harness::RunReport& static_run, const harness::RunReport& gpu_run)
 {
     static const char* metrics[] = {metric::registers, metric::static_shared_bytes, metric::local_bytes,

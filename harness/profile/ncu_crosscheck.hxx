@@ -50,6 +50,14 @@ struct CrosscheckRow {
 /// the last run that measured it is used (a DRAM-only run after a full one).
 std::vector<CrosscheckRow> crosscheck(const harness::RunReport& ours, const std::vector<std::vector<NcuKernel>>& ncu);
 
+/// Our time median of each case next to the sum of ncu's gpu__time_duration over the case's
+/// kernels (one profiled run each, so a single sample: a figure to read, not to gate). `within`
+/// is a difference of at most 2 %.
+std::vector<CrosscheckRow> time_vs_ncu(const harness::RunReport& ours, const std::vector<std::vector<NcuKernel>>& ncu);
+
+/// The time table as text, with a tally of the cases of `min_us` or more.
+std::string format_time_crosscheck(const std::vector<CrosscheckRow>& rows, double min_us);
+
 /// The static tier's figures (from the cubin and the occupancy rules) next to the driver's for the
 /// same kernels: registers, static shared and local bytes, resident blocks and theoretical
 /// occupancy, which must be equal. `static_run` is a --static run; its rows for the GPU's

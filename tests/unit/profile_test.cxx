@@ -324,3 +324,33 @@ TEST(NcuCrosscheck, StaticTierAgainstDriverComparesTheGpuArchitectureOnly)
     EXPECT_TRUE(rows[0].within);
     EXPECT_FALSE(rows[1].within);
 }
+
+TEST(NcuCrosscheck, TimeMediansSitNextToTheSumOfTheCasesKernelDurations)
+{
+    harness::RunReport ours;
+    CaseResult a;
+    a.variant = "tiled";
+    a.params_text = "N=256";
+    a.set_metric(metric::time_median, 10.1);
+    CaseResult b;
+    b.variant = "two_pass";
+    b.params_text = "N=256";
+    b.set_metric(metric::time_median, 4.0);
+    CaseResult untimed;
+    untimed.variant = "static";
+    untimed.params_text = "N=256";
+    ours.results = {a, b, untimed};
+    std::vector<profile::NcuKernel> run = {
+        {"tiled N=256/gemm_tiled<16>", {{"gpu__time_duration.sum", 10000}}},
+        {"two_pass N=256/reduce_pass1", {{"gpu__time_duration.sum", 2500}}},
+        {"two_pass N=256/reduce_pass2", {{"gpu__time_duration.sum", 1000}}},
+    };
+    const auto rows = profile::time_vs_ncu(ours, {run});
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_DOUBLE_EQ(rows[0].ncu, 10.0);
+    EXPECT_TRUE(rows[0].within);        // 1 %
+    EXPECT_DOUBLE_EQ(rows[1].ncu, 3.5); // both kernels of the case, ns to us
+    EXPECT_FALSE(rows[1].within);       // 14 %
+    const std::string text = profile::format_time_crosscheck(rows, 5.0);
+    EXPECT_NE(text.find("time_median: cases of 5 us or more: 1 of 1 within 2 %"), std::string::npos) << text;
+}
