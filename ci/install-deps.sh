@@ -2,7 +2,17 @@
 # Installs what building and testing the harness needs on Debian / Ubuntu.
 # Idempotent: packages already present are left alone. The CUDA Toolkit itself
 # (nvcc, NVRTC, CUPTI, NVTX headers) is expected under ${CUDA_HOME:-/usr/local/cuda}.
+# Usage: ci/install-deps.sh [--tool]
+#   --tool: only what building the tool needs (a CI job that builds it to run suites, as the
+#           templates in ci/github and ci/gitlab do), none of the tests' and checks' packages.
 set -euo pipefail
+
+tool_only=0
+case "${1:-}" in
+  --tool) tool_only=1 ;;
+  "") ;;
+  *) echo "usage: ci/install-deps.sh [--tool]" >&2; exit 2 ;;
+esac
 
 packages=(
   cmake ninja-build g++ pkg-config
@@ -12,10 +22,13 @@ packages=(
   libcli11-dev      # command line
   nlohmann-json3-dev # worker protocol, JSON results
   libxxhash-dev     # compile cache keys
+)
+((tool_only)) || packages+=(
   libgtest-dev      # tests
   patch             # ci/example-check.sh plants a regression with a patch file
   clang-format      # the formatting check in CI
   chromium          # renders the HTML report headless in its browser test
+  yamllint          # ci/check-ci-templates.sh: the CI templates as strict YAML (and PyYAML for its rules)
 )
 
 missing=()

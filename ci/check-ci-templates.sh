@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Checks the CI templates (ci/github/harness.yml, ci/gitlab/harness.gitlab-ci.yml; docs/ci-templates.md)
+# without GitHub or GitLab, in a few seconds:
+#   1. each file parses as strict YAML (yamllint: syntax, duplicate keys, indentation, every
+#      warning an error) and follows the structural rules of its format's reference that our files
+#      rely on (ci/check_ci_templates.py: jobs, needs, stages, matrices, pinned actions, ...);
+#   2. a self-test plants breaks in copies of both of this repository's templates (a `needs:` naming a missing job, an
+#      undeclared stage, an unpinned action, a matrix variable that does not exist, ...) and requires
+#      the check to fail on each with the expected message, so the check is shown to catch errors.
+# Why this checker: Debian 12 packages neither actionlint, check-jsonschema nor the SchemaStore
+# schemas of either format, CI has no network to fetch them or to ask GitLab's lint API, and schema
+# files of others are not copied into this repository. yamllint is a Debian package
+# (ci/install-deps.sh installs it); the structural rules are plain Python on Debian's python3.
+# Usage: ci/check-ci-templates.sh [--github FILE] [--gitlab FILE]
+#   FILE: a project's edited copy to check instead of the template (the self-test keeps the templates).
+# Exit status: 0 when the files pass and the self-test catches every planted break, else 1 (2: usage).
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+github_template="$root/ci/github/harness.yml"
+gitlab_template="$root/ci/gitlab/harness.gitlab-ci.yml"
+github="$github_template"
+gitlab="$gitlab_template"
+while (($#)); do
+  case "$1" in
+    --github) github="${2:?--github FILE}"; shift 2 ;;
+    --gitlab) gitlab="${2:?--gitlab FILE}"; shift 2 ;;
+    *) echo "usage: ci/check-ci-templates.sh [--github FILE] [--gitlab FILE]" >&2; exit 2 ;;
+  esac
+done
+
+# The interpreter yamllint's package runs on has its Python modules (yamllint, PyYAML); another
+# python3 earlier on PATH may lack them.
+python=python3
+if command -v yamllint >/dev/null; then
+  shebang="$(head -n 1 "$(command -v yamllint)")"
+  [[ "$shebang" == "#!"*python3* ]] && python="${shebang#\#!}"
+fi
+if ! "$python" -c 'import yaml, yamllint' 2>/dev/null; then
+  echo "check-ci-templates: yamllint is not installed for $python (ci/install-deps.sh installs it)" >&2
+  exit 1
+fi
+
+# Every check runs, so that one run names every error.
+status=0
+"$python" "$root/ci/check_ci_templates.py" github "$github" || status=1
+"$python" "$root/ci/check_ci_templates.py" gitlab "$gitlab" || status=1
+"$python" "$root/ci/check_ci_templates.py" self-test "$github_template" "$gitlab_template" || status=1
+exit $status
