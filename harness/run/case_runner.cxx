@@ -10,6 +10,7 @@
 #include "harness/profile/counter_cache.hxx"
 #include "harness/profile/range_profiler.hxx"
 #include "harness/run/builtins.hxx"
+#include "harness/run/clock_monitor.hxx"
 #include "harness/run/timing_stats.hxx"
 #include "harness/suite/compile_params.hxx"
 
@@ -130,6 +131,13 @@ CaseRunner::CaseRunner(GpuSession& session, const suite::Suite& suite,
                        const std::map<std::string, compile::CompiledModule>& modules, RunOptions options)
     : session_(session), suite_(suite), modules_(modules), options_(options)
 {
+    {
+        CUdevice device = 0;
+        char bus_id[64] = {};
+        if (driver().cuDeviceGet(&device, session_.info().ordinal) == CUDA_SUCCESS &&
+            driver().cuDeviceGetPCIBusId(bus_id, sizeof bus_id, device) == CUDA_SUCCESS)
+            clocks_ = std::make_unique<ClockMonitor>(bus_id);
+    }
     if (options_.profile && !options_.external_profiler) {
         profiler_ = std::make_unique<profile::CaseProfiler>(session_.context(), session_.info().ordinal,
                                                             profile::plan_profile(options_.metrics));
@@ -550,6 +558,25 @@ void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case&
     launch_all(*p); // second warm-up, after the verification run
     CU_CHECK(d.cuStreamSynchronize(session_.stream()));
 
+    // The SM clock, read every 25 ms: samples taken while it was throttled (below 75 % of
+    // its maximum, or slowed by power or heat) are dropped, as long as enough others remain.
+    constexpr auto poll_interval = std::chrono::milliseconds(25);
+    const bool watch_clock = clocks_ && clocks_->available();
+    std::vector<bool> throttled;
+    std::optional<ClockReading> slowest;
+    bool previous_throttled = false;
+    auto last_poll = std::chrono::steady_clock::now();
+    const auto poll_clock = [&](std::size_t taken) {
+        const auto reading = clocks_->read();
+        const bool now_throttled = reading && reading->throttled();
+        if (now_throttled && (!slowest || reading->sm_mhz < slowest->sm_mhz)) slowest = reading;
+        // A sample between two readings is suspect when either reading was throttled.
+        throttled.resize(taken, now_throttled || previous_throttled);
+        previous_throttled = now_throttled;
+        last_poll = std::chrono::steady_clock::now();
+    };
+    if (watch_clock) poll_clock(0);
+
     std::vector<double> samples;
     const auto begin = std::chrono::steady_clock::now();
     for (;;) {
@@ -562,7 +589,26 @@ void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case&
         CU_CHECK(d.cuEventElapsedTime(&ms, session_.start_event(), session_.stop_event()));
         samples.push_back(ms * 1e3);
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-        if (enough_samples(samples, elapsed, suite_.timing)) break;
+        const bool enough = enough_samples(samples, elapsed, suite_.timing);
+        if (watch_clock && (enough || std::chrono::steady_clock::now() - last_poll >= poll_interval))
+            poll_clock(samples.size());
+        if (enough) break;
+    }
+    if (watch_clock && slowest) {
+        throttled.resize(samples.size(), false);
+        const auto keep = samples_to_keep(throttled, static_cast<std::size_t>(suite_.timing.min_samples));
+        std::vector<double> kept;
+        for (std::size_t i = 0; i < samples.size(); ++i)
+            if (keep[i]) kept.push_back(samples[i]);
+        const std::size_t dropped = samples.size() - kept.size();
+        r.message += fmt::format("{}{}", r.message.empty() ? "" : "; ",
+                                 dropped > 0 ? fmt::format("dropped {} of {} time samples taken while the SM clock was "
+                                                           "throttled ({})",
+                                                           dropped, samples.size(), slowest->describe())
+                                             : fmt::format("timed while the SM clock was throttled ({}); too few "
+                                                           "other samples to drop them",
+                                                           slowest->describe()));
+        samples = std::move(kept);
     }
     const TimingSummary t = summarize(samples);
     r.time_samples_us = samples;

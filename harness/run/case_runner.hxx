@@ -40,6 +40,8 @@ struct ReferenceOutputs {
 };
 
 /// Loads modules once per process and runs cases in the current context.
+class ClockMonitor;
+
 class CaseRunner {
 public:
     CaseRunner(GpuSession& session, const suite::Suite& suite,
@@ -75,7 +77,8 @@ private:
     std::map<std::string, CUmodule> loaded_;
     std::unique_ptr<profile::CaseProfiler> profiler_;
     std::unique_ptr<profile::CounterCache> counter_cache_;
-    std::string profiler_identity_; ///< chip, driver and CUPTI versions, for counter-cache keys
+    std::unique_ptr<ClockMonitor> clocks_; ///< the SM clock while timing; inert without NVML
+    std::string profiler_identity_;        ///< chip, driver and CUPTI versions, for counter-cache keys
 };
 
 /// Whether reports may quote lines of `path`, a file a kernel's line table names: files of the

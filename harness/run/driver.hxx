@@ -21,6 +21,7 @@ namespace harness::run {
     X(cuDeviceGetCount)                                                                                                \
     X(cuDeviceGet)                                                                                                     \
     X(cuDeviceGetName)                                                                                                 \
+    X(cuDeviceGetPCIBusId)                                                                                             \
     X(cuDeviceGetAttribute)                                                                                            \
     X(cuDeviceTotalMem)                                                                                                \
     X(cuDevicePrimaryCtxRetain)                                                                                        \
