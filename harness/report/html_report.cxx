@@ -298,8 +298,13 @@ std::string cases_section(const RunReport& report)
                 *value += r.metric(metric::dynamic_shared_bytes).value_or(0);
             rows += number_cell(value, value ? format_in_unit(*value, metric_unit(c.metric)) : "–");
         }
+        // Figures taken from the counter cache are marked, so a reader knows they were not measured now.
+        std::string note = r.message;
+        if (!r.reused_metrics.empty())
+            note += fmt::format("{}{} exact figures and hotspots reused from the counter cache",
+                                note.empty() ? "" : "; ", r.reused_metrics.size());
         rows += text_cell(r.occupancy_limiter) +
-                fmt::format("<td class=\"message-cell\" title=\"{0}\">{0}</td></tr>\n", html_escape(r.message));
+                fmt::format("<td class=\"message-cell\" title=\"{0}\">{0}</td></tr>\n", html_escape(note));
     }
     return "<section id=\"cases\">\n<h2>All cases</h2>\n<p class=\"note\">Click a column heading to sort.</p>\n"
            "<div class=\"scroll\"><table class=\"sortable cases\">" +

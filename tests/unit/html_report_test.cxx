@@ -366,3 +366,21 @@ TEST(HtmlReport, BaselineChartsFitTheChangeAndKeepLabelsApart)
             EXPECT_FALSE(std::fabs(at[a].first - at[b].first) < 30 && std::fabs(at[a].second - at[b].second) < 12)
                 << "labels " << a << " and " << b << " overlap";
 }
+
+TEST(HtmlReport, CasesWithCachedCountersSaySo)
+{
+    auto run = harness::read_results_json(fixture("gemm_results.json"));
+    ASSERT_GE(run.results.size(), 2u);
+    run.results[0].reused_metrics = {"global_ld_sectors", "global_sectors", "global_sectors_ideal"};
+    const std::string html = report::html_report(run);
+    const auto cases = html.find("id=\"cases\"");
+    ASSERT_NE(cases, std::string::npos);
+    const std::string table = html.substr(cases, html.find("</section>", cases) - cases);
+    EXPECT_NE(table.find("3 exact figures and hotspots reused from the counter cache"), std::string::npos);
+    // Only the case that reused them is marked (its note cell shows the text and carries it as a title).
+    std::size_t marks = 0;
+    for (auto at = table.find("reused from the counter cache"); at != std::string::npos;
+         at = table.find("reused from the counter cache", at + 1))
+        ++marks;
+    EXPECT_EQ(marks, 2u);
+}
