@@ -4,6 +4,7 @@
 #include "harness/compile/static_tier.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/core/stopwatch.hxx"
 #include "harness/core/text.hxx"
 #include "harness/pipeline/shard.hxx"
 #include "harness/run/device_schedule.hxx"
@@ -193,8 +194,7 @@ harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, 
     fmt::print(stderr, "harness: suite {} on {} ({}), compiling...\n", s.name, device.name, device.arch);
     const auto compile_start = std::chrono::steady_clock::now();
     const auto compiled = compile::compile_suite_in_child(s, cases, device.arch, cache);
-    const double compile_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - compile_start).count();
+    const double compile_seconds = seconds_since(compile_start);
 
     // Cases that cannot run: their variant (or the reference) did not compile.
     std::vector<CaseResult> results(cases.size());

@@ -2,6 +2,7 @@
 
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/core/stopwatch.hxx"
 #include "harness/core/text.hxx"
 #include "harness/profile/cupti_error.hxx"
 #include "harness/profile/derived_metrics.hxx"
@@ -71,8 +72,7 @@ ProfilePlan plan_profile(const std::vector<std::string>& requested)
     return plan;
 }
 
-CaseProfiler::CaseProfiler(CUcontext context, int device_ordinal, ProfilePlan plan)
-    : context_(context), device_ordinal_(device_ordinal), plan_(std::move(plan))
+CaseProfiler::CaseProfiler(CUcontext context, int device_ordinal, ProfilePlan plan) : plan_(std::move(plan))
 {
     for (const auto& name : plan_.range_metrics)
         if (find_metric(name)->stability == Stability::noisy) noisy_metrics_.push_back(name);
@@ -183,8 +183,7 @@ void CaseProfiler::profile(const std::function<void()>& prepare, const std::vect
             if (!source.may_quote || source.may_quote(path)) attach_snippet(h, path, snippet_context);
             if (source.display) h.file = source.display(path);
         }
-        r.cost.profile.teardown +=
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - attribution_start).count();
+        r.cost.profile.teardown += seconds_since(attribution_start);
     }
     add_derived_metrics(r);
 }

@@ -65,8 +65,6 @@ private:
                       const std::function<void()>& prepare, const std::vector<std::function<void()>>& launches,
                       CaseResult& r);
 
-    CUcontext context_;
-    int device_ordinal_;
     ProfilePlan plan_;
     std::unique_ptr<RangeProfiler> range_;
     std::vector<std::string> noisy_metrics_;     ///< table names of the plan's noisy range metrics

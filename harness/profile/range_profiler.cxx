@@ -1,5 +1,6 @@
 #include "harness/profile/range_profiler.hxx"
 
+#include "harness/core/stopwatch.hxx"
 #include "harness/profile/cupti_error.hxx"
 
 #include <chrono>
@@ -73,15 +74,6 @@ struct RangeProfiler::SharedEnable {
     std::unique_ptr<Enabled> enabled;
     const RangeProfiler* owner = nullptr;
 };
-
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-} // namespace
 
 RangeProfiler::RangeProfiler(CUcontext context, int device_ordinal, std::vector<std::string> metrics)
     : context_(context), metrics_(std::move(metrics)), host_(std::make_unique<HostObject>())

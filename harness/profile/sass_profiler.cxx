@@ -1,5 +1,6 @@
 #include "harness/profile/sass_profiler.hxx"
 
+#include "harness/core/stopwatch.hxx"
 #include "harness/profile/cupti_error.hxx"
 #include "harness/profile/range_profiler.hxx"
 
@@ -12,11 +13,6 @@
 namespace harness::profile {
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
 
 /// SASS metric collection enabled on a context, disabled on every path out.
 class EnabledSassMetrics {

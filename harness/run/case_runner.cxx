@@ -6,6 +6,7 @@
 #include "harness/compile/occupancy.hxx"
 #include "harness/core/input_files.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/core/stopwatch.hxx"
 #include "harness/profile/case_profiler.hxx"
 #include "harness/profile/counter_cache.hxx"
 #include "harness/profile/range_profiler.hxx"
@@ -327,7 +328,6 @@ CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
     r.params_text = c.params_text;
 
     using Clock = std::chrono::steady_clock;
-    const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
     auto mark = Clock::now();
     std::unique_ptr<Prepared> p;
     try {
@@ -339,7 +339,7 @@ CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
         return r;
     }
 
-    r.cost.prepare = since(mark);
+    r.cost.prepare = seconds_since(mark);
     mark = Clock::now();
     // The verification run: its output is checked, and it doubles as the first warm-up. Its NVTX
     // range holds this case's kernels and nothing else (not the reference's), so an external
@@ -383,11 +383,11 @@ CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
     }
 
     if (!variant.is_builtin()) read_resources(*p, r);
-    r.cost.verify = since(mark);
+    r.cost.verify = seconds_since(mark);
     if (options_.verify_only || options_.external_profiler) return r;
     mark = Clock::now();
     time_case(variant, c, *p, r);
-    r.cost.timing = since(mark);
+    r.cost.timing = seconds_since(mark);
     if (profiler_) profile_case(variant, *p, r);
     return r;
 }
@@ -427,20 +427,17 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, Ca
     }
     // Each profiled run starts with restored inputs and (unless --hot) a cold, clean L2, so its
     // DRAM traffic is its own, as under Nsight Compute's default cache control.
-    const auto since = [](std::chrono::steady_clock::time_point t) {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-    };
     const auto prepare = [&] {
         auto mark = std::chrono::steady_clock::now();
         for (auto& b : p.buffers)
             if (b->pristine.ptr)
                 CU_CHECK(d.cuMemcpyDtoDAsync(b->device.ptr, b->pristine.ptr, b->device.bytes, session_.stream()));
         CU_CHECK(d.cuStreamSynchronize(session_.stream()));
-        r.cost.profile.restore += since(mark);
+        r.cost.profile.restore += seconds_since(mark);
         mark = std::chrono::steady_clock::now();
         if (!options_.hot_cache) session_.flush_l2();
         CU_CHECK(d.cuStreamSynchronize(session_.stream()));
-        r.cost.profile.l2_flush += since(mark);
+        r.cost.profile.l2_flush += seconds_since(mark);
     };
     std::vector<std::function<void()>> steps;
     for (std::size_t step = 0; step < p.launches.size(); ++step)
@@ -588,7 +585,7 @@ void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case&
         float ms = 0;
         CU_CHECK(d.cuEventElapsedTime(&ms, session_.start_event(), session_.stop_event()));
         samples.push_back(ms * 1e3);
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+        const double elapsed = seconds_since(begin);
         const bool enough = enough_samples(samples, elapsed, suite_.timing);
         if (watch_clock && (enough || std::chrono::steady_clock::now() - last_poll >= poll_interval))
             poll_clock(samples.size());
