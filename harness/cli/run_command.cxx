@@ -65,6 +65,9 @@ int run_command(const std::vector<std::string>& args)
                    "0,1 (all of one model; every parameter point runs on one GPU)")
         ->excludes(device_option);
     app.add_flag("--hot", options.hot, "do not flush the L2 cache between timed samples");
+    app.add_flag("--event-timing", options.event_timing,
+                 "time each sample with CUDA events around its launches instead of the GPU's per-kernel durations "
+                 "(events add the launch latency between kernels, about 1 us per sample)");
     app.add_flag("--verify-only", options.verify_only, "verify outputs and read resources, no timing");
     bool no_profile = false;
     app.add_flag("--no-profile", no_profile, "do not collect hardware counters (CUPTI)");

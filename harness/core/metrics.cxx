@@ -17,13 +17,13 @@ constexpr MetricInfo table[] = {
     // a shift of the whole sample set that no within-run test sees: 2 us at least. Long kernels
     // move by a few tenths of a percent between runs: 2 %, or 4 widths of the baseline's own
     // spread where that is larger.
-    {"time_median", "CUDA events, unprofiled pass", "us", lower_is_better, noisy, timing, "samples 2% min 2", true,
+    {"time_median", "kernel durations, unprofiled pass", "us", lower_is_better, noisy, timing, "samples 2% min 2", true,
      "median kernel time over the timed samples"},
-    {"time_min", "CUDA events, unprofiled pass", "us", lower_is_better, noisy, timing, "ignore", true,
+    {"time_min", "kernel durations, unprofiled pass", "us", lower_is_better, noisy, timing, "ignore", true,
      "fastest timed sample"},
-    {"time_noise", "CUDA events, unprofiled pass", "%", lower_is_better, noisy, timing, "ignore", true,
+    {"time_noise", "kernel durations, unprofiled pass", "%", lower_is_better, noisy, timing, "ignore", true,
      "relative standard deviation of the samples"},
-    {"time_samples", "CUDA events, unprofiled pass", "count", neither, noisy, timing, "ignore", true,
+    {"time_samples", "kernel durations, unprofiled pass", "count", neither, noisy, timing, "ignore", true,
      "number of timed samples"},
     {"gflops", "suite flops expression / time_median", "GFLOP/s", higher_is_better, noisy, timing, "ignore", true,
      "useful floating-point throughput (the suite's operation count over the median time)"},

@@ -231,6 +231,7 @@ harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, 
     config.options.metrics = s.metrics;
     config.device = options.device;
     config.options.hot_cache = options.hot;
+    config.options.time_source = options.event_timing ? run::TimeSource::events : run::TimeSource::kernels;
     config.options.verify_only = options.verify_only;
     if (options.counter_cache && cache) config.options.counter_cache_dir = cache->dir() / "counters";
     config.options.fresh_counters = options.fresh_counters;
@@ -317,6 +318,15 @@ harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, 
         rep.notes.push_back("external-profiler mode: each case ran once inside its NVTX range; no timing, no counters");
     else if (!options.profile)
         rep.notes.push_back("hardware counters not collected (--no-profile)");
+    const bool timed = std::any_of(results.begin(), results.end(),
+                                   [](const CaseResult& r) { return r.metric(metric::time_median).has_value(); });
+    if (timed)
+        rep.notes.push_back(
+            options.event_timing
+                ? "times: CUDA events around each sample's launches (--event-timing), launch latency included"
+                : fmt::format("times: the sum of each kernel's own GPU duration, every kernel started {}, as Nsight "
+                              "Compute's gpu__time_duration; no launch latency",
+                              options.hot ? "without emptying the L2 (--hot)" : "after the L2 was emptied"));
     rep.notes.push_back(fmt::format("compilation: {:.2f} s", compile_seconds));
     if (options.counter_cache && !cache)
         rep.notes.push_back("counter cache: off, because the kernel cache folder that holds it is off (--no-cache)");

@@ -6,6 +6,7 @@
 #include "harness/compare/compare_run.hxx"
 #include "harness/compile/nvrtc_compiler.hxx"
 #include "harness/report/reporters.hxx"
+#include "harness/run/case_runner.hxx"
 #include "harness/run/gpu_session.hxx"
 #include "harness/suite/suite.hxx"
 
@@ -28,6 +29,7 @@ struct SuiteRunOptions {
     int device = 0;
     std::string devices;                    ///< `--devices`: "all" or "0,1"; empty: `device` alone
     bool hot = false;                       ///< no L2 flush between timed samples
+    bool event_timing = false;              ///< time with CUDA events instead of kernel durations
     bool verify_only = false;               ///< no timing
     double timeout_s = 0.0;                 ///< 0: the suite's timing.timeout_s
     double budget_s = 0.0;                  ///< 0: the suite's timing.budget_s

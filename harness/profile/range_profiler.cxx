@@ -75,8 +75,8 @@ struct RangeProfiler::SharedEnable {
     const RangeProfiler* owner = nullptr;
 };
 
-RangeProfiler::RangeProfiler(CUcontext context, int device_ordinal, std::vector<std::string> metrics)
-    : context_(context), metrics_(std::move(metrics)), host_(std::make_unique<HostObject>())
+RangeProfiler::RangeProfiler(CUcontext context, int device_ordinal, std::vector<std::string> metrics, RangeMode mode)
+    : context_(context), mode_(mode), metrics_(std::move(metrics)), host_(std::make_unique<HostObject>())
 {
     initialize_profiler();
     for (const auto& m : metrics_) metric_names_.push_back(m.c_str());
@@ -134,14 +134,8 @@ RangeProfiler::~RangeProfiler()
     }
 }
 
-std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void()>& prepare,
-                                                        const std::vector<std::function<void()>>& launches,
-                                                        RangeTimings* timings)
+RangeProfiler::Enabled& RangeProfiler::acquire()
 {
-    const std::size_t ranges = launches.size();
-    if (ranges == 0) throw Error(ErrorKind::internal, "the range profiler was given a case with no launch");
-    RangeTimings t;
-    auto mark = std::chrono::steady_clock::now();
     // Enabled once for the profiler's life: enabling costs about 0.1 s per case on an H100, and an
     // enabled profiler that is not started changes neither the timed samples nor the counters.
     if (!shared_) {
@@ -161,8 +155,11 @@ std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void
         shared_->enabled = std::make_unique<Enabled>(context_);
         shared_->owner = this;
     }
-    Enabled& profiler = *shared_->enabled;
+    return *shared_->enabled;
+}
 
+std::vector<std::uint8_t> RangeProfiler::configure(Enabled& profiler, std::size_t ranges)
+{
     auto size = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
         CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
     size.pRangeProfilerObject = profiler.get();
@@ -186,7 +183,7 @@ std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void
     config.pConfig = config_image_.data();
     config.counterDataImageSize = counter_data.size();
     config.pCounterDataImage = counter_data.data();
-    config.range = CUPTI_UserRange;
+    config.range = mode_ == RangeMode::per_kernel ? CUPTI_AutoRange : CUPTI_UserRange;
     config.replayMode = CUPTI_UserReplay;
     config.maxRangesPerPass = ranges;
     config.numNestingLevels = 1;
@@ -194,6 +191,54 @@ std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void
     config.passIndex = 0;
     config.targetNestingLevel = 1;
     CUPTI_CHECK(cuptiRangeProfilerSetConfig(&config));
+    return counter_data;
+}
+
+std::size_t RangeProfiler::decode(Enabled& profiler, const std::vector<std::uint8_t>& counter_data)
+{
+    auto decode =
+        cupti_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+    decode.pRangeProfilerObject = profiler.get();
+    CUPTI_CHECK(cuptiRangeProfilerDecodeData(&decode));
+    if (decode.numOfRangeDropped > 0)
+        throw Error(ErrorKind::internal, fmt::format("CUPTI dropped {} profiling range(s)", decode.numOfRangeDropped));
+
+    auto info = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+        CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+    info.pCounterDataImage = counter_data.data();
+    info.counterDataImageSize = counter_data.size();
+    CUPTI_CHECK(cuptiRangeProfilerGetCounterDataInfo(&info));
+    return info.numTotalRanges;
+}
+
+std::vector<double> RangeProfiler::evaluate(const std::vector<std::uint8_t>& counter_data, std::size_t range)
+{
+    std::vector<double> values(metric_names_.size());
+    auto eval = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+    eval.pHostObject = host_->object;
+    eval.pCounterDataImage = counter_data.data();
+    eval.counterDataImageSize = counter_data.size();
+    eval.rangeIndex = range;
+    eval.ppMetricNames = metric_names_.data();
+    eval.numMetrics = metric_names_.size();
+    eval.pMetricValues = values.data();
+    CUPTI_CHECK(cuptiProfilerHostEvaluateToGpuValues(&eval));
+    return values;
+}
+
+std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void()>& prepare,
+                                                        const std::vector<std::function<void()>>& launches,
+                                                        RangeTimings* timings)
+{
+    const std::size_t ranges = launches.size();
+    if (ranges == 0) throw Error(ErrorKind::internal, "the range profiler was given a case with no launch");
+    if (mode_ != RangeMode::per_launch)
+        throw Error(ErrorKind::internal, "measure() needs a range profiler with a range per launch");
+    RangeTimings t;
+    auto mark = std::chrono::steady_clock::now();
+    Enabled& profiler = acquire();
+    const std::vector<std::uint8_t> counter_data = configure(profiler, ranges);
     t.setup = seconds_since(mark);
 
     // Prepare runs after Start, outside the range: Start itself leaves dirty lines in the L2 (about
@@ -240,40 +285,53 @@ std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void
     if (!all_submitted)
         throw Error(ErrorKind::internal, fmt::format("CUPTI did not submit every pass in {} replay pass(es)", passes_));
 
-    auto decode =
-        cupti_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
-    decode.pRangeProfilerObject = profiler.get();
-    CUPTI_CHECK(cuptiRangeProfilerDecodeData(&decode));
-    if (decode.numOfRangeDropped > 0)
-        throw Error(ErrorKind::internal, fmt::format("CUPTI dropped {} profiling range(s)", decode.numOfRangeDropped));
-
-    auto info = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
-        CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
-    info.pCounterDataImage = counter_data.data();
-    info.counterDataImageSize = counter_data.size();
-    CUPTI_CHECK(cuptiRangeProfilerGetCounterDataInfo(&info));
-    if (info.numTotalRanges != ranges)
+    const std::size_t recorded = decode(profiler, counter_data);
+    if (recorded != ranges)
         throw Error(ErrorKind::internal,
-                    fmt::format("the range profiler recorded {} ranges for {} launches", info.numTotalRanges, ranges));
-
+                    fmt::format("the range profiler recorded {} ranges for {} launches", recorded, ranges));
     std::vector<std::vector<double>> rows;
-    for (std::size_t i = 0; i < ranges; ++i) {
-        std::vector<double> values(metric_names_.size());
-        auto eval = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
-            CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-        eval.pHostObject = host_->object;
-        eval.pCounterDataImage = counter_data.data();
-        eval.counterDataImageSize = counter_data.size();
-        eval.rangeIndex = i;
-        eval.ppMetricNames = metric_names_.data();
-        eval.numMetrics = metric_names_.size();
-        eval.pMetricValues = values.data();
-        CUPTI_CHECK(cuptiProfilerHostEvaluateToGpuValues(&eval));
-        rows.push_back(std::move(values));
-    }
+    for (std::size_t i = 0; i < ranges; ++i) rows.push_back(evaluate(counter_data, i));
     t.teardown += seconds_since(mark);
     if (timings) *timings = t;
     return rows;
+}
+
+std::vector<KernelValues> RangeProfiler::measure_kernels(const std::function<void()>& body, std::size_t max_kernels)
+{
+    if (mode_ != RangeMode::per_kernel || passes_ != 1)
+        throw Error(ErrorKind::internal, "measure_kernels() needs a one-pass range profiler with a range per kernel");
+    Enabled& profiler = acquire();
+    const std::vector<std::uint8_t> counter_data = configure(profiler, std::max<std::size_t>(max_kernels, 1));
+    auto start = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+    start.pRangeProfilerObject = profiler.get();
+    CUPTI_CHECK(cuptiRangeProfilerStart(&start));
+    auto stop = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+    stop.pRangeProfilerObject = profiler.get();
+    try {
+        body();
+    } catch (...) {
+        cuptiRangeProfilerStop(&stop);
+        throw;
+    }
+    CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
+    if (!stop.isAllPassSubmitted)
+        throw Error(ErrorKind::internal, "CUPTI wants more than one pass for kernel durations");
+    const std::size_t recorded = decode(profiler, counter_data);
+    std::vector<KernelValues> kernels;
+    for (std::size_t i = 0; i < recorded; ++i) {
+        KernelValues k;
+        auto info = cupti_params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(
+            CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
+        info.pCounterDataImage = counter_data.data();
+        info.counterDataImageSize = counter_data.size();
+        info.rangeIndex = i;
+        info.rangeDelimiter = "/";
+        if (cuptiRangeProfilerCounterDataGetRangeInfo(&info) == CUPTI_SUCCESS && info.rangeName)
+            k.name = info.rangeName;
+        k.values = evaluate(counter_data, i);
+        kernels.push_back(std::move(k));
+    }
+    return kernels;
 }
 
 } // namespace harness::profile

@@ -27,10 +27,23 @@ struct RangeTimings {
     double teardown = 0.0; ///< passes ended, counters decoded and evaluated, profiler disabled
 };
 
+/// How a profiler cuts the GPU's work into ranges.
+enum class RangeMode {
+    per_launch, ///< one user range around each launch the caller makes (counters of a case's steps)
+    per_kernel, ///< one range per kernel, bounded on the GPU itself, as Nsight Compute's are
+};
+
+/// One kernel's metric values in per-kernel mode.
+struct KernelValues {
+    std::string name; ///< the range's name as CUPTI gives it (the kernel's, where it knows it)
+    std::vector<double> values;
+};
+
 /// Collects a fixed list of CUPTI metrics (full names with rollup, e.g. "dram__bytes_read.sum").
 class RangeProfiler {
 public:
-    RangeProfiler(CUcontext context, int device_ordinal, std::vector<std::string> metrics);
+    RangeProfiler(CUcontext context, int device_ordinal, std::vector<std::string> metrics,
+                  RangeMode mode = RangeMode::per_launch);
     ~RangeProfiler();
     RangeProfiler(const RangeProfiler&) = delete;
     RangeProfiler& operator=(const RangeProfiler&) = delete;
@@ -46,11 +59,20 @@ public:
                                              const std::vector<std::function<void()>>& launches,
                                              RangeTimings* timings = nullptr);
 
+    /// Per-kernel mode with a one-pass metric list: runs `body` once, in one pass, and returns one
+    /// row per kernel the GPU ran meanwhile (at most `max_kernels`), in order.
+    std::vector<KernelValues> measure_kernels(const std::function<void()>& body, std::size_t max_kernels);
+
 private:
     struct HostObject;
     class Enabled;
     struct SharedEnable;
+    Enabled& acquire();
+    std::vector<std::uint8_t> configure(Enabled& profiler, std::size_t ranges);
+    std::size_t decode(Enabled& profiler, const std::vector<std::uint8_t>& counter_data);
+    std::vector<double> evaluate(const std::vector<std::uint8_t>& counter_data, std::size_t range);
     CUcontext context_;
+    RangeMode mode_;
     std::vector<std::string> metrics_;
     std::vector<const char*> metric_names_;
     std::unique_ptr<HostObject> host_;

@@ -4,7 +4,10 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <fmt/format.h>
+#include <thread>
+#include <vector>
 
 namespace harness::run {
 
@@ -55,6 +58,8 @@ double value_at(const suite::BufferSpec& spec, suite::ElementType type, bool flo
 // Buffers are converted a block at a time, with the type decided once per block: the common
 // f32 and f64 buffers then cost a cast per element, as they did before other types.
 constexpr std::size_t block_elements = 4096;
+constexpr std::size_t parallel_elements = 1 << 20; ///< elements per thread worth starting one for
+constexpr std::size_t max_fill_threads = 16;
 
 } // namespace
 
@@ -65,22 +70,48 @@ Bytes initial_contents(const suite::BufferSpec& spec, std::size_t count, const s
     // With round_to, the values are those a buffer of that type holds, kept exactly in this one.
     const suite::ElementType drawn_as = spec.round_to.value_or(spec.type);
     const bool floating = suite::is_floating(drawn_as);
-    suite::Bindings with_i = params;
-    double block[block_elements];
-    for (std::size_t first = 0; first < count; first += block_elements) {
-        const std::size_t n = std::min(block_elements, count - first);
-        for (std::size_t k = 0; k < n; ++k) {
-            std::uint64_t index = first + k;
-            if (spec.index) {
-                with_i["i"] = static_cast<std::int64_t>(first + k);
-                index = static_cast<std::uint64_t>(spec.index->evaluate(with_i));
+    // Elements [begin, end) in blocks; every element depends on its index alone, so the buffer is
+    // the same however it is split.
+    const auto fill = [&](std::size_t begin, std::size_t end) {
+        suite::Bindings with_i = params;
+        double block[block_elements];
+        for (std::size_t first = begin; first < end; first += block_elements) {
+            const std::size_t n = std::min(block_elements, end - first);
+            for (std::size_t k = 0; k < n; ++k) {
+                std::uint64_t index = first + k;
+                if (spec.index) {
+                    with_i["i"] = static_cast<std::int64_t>(first + k);
+                    index = static_cast<std::uint64_t>(spec.index->evaluate(with_i));
+                }
+                block[k] = value_at(spec, drawn_as, floating, index);
             }
-            block[k] = value_at(spec, drawn_as, floating, index);
+            if (spec.round_to)
+                for (std::size_t k = 0; k < n; ++k) block[k] = suite::round_to_type(*spec.round_to, block[k]);
+            suite::encode_elements(spec.type, block, n, bytes.data() + first * size);
         }
-        if (spec.round_to)
-            for (std::size_t k = 0; k < n; ++k) block[k] = suite::round_to_type(*spec.round_to, block[k]);
-        suite::encode_elements(spec.type, block, n, bytes.data() + first * size);
+    };
+    // Large buffers are drawn on every core: a 64 M-element buffer takes seconds on one.
+    const std::size_t chunks = std::clamp<std::size_t>(
+        std::min<std::size_t>(std::thread::hardware_concurrency(), count / parallel_elements), 1, max_fill_threads);
+    if (chunks == 1) {
+        fill(0, count);
+        return bytes;
     }
+    const std::size_t per_chunk = (count / chunks + block_elements - 1) / block_elements * block_elements;
+    std::vector<std::exception_ptr> errors(chunks);
+    {
+        std::vector<std::jthread> threads;
+        for (std::size_t c = 0; c < chunks; ++c)
+            threads.emplace_back([&, c] {
+                try {
+                    fill(std::min(count, c * per_chunk), std::min(count, (c + 1) * per_chunk));
+                } catch (...) {
+                    errors[c] = std::current_exception();
+                }
+            });
+    }
+    for (const auto& e : errors)
+        if (e) std::rethrow_exception(e);
     return bytes;
 }
 

@@ -139,6 +139,15 @@ CaseRunner::CaseRunner(GpuSession& session, const suite::Suite& suite,
             driver().cuDeviceGetPCIBusId(bus_id, sizeof bus_id, device) == CUDA_SUCCESS)
             clocks_ = std::make_unique<ClockMonitor>(bus_id);
     }
+    if (options_.time_source == TimeSource::kernels && !options_.verify_only && !options_.external_profiler) {
+        try {
+            timer_ = std::make_unique<profile::RangeProfiler>(session_.context(), session_.info().ordinal,
+                                                              std::vector<std::string>{"gpu__time_duration.sum"},
+                                                              profile::RangeMode::per_kernel);
+        } catch (const std::exception& e) {
+            timer_problem_ = e.what();
+        }
+    }
     if (options_.profile && !options_.external_profiler) {
         profiler_ = std::make_unique<profile::CaseProfiler>(session_.context(), session_.info().ordinal,
                                                             profile::plan_profile(options_.metrics));
@@ -546,6 +555,53 @@ void CaseRunner::read_resources(Prepared& prepared, CaseResult& r)
     totals.write(r);
 }
 
+bool CaseRunner::time_kernels(Prepared& p, std::size_t batch, std::size_t& per_sample, std::vector<double>& samples)
+{
+    // Every step of a sample begins with the sweep kernel (the L2 flush, or a marker that does
+    // nothing under --hot), so each kernel starts cold, as under Nsight Compute's cache control;
+    // every kernel is a profiler range of its own, and a sample's time is the sum of its steps'
+    // GPU durations, without the launch latency before and between them.
+    // A library call may run any number of kernels: the first sample, taken alone, says how many.
+    const std::size_t steps = p.launches.size();
+    const std::size_t most = per_sample > 0 ? per_sample : steps * (1 + max_library_kernels);
+    batch = std::clamp<std::size_t>(per_sample > 0 ? max_ranges_per_pass / per_sample : 1, 1, batch);
+    for (int attempt = 0; attempt < 3; ++attempt, batch = 1) {
+        const auto body = [&] {
+            for (std::size_t i = 0; i < batch; ++i) {
+                restore_and_flush(p); // the first step's sweep, unless --hot
+                for (std::size_t step = 0; step < steps; ++step) {
+                    if (options_.hot_cache)
+                        session_.launch_marker();
+                    else if (step > 0)
+                        session_.flush_l2();
+                    launch_step(p, step);
+                }
+                CU_CHECK(driver().cuStreamSynchronize(session_.stream()));
+            }
+        };
+        // Room for more ranges than expected, so that a count that is off shows as such.
+        const auto kernels = timer_->measure_kernels(body, 2 * batch * most + 4);
+        // A library call's sample: its one sweep, then however many kernels the call ran.
+        if (per_sample == 0 && batch == 1 && steps == 1 && kernels.size() >= 2 && kernels.size() <= most)
+            per_sample = kernels.size();
+        // CUPTI names these ranges by a running count, not by kernel: samples are told apart by
+        // their number of kernels, and a batch with a range missing or extra is taken again.
+        if (per_sample == 0 || kernels.size() != batch * per_sample) continue;
+        for (std::size_t i = 0; i < batch; ++i) {
+            const auto* first = &kernels[i * per_sample];
+            double us = 0;
+            if (per_sample == 2 * steps) { // sweep, kernel, sweep, kernel, ...
+                for (std::size_t step = 0; step < steps; ++step) us += first[2 * step + 1].values.at(0) * 1e-3;
+            } else { // one library call: the sweep, then its kernels
+                for (std::size_t k = 1; k < per_sample; ++k) us += first[k].values.at(0) * 1e-3;
+            }
+            samples.push_back(us);
+        }
+        return true;
+    }
+    return false;
+}
+
 void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case& c, Prepared& prepared, CaseResult& r)
 {
     const Driver& d = driver();
@@ -576,20 +632,41 @@ void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case&
 
     std::vector<double> samples;
     const auto begin = std::chrono::steady_clock::now();
+    std::size_t batch = 1;
+    // Kernels per sample, the sweep's included: known for the suite's own kernels.
+    std::size_t per_sample = variant.is_builtin() ? 0 : 2 * p->launches.size();
+    bool by_kernels = timer_ != nullptr;
     for (;;) {
-        restore_and_flush(*p);
-        CU_CHECK(d.cuEventRecord(session_.start_event(), session_.stream()));
-        launch_all(*p);
-        CU_CHECK(d.cuEventRecord(session_.stop_event(), session_.stream()));
-        CU_CHECK(d.cuEventSynchronize(session_.stop_event()));
-        float ms = 0;
-        CU_CHECK(d.cuEventElapsedTime(&ms, session_.start_event(), session_.stop_event()));
-        samples.push_back(ms * 1e3);
+        if (by_kernels && !time_kernels(*p, batch, per_sample, samples)) {
+            // Every sample of a case is measured the same way: start again with events.
+            by_kernels = false;
+            samples.clear();
+            throttled.clear();
+            r.message += fmt::format("{}timed with CUDA events: the profiler did not record every kernel of a "
+                                     "sample",
+                                     r.message.empty() ? "" : "; ");
+        }
+        if (!by_kernels) {
+            restore_and_flush(*p);
+            CU_CHECK(d.cuEventRecord(session_.start_event(), session_.stream()));
+            launch_all(*p);
+            CU_CHECK(d.cuEventRecord(session_.stop_event(), session_.stream()));
+            CU_CHECK(d.cuEventSynchronize(session_.stop_event()));
+            float ms = 0;
+            CU_CHECK(d.cuEventElapsedTime(&ms, session_.start_event(), session_.stop_event()));
+            samples.push_back(ms * 1e3);
+        }
         const double elapsed = seconds_since(begin);
         const bool enough = enough_samples(samples, elapsed, suite_.timing);
         if (watch_clock && (enough || std::chrono::steady_clock::now() - last_poll >= poll_interval))
             poll_clock(samples.size());
         if (enough) break;
+        // Per-kernel durations are read in batches (one profiler pass each): as many samples as
+        // fit in what is left of the budget, at most max_batch, so the budget holds.
+        const double per_sample = elapsed / static_cast<double>(samples.size());
+        const double left = suite_.timing.budget_s - elapsed;
+        batch = static_cast<std::size_t>(
+            std::clamp(per_sample > 0 ? left / per_sample : 1.0, 1.0, static_cast<double>(max_batch)));
     }
     if (watch_clock && slowest) {
         throttled.resize(samples.size(), false);
@@ -607,6 +684,9 @@ void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case&
                                                            slowest->describe()));
         samples = std::move(kept);
     }
+    if (!timer_ && options_.time_source == TimeSource::kernels)
+        r.message += fmt::format("{}timed with CUDA events, kernel durations are unreadable: {}",
+                                 r.message.empty() ? "" : "; ", timer_problem_);
     const TimingSummary t = summarize(samples);
     r.time_samples_us = samples;
     r.set_metric(metric::time_median, t.median_us);

@@ -16,12 +16,20 @@
 namespace harness::profile {
 class CaseProfiler;
 class CounterCache;
+class RangeProfiler;
 } // namespace harness::profile
 
 namespace harness::run {
 
+/// Where a timed sample's duration comes from.
+enum class TimeSource {
+    kernels, ///< the GPU's own duration of each kernel, summed (Nsight Compute's gpu__time_duration)
+    events,  ///< CUDA events around the sample's launches (adds the launch latency between them)
+};
+
 /// Options of a run that change how cases are measured.
 struct RunOptions {
+    TimeSource time_source = TimeSource::kernels;
     bool hot_cache = false;   ///< skip the L2 flush between timed samples
     bool verify_only = false; ///< no timing pass
     bool profile = true;      ///< collect hardware counters (CUPTI) in a pass of their own
@@ -66,6 +74,14 @@ private:
     void read_resources(Prepared& p, CaseResult& r);
     void time_case(const suite::VariantSpec& variant, const suite::Case& c, Prepared& p, CaseResult& r);
     void restore_and_flush(Prepared& p);
+    /// Takes `batch` timed samples from the GPU's per-kernel durations, appending them (us), where
+    /// a sample runs `per_sample` kernels (0: unknown, learnt from a sample of its own). False when
+    /// the profiler did not record every kernel, three times over.
+    bool time_kernels(Prepared& p, std::size_t batch, std::size_t& per_sample, std::vector<double>& samples);
+    static constexpr std::size_t max_batch = 16;
+    /// Ranges CUPTI records in one pass of a per-kernel profiler (measured: 20 on an H100).
+    static constexpr std::size_t max_ranges_per_pass = 20;
+    static constexpr std::size_t max_library_kernels = 16; ///< kernels one library call may run
     void profile_case(const suite::VariantSpec& variant, Prepared& p, CaseResult& r);
     /// The counter-cache key of a prepared case: everything that determines its exact counters.
     std::string counter_key(const suite::VariantSpec& variant, const Prepared& p) const;
@@ -76,6 +92,9 @@ private:
     RunOptions options_;
     std::map<std::string, CUmodule> loaded_;
     std::unique_ptr<profile::CaseProfiler> profiler_;
+    /// Per-kernel durations for timing; null when timing with events (chosen, or CUPTI unusable).
+    std::unique_ptr<profile::RangeProfiler> timer_;
+    std::string timer_problem_; ///< why timer_ could not be made
     std::unique_ptr<profile::CounterCache> counter_cache_;
     std::unique_ptr<ClockMonitor> clocks_; ///< the SM clock while timing; inert without NVML
     std::string profiler_identity_;        ///< chip, driver and CUPTI versions, for counter-cache keys

@@ -93,6 +93,13 @@ void GpuSession::flush_l2()
     CU_CHECK(driver().cuLaunchKernel(sweep_, blocks, 1, 1, 512, 1, 1, 0, stream_, args, nullptr));
 }
 
+void GpuSession::launch_marker()
+{
+    std::size_t none = 0;
+    void* args[] = {&flush_buffer_, &none, &sink_};
+    CU_CHECK(driver().cuLaunchKernel(sweep_, 1, 1, 1, 32, 1, 1, 0, stream_, args, nullptr));
+}
+
 void to_json(nlohmann::json& j, const DeviceInfo& d)
 {
     j = {{"ordinal", d.ordinal},

@@ -44,6 +44,9 @@ public:
     /// that holds no dirty line: none of the DRAM traffic the kernel causes is left over from
     /// before it (restored inputs, earlier cases), as under Nsight Compute's cache control.
     void flush_l2();
+    /// Launches the sweep kernel over nothing: a kernel that marks where a timed step begins in a
+    /// sequence of per-kernel ranges when the L2 is not flushed (--hot).
+    void launch_marker();
 
 private:
     DeviceInfo info_;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 
@@ -93,6 +94,26 @@ TEST(BufferData, IndexExpressionGivesTheSameValuesInAnotherLayout)
     const auto a = floats(initial_contents(aos, 3 * n, {{"N", n}}));
     for (std::int64_t p = 0; p < n; ++p)
         for (int c = 0; c < 3; ++c) EXPECT_EQ(a[3 * p + c], s[c * n + p]);
+}
+
+// A buffer of millions of elements is drawn on several threads: every element is still the value
+// of its own index, as a one-thread draw of a short buffer starting at that index gives it.
+TEST(BufferData, LargeBuffersDrawnInPiecesEqualTheOneThreadDraw)
+{
+    const std::size_t n = (std::size_t{5} << 20) + 4099; // several pieces, the last one short
+    BufferSpec big = uniform_f32(11);
+    big.index = Expression::parse("i * 3 + 1"); // every element evaluates the expression
+    const auto all = floats(initial_contents(big, n, {}));
+    ASSERT_EQ(all.size(), n);
+    for (const std::size_t at : {std::size_t{0}, std::size_t{4095}, std::size_t{1} << 20, (std::size_t{5} << 20) / 2,
+                                 (std::size_t{5} << 20) / 3 + 17, n - 4099, n - 1}) {
+        BufferSpec slice = uniform_f32(11);
+        slice.index = Expression::parse(fmt::format("(i + {}) * 3 + 1", at));
+        const auto expected = floats(initial_contents(slice, 1, {}));
+        EXPECT_EQ(all[at], expected[0]) << "element " << at;
+    }
+    std::set<float> distinct(all.begin(), all.begin() + 100000);
+    EXPECT_GT(distinct.size(), 90000u); // drawn, not one value repeated
 }
 
 TEST(BufferData, ComparisonHonoursToleranceAndReportsFirstMismatch)

@@ -25,9 +25,8 @@ std::optional<run::DeviceInfo> gpu()
 #define REQUIRE_GPU()                                                                                                  \
     if (!gpu()) GTEST_SKIP() << "no usable GPU on this machine"
 
-std::vector<CaseResult> run_suite(suite::Suite& s, double case_timeout_s)
+std::vector<CaseResult> run_suite(suite::Suite& s, double case_timeout_s, pipeline::SuiteRunOptions options = {})
 {
-    pipeline::SuiteRunOptions options;
     options.timeout_s = case_timeout_s;
     auto results = pipeline::run_suite_gpu(s, *gpu(), options, nullptr).results;
     for (const auto& r : results) EXPECT_NE(r.status, CaseStatus::compile_error) << r.variant << ": " << r.message;
@@ -86,6 +85,48 @@ TEST(GpuRun, GemmVariantsVerifyAndReportResources)
         EXPECT_EQ(r.message.find("occupancy calculator says"), std::string::npos) << r.message;
     }
     EXPECT_EQ(find(results, "tiled32", "N=256").metric("static_shared_bytes"), 2.0 * 32 * 32 * 4);
+}
+
+// A sample's time is the sum of its kernels' GPU durations: no launch latency before a kernel, so
+// a one-kernel case times below the CUDA-event time of the same launch. Every kernel of a sample is
+// found (a variant of two kernels is not timed as one), under --hot too.
+TEST(GpuRun, KernelDurationsLeaveOutTheGapsThatEventsCount)
+{
+    REQUIRE_GPU();
+    auto s = suite::load_suite(repo_root() / "suites" / "reduce.yaml");
+    s.params = {{"N", {1000, 1000003}}};
+    s.timing.budget_s = 0.05;
+    pipeline::SuiteRunOptions events;
+    events.event_timing = true;
+    events.profile = false;
+    pipeline::SuiteRunOptions kernels;
+    kernels.profile = false;
+    const auto by_events = run_suite(s, 30.0, events);
+    const auto by_kernels = run_suite(s, 30.0, kernels);
+    kernels.hot = true;
+    const auto hot = run_suite(s, 30.0, kernels);
+    ASSERT_EQ(by_events.size(), by_kernels.size());
+    for (std::size_t i = 0; i < by_kernels.size(); ++i) {
+        const auto& k = by_kernels[i];
+        const auto& e = find(by_events, k.variant, k.params_text);
+        ASSERT_EQ(k.status, CaseStatus::passed) << k.variant << " " << k.params_text << ": " << k.message;
+        const double kernel_us = k.metric("time_median").value_or(0);
+        const double event_us = e.metric("time_median").value_or(0);
+        EXPECT_GT(kernel_us, 0.5) << k.variant << " " << k.params_text;
+        // Two-kernel variants are not compared: each of their kernels starts with a cold L2 here
+        // (as under Nsight Compute), the second one's input is in the L2 under events.
+        if (s.find_variant(k.variant)->launches.size() == 1)
+            EXPECT_LT(kernel_us, event_us) << k.variant << " " << k.params_text;
+        EXPECT_GE(k.metric("time_samples").value_or(0), 10.0);
+        EXPECT_EQ(k.message.find("timed with CUDA events"), std::string::npos) << k.message;
+        const auto& h = find(hot, k.variant, k.params_text);
+        EXPECT_GE(h.metric("time_samples").value_or(0), 10.0);
+        EXPECT_GT(h.metric("time_median").value_or(0), 0.5) << h.variant << " " << h.params_text;
+    }
+    // At a million elements the cold two-kernel reduction costs more than the one-element kernel
+    // at N = 1000: durations follow the work.
+    EXPECT_GT(find(by_kernels, "sequential", "N=1000003").metric("time_median").value_or(0),
+              find(by_kernels, "sequential", "N=1000").metric("time_median").value_or(0));
 }
 
 // f16 and bf16 variants read exactly the reference's inputs (round_to) and write its f32 result
