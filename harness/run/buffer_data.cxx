@@ -63,7 +63,8 @@ constexpr std::size_t max_fill_threads = 16;
 
 } // namespace
 
-Bytes initial_contents(const suite::BufferSpec& spec, std::size_t count, const suite::Bindings& params)
+Bytes initial_contents(const suite::BufferSpec& spec, std::size_t count, const suite::Bindings& params,
+                       unsigned threads)
 {
     const std::size_t size = suite::element_size(spec.type);
     Bytes bytes(count * size);
@@ -91,13 +92,16 @@ Bytes initial_contents(const suite::BufferSpec& spec, std::size_t count, const s
         }
     };
     // Large buffers are drawn on every core: a 64 M-element buffer takes seconds on one.
-    const std::size_t chunks = std::clamp<std::size_t>(
-        std::min<std::size_t>(std::thread::hardware_concurrency(), count / parallel_elements), 1, max_fill_threads);
+    if (threads == 0) threads = std::thread::hardware_concurrency();
+    const std::size_t chunks =
+        std::clamp<std::size_t>(std::min<std::size_t>(threads, count / parallel_elements), 1, max_fill_threads);
     if (chunks == 1) {
         fill(0, count);
         return bytes;
     }
-    const std::size_t per_chunk = (count / chunks + block_elements - 1) / block_elements * block_elements;
+    // Whole blocks per piece, enough pieces to reach the last element.
+    const std::size_t blocks = (count + block_elements - 1) / block_elements;
+    const std::size_t per_chunk = (blocks + chunks - 1) / chunks * block_elements;
     std::vector<std::exception_ptr> errors(chunks);
     {
         std::vector<std::jthread> threads;

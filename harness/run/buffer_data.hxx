@@ -16,7 +16,9 @@ using Bytes = std::vector<std::byte>;
 /// The initial contents of `spec` with `count` elements; values depend only on the spec and the
 /// index, so every variant and every run sees the same data. Values are drawn in double for the
 /// buffer's type (or its `round_to` type), then stored with suite::to_bits.
-Bytes initial_contents(const suite::BufferSpec& spec, std::size_t count, const suite::Bindings& params);
+/// Large buffers are drawn on `threads` threads (0: one per core); the contents never depend on it.
+Bytes initial_contents(const suite::BufferSpec& spec, std::size_t count, const suite::Bindings& params,
+                       unsigned threads = 0);
 
 /// The outcome of comparing one buffer with the reference.
 struct Comparison {

@@ -97,23 +97,26 @@ TEST(BufferData, IndexExpressionGivesTheSameValuesInAnotherLayout)
 }
 
 // A buffer of millions of elements is drawn on several threads: every element is still the value
-// of its own index, as a one-thread draw of a short buffer starting at that index gives it.
+// of its own index, whatever the number of threads and however the length splits among them.
 TEST(BufferData, LargeBuffersDrawnInPiecesEqualTheOneThreadDraw)
 {
-    const std::size_t n = (std::size_t{5} << 20) + 4099; // several pieces, the last one short
-    BufferSpec big = uniform_f32(11);
-    big.index = Expression::parse("i * 3 + 1"); // every element evaluates the expression
-    const auto all = floats(initial_contents(big, n, {}));
-    ASSERT_EQ(all.size(), n);
-    for (const std::size_t at : {std::size_t{0}, std::size_t{4095}, std::size_t{1} << 20, (std::size_t{5} << 20) / 2,
-                                 (std::size_t{5} << 20) / 3 + 17, n - 4099, n - 1}) {
-        BufferSpec slice = uniform_f32(11);
-        slice.index = Expression::parse(fmt::format("(i + {}) * 3 + 1", at));
-        const auto expected = floats(initial_contents(slice, 1, {}));
-        EXPECT_EQ(all[at], expected[0]) << "element " << at;
+    BufferSpec spec = uniform_f32(11);
+    spec.index = Expression::parse("i * 3 + 1"); // every element evaluates the expression
+    for (const std::size_t n : {std::size_t{4} << 20, (std::size_t{4} << 20) + 1, (std::size_t{5} << 20) + 4099}) {
+        const auto one = initial_contents(spec, n, {}, 1);
+        ASSERT_EQ(one.size(), n * 4);
+        for (const unsigned threads : {2u, 3u, 4u, 7u, 16u, 64u})
+            EXPECT_TRUE(initial_contents(spec, n, {}, threads) == one) << n << " elements on " << threads << " threads";
+        // The one-thread draw is the value of each index, up to the last element.
+        const auto all = floats(one);
+        for (const std::size_t at : {std::size_t{0}, std::size_t{4095}, n / 2 + 17, n - 1}) {
+            BufferSpec slice = uniform_f32(11);
+            slice.index = Expression::parse(fmt::format("(i + {}) * 3 + 1", at));
+            EXPECT_EQ(all[at], floats(initial_contents(slice, 1, {}))[0]) << "element " << at << " of " << n;
+        }
+        std::set<float> distinct(all.begin(), all.begin() + 100000);
+        EXPECT_GT(distinct.size(), 90000u); // drawn, not one value repeated
     }
-    std::set<float> distinct(all.begin(), all.begin() + 100000);
-    EXPECT_GT(distinct.size(), 90000u); // drawn, not one value repeated
 }
 
 TEST(BufferData, ComparisonHonoursToleranceAndReportsFirstMismatch)
