@@ -95,6 +95,9 @@ private:
     /// Per-kernel durations for timing; null when timing with events (chosen, or CUPTI unusable).
     std::unique_ptr<profile::RangeProfiler> timer_;
     std::string timer_problem_; ///< why timer_ could not be made
+    /// Whether the counter profiler, not the timer, was the last to use the context's one enabled
+    /// range profiler: the next case then profiles before it times (see run()).
+    bool counters_hold_profiler_ = false;
     std::unique_ptr<profile::CounterCache> counter_cache_;
     std::unique_ptr<ClockMonitor> clocks_; ///< the SM clock while timing; inert without NVML
     std::string profiler_identity_;        ///< chip, driver and CUPTI versions, for counter-cache keys

@@ -30,6 +30,7 @@ bool enough_samples(const std::vector<double>& samples_us, double elapsed_s, con
     constexpr std::size_t max_samples = 100000;
     if (samples_us.size() >= max_samples) return true;
     if (samples_us.size() < static_cast<std::size_t>(policy.min_samples)) return false;
+    if (samples_us.size() >= static_cast<std::size_t>(policy.max_samples)) return true;
     if (elapsed_s >= policy.budget_s) return true;
     return summarize(samples_us).relative_noise < policy.max_noise;
 }

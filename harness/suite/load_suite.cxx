@@ -103,9 +103,17 @@ Suite Loader::suite(const YAML::Node& root)
     if (root["tolerance"]) s.tolerance = tolerance(root["tolerance"], "tolerance", Tolerance{});
     if (root["timing"]) {
         const YAML::Node t = root["timing"];
-        check_keys(t, "timing", {"min_samples", "max_noise", "budget_s", "timeout_s"});
+        check_keys(t, "timing", {"min_samples", "max_samples", "max_noise", "budget_s", "timeout_s"});
         if (t["min_samples"])
             s.timing.min_samples = static_cast<int>(integer_in(t["min_samples"], "timing.min_samples", 1, 100000));
+        if (t["max_samples"])
+            s.timing.max_samples = static_cast<int>(integer_in(t["max_samples"], "timing.max_samples", 1, 100000));
+        if (!t["max_samples"]) {
+            s.timing.max_samples = std::max(s.timing.max_samples, s.timing.min_samples);
+        } else if (s.timing.max_samples < s.timing.min_samples) {
+            fail(t["max_samples"], "timing.max_samples",
+                 fmt::format("{} is below timing.min_samples ({})", s.timing.max_samples, s.timing.min_samples));
+        }
         if (t["max_noise"]) s.timing.max_noise = number_in(t["max_noise"], "timing.max_noise", 0.0, 1.0);
         if (t["budget_s"]) s.timing.budget_s = number_in(t["budget_s"], "timing.budget_s", 0.0, 3600.0);
         if (t["timeout_s"]) {

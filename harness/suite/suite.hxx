@@ -124,6 +124,9 @@ struct ParamSpec {
 /// Timing policy of a suite.
 struct TimingSpec {
     int min_samples = 10;
+    /// Enough for a noisy case: a baseline keeps at most 64 samples, and more of this run's add
+    /// little to the comparison with it.
+    int max_samples = 64;
     double max_noise = 0.005;
     double budget_s = 1.0;
     double timeout_s = 30.0;

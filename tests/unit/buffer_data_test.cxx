@@ -440,4 +440,11 @@ TEST(TimingStats, SummaryAndStoppingRule)
     std::vector<double> noisy = {100, 110, 90, 105, 95, 100, 120, 80, 100, 100};
     EXPECT_FALSE(enough_samples(noisy, 0.5, policy));
     EXPECT_TRUE(enough_samples(noisy, 1.0, policy));
+    // A noisy case stops at max_samples within its budget; the minimum still comes first.
+    std::vector<double> many;
+    for (int i = 0; i < 63; ++i) many.push_back(i % 2 ? 90 : 110);
+    EXPECT_FALSE(enough_samples(many, 0.1, policy));
+    many.push_back(100);
+    EXPECT_TRUE(enough_samples(many, 0.1, policy));
+    EXPECT_FALSE(enough_samples(std::vector<double>(9, 100.0 + 1), 0.1, {.min_samples = 10, .max_samples = 5}));
 }

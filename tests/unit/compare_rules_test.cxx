@@ -178,7 +178,12 @@ TEST(Rules, MinimumChangeFloorsRelativeAndSamplesRules)
     EXPECT_EQ(judge_samples(info("time_median"), samples, base, slower).verdict, Verdict::passed);
     std::vector<double> big_base(50, 100.0), big_slower(50, 110.0);
     EXPECT_EQ(judge_samples(info("time_median"), samples, big_base, big_slower).verdict, Verdict::regressed);
-    EXPECT_EQ(info("time_median").default_rule, "samples 2% min 2");
+    // The default: a 5 us kernel 0.3 us slower passes, 0.6 us slower fails.
+    const Rule fallback = parse_rule(info("time_median").default_rule);
+    EXPECT_DOUBLE_EQ(fallback.minimum, 0.5);
+    std::vector<double> short_base(50, 5.0), bit_slower(50, 5.3), slower_still(50, 5.6);
+    EXPECT_EQ(judge_samples(info("time_median"), fallback, short_base, bit_slower).verdict, Verdict::passed);
+    EXPECT_EQ(judge_samples(info("time_median"), fallback, short_base, slower_still).verdict, Verdict::regressed);
 }
 
 TEST(Rules, TheTimeEffectFollowsTheBaselinesSpread)

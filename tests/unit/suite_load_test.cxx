@@ -69,6 +69,20 @@ TEST(SuiteLoad, ValidSuiteLoadsEveryField)
     EXPECT_EQ(s.archs, (std::vector<std::string>{"sm_80", "sm_90"}));
 }
 
+TEST(SuiteLoad, TimingSampleLimits)
+{
+    EXPECT_EQ(parse_suite(valid, suite_path).timing.max_samples, 64);
+    // A minimum above the default maximum raises the maximum with it; given both, they must agree.
+    std::string more = valid;
+    more.replace(more.find("reference: naive"), 16, "reference: naive\ntiming: {min_samples: 100}");
+    const Suite s = parse_suite(more, suite_path);
+    EXPECT_EQ(s.timing.min_samples, 100);
+    EXPECT_EQ(s.timing.max_samples, 100);
+    EXPECT_NE(error_after("reference: naive", "reference: naive\ntiming: {min_samples: 8, max_samples: 4}")
+                  .find("test.yaml:6:39: timing.max_samples: 4 is below timing.min_samples (8)"),
+              std::string::npos);
+}
+
 TEST(SuiteLoad, SweepIsTheCartesianProductWithReferenceFirst)
 {
     const Suite s = parse_suite(valid, suite_path);
