@@ -170,6 +170,7 @@ ProfileCost& ProfileCost::operator+=(const ProfileCost& o)
     teardown += o.teardown;
     range_passes += o.range_passes;
     sass_runs += o.sass_runs;
+    enables += o.enables;
     return *this;
 }
 
@@ -179,7 +180,7 @@ void to_json(nlohmann::json& j, const ProfileCost& c)
          {"l2_flush_s", c.l2_flush}, {"kernels_s", c.kernels},
          {"sass_s", c.sass},         {"teardown_s", c.teardown},
          {"total_s", c.total()},     {"range_passes", c.range_passes},
-         {"sass_runs", c.sass_runs}};
+         {"sass_runs", c.sass_runs}, {"enables", c.enables}};
 }
 
 void from_json(const nlohmann::json& j, ProfileCost& c)
@@ -192,6 +193,35 @@ void from_json(const nlohmann::json& j, ProfileCost& c)
     c.teardown = j.value("teardown_s", 0.0);
     c.range_passes = j.value("range_passes", std::size_t{0});
     c.sass_runs = j.value("sass_runs", std::size_t{0});
+    c.enables = j.value("enables", std::size_t{0});
+}
+
+TimingCost& TimingCost::operator+=(const TimingCost& o)
+{
+    setup += o.setup;
+    samples += o.samples;
+    teardown += o.teardown;
+    passes += o.passes;
+    enables += o.enables;
+    return *this;
+}
+
+void to_json(nlohmann::json& j, const TimingCost& c)
+{
+    j = {{"setup_s", c.setup},
+         {"samples_s", c.samples},
+         {"teardown_s", c.teardown},
+         {"passes", c.passes},
+         {"enables", c.enables}};
+}
+
+void from_json(const nlohmann::json& j, TimingCost& c)
+{
+    c.setup = j.value("setup_s", 0.0);
+    c.samples = j.value("samples_s", 0.0);
+    c.teardown = j.value("teardown_s", 0.0);
+    c.passes = j.value("passes", std::size_t{0});
+    c.enables = j.value("enables", std::size_t{0});
 }
 
 CaseCost& CaseCost::operator+=(const CaseCost& o)
@@ -199,6 +229,7 @@ CaseCost& CaseCost::operator+=(const CaseCost& o)
     prepare += o.prepare;
     verify += o.verify;
     timing += o.timing;
+    timing_parts += o.timing_parts;
     profile += o.profile;
     return *this;
 }
@@ -206,6 +237,7 @@ CaseCost& CaseCost::operator+=(const CaseCost& o)
 void to_json(nlohmann::json& j, const CaseCost& c)
 {
     j = {{"prepare_s", c.prepare}, {"verify_s", c.verify}, {"timing_s", c.timing}, {"total_s", c.total()}};
+    if (c.timing_parts.passes > 0) j["timing"] = c.timing_parts;
     if (c.profile.total() > 0) j["profile"] = c.profile;
 }
 
@@ -214,6 +246,7 @@ void from_json(const nlohmann::json& j, CaseCost& c)
     c.prepare = j.value("prepare_s", 0.0);
     c.verify = j.value("verify_s", 0.0);
     c.timing = j.value("timing_s", 0.0);
+    c.timing_parts = j.value("timing", TimingCost{});
     c.profile = j.value("profile", ProfileCost{});
 }
 

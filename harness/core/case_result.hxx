@@ -87,17 +87,33 @@ struct ProfileCost {
     double teardown = 0.0;        ///< counters decoded and evaluated, SASS records read, profilers disabled
     std::size_t range_passes = 0; ///< runs of the case the range profiler needed
     std::size_t sass_runs = 0;    ///< instrumented runs (0 or 1)
+    std::size_t enables = 0;      ///< times the context's range profiler was enabled afresh for counters
 
     double total() const { return setup + restore + l2_flush + kernels + sass + teardown; }
     ProfileCost& operator+=(const ProfileCost& o);
 };
 
+/// Where the timed samples of one case went, in seconds of wall time on the host, when they are
+/// read from the profiler's per-kernel ranges (all zero under CUDA events). The rest of the case's
+/// timing is its warm-up, clock readings and statistics.
+struct TimingCost {
+    double setup = 0.0;      ///< profiler enabled (when the counter profiler held it), configured, started
+    double samples = 0.0;    ///< inputs restored, L2 emptied and kernels run, every sample
+    double teardown = 0.0;   ///< ranges decoded and evaluated
+    std::size_t passes = 0;  ///< profiler passes (batches of samples)
+    std::size_t enables = 0; ///< times the timer had to enable the context's range profiler
+
+    double total() const { return setup + samples + teardown; }
+    TimingCost& operator+=(const TimingCost& o);
+};
+
 /// Where the wall time of one case went on the host, in seconds.
 struct CaseCost {
-    double prepare = 0.0; ///< buffers allocated and filled, the reference's outputs computed
-    double verify = 0.0;  ///< the verification run and the comparison of its outputs
-    double timing = 0.0;  ///< the timed samples, warm-up included
-    ProfileCost profile;  ///< the profiling pass
+    double prepare = 0.0;    ///< buffers allocated and filled, the reference's outputs computed
+    double verify = 0.0;     ///< the verification run and the comparison of its outputs
+    double timing = 0.0;     ///< the timed samples, warm-up included
+    TimingCost timing_parts; ///< part of `timing`: the profiler's batches of samples
+    ProfileCost profile;     ///< the profiling pass
 
     double total() const { return prepare + verify + timing + profile.total(); }
     CaseCost& operator+=(const CaseCost& o);
@@ -134,6 +150,8 @@ void from_json(const nlohmann::json& j, MetricVerdict& v);
 void to_json(nlohmann::json& j, const Hotspot& h);
 void from_json(const nlohmann::json& j, Hotspot& h);
 void to_json(nlohmann::json& j, const ProfileCost& c);
+void to_json(nlohmann::json& j, const TimingCost& c);
+void from_json(const nlohmann::json& j, TimingCost& c);
 void from_json(const nlohmann::json& j, ProfileCost& c);
 void to_json(nlohmann::json& j, const CaseCost& c);
 void from_json(const nlohmann::json& j, CaseCost& c);

@@ -101,6 +101,7 @@ void CaseProfiler::record_range(RangeProfiler& profiler, const std::vector<std::
     r.cost.profile.kernels += t.launches;
     r.cost.profile.teardown += t.teardown;
     r.cost.profile.range_passes += profiler.passes();
+    r.cost.profile.enables += t.enabled ? 1 : 0;
     const std::size_t duration_column = profiler.metrics().size() - 1;
     double total_duration = 0;
     for (const auto& row : rows) total_duration += row[duration_column];

@@ -134,8 +134,9 @@ RangeProfiler::~RangeProfiler()
     }
 }
 
-RangeProfiler::Enabled& RangeProfiler::acquire()
+RangeProfiler::Enabled& RangeProfiler::acquire(bool* enabled)
 {
+    if (enabled) *enabled = false;
     // Enabled once for the profiler's life: enabling costs about 0.1 s per case on an H100, and an
     // enabled profiler that is not started changes neither the timed samples nor the counters.
     if (!shared_) {
@@ -154,6 +155,7 @@ RangeProfiler::Enabled& RangeProfiler::acquire()
         shared_->enabled.reset();
         shared_->enabled = std::make_unique<Enabled>(context_);
         shared_->owner = this;
+        if (enabled) *enabled = true;
     }
     return *shared_->enabled;
 }
@@ -237,7 +239,7 @@ std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void
         throw Error(ErrorKind::internal, "measure() needs a range profiler with a range per launch");
     RangeTimings t;
     auto mark = std::chrono::steady_clock::now();
-    Enabled& profiler = acquire();
+    Enabled& profiler = acquire(&t.enabled);
     const std::vector<std::uint8_t> counter_data = configure(profiler, ranges);
     t.setup = seconds_since(mark);
 
@@ -296,23 +298,30 @@ std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void
     return rows;
 }
 
-std::vector<KernelValues> RangeProfiler::measure_kernels(const std::function<void()>& body, std::size_t max_kernels)
+std::vector<KernelValues> RangeProfiler::measure_kernels(const std::function<void()>& body, std::size_t max_kernels,
+                                                         RangeTimings* timings)
 {
     if (mode_ != RangeMode::per_kernel || passes_ != 1)
         throw Error(ErrorKind::internal, "measure_kernels() needs a one-pass range profiler with a range per kernel");
-    Enabled& profiler = acquire();
+    RangeTimings t;
+    auto mark = std::chrono::steady_clock::now();
+    Enabled& profiler = acquire(&t.enabled);
     const std::vector<std::uint8_t> counter_data = configure(profiler, std::max<std::size_t>(max_kernels, 1));
     auto start = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
     start.pRangeProfilerObject = profiler.get();
     CUPTI_CHECK(cuptiRangeProfilerStart(&start));
+    t.setup = seconds_since(mark);
     auto stop = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
     stop.pRangeProfilerObject = profiler.get();
+    mark = std::chrono::steady_clock::now();
     try {
         body();
     } catch (...) {
         cuptiRangeProfilerStop(&stop);
         throw;
     }
+    t.launches = seconds_since(mark);
+    mark = std::chrono::steady_clock::now();
     CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
     if (!stop.isAllPassSubmitted)
         throw Error(ErrorKind::internal, "CUPTI wants more than one pass for kernel durations");
@@ -331,6 +340,8 @@ std::vector<KernelValues> RangeProfiler::measure_kernels(const std::function<voi
         k.values = evaluate(counter_data, i);
         kernels.push_back(std::move(k));
     }
+    t.teardown = seconds_since(mark);
+    if (timings) *timings = t;
     return kernels;
 }
 

@@ -25,6 +25,7 @@ struct RangeTimings {
     double setup = 0.0;    ///< profiler enabled, counter image prepared, configuration set
     double launches = 0.0; ///< the launches in their ranges, every pass
     double teardown = 0.0; ///< passes ended, counters decoded and evaluated, profiler disabled
+    bool enabled = false;  ///< the context's range profiler was enabled afresh for this profiler
 };
 
 /// How a profiler cuts the GPU's work into ranges.
@@ -61,13 +62,16 @@ public:
 
     /// Per-kernel mode with a one-pass metric list: runs `body` once, in one pass, and returns one
     /// row per kernel the GPU ran meanwhile (at most `max_kernels`), in order.
-    std::vector<KernelValues> measure_kernels(const std::function<void()>& body, std::size_t max_kernels);
+    std::vector<KernelValues> measure_kernels(const std::function<void()>& body, std::size_t max_kernels,
+                                              RangeTimings* timings = nullptr);
 
 private:
     struct HostObject;
     class Enabled;
     struct SharedEnable;
-    Enabled& acquire();
+    /// The context's enabled range profiler with this profiler's configuration; `enabled` says
+    /// whether it had to be enabled afresh.
+    Enabled& acquire(bool* enabled = nullptr);
     std::vector<std::uint8_t> configure(Enabled& profiler, std::size_t ranges);
     std::size_t decode(Enabled& profiler, const std::vector<std::uint8_t>& counter_data);
     std::vector<double> evaluate(const std::vector<std::uint8_t>& counter_data, std::size_t range);

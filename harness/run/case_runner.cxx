@@ -571,7 +571,8 @@ void CaseRunner::read_resources(Prepared& prepared, CaseResult& r)
     totals.write(r);
 }
 
-bool CaseRunner::time_kernels(Prepared& p, std::size_t batch, std::size_t& per_sample, std::vector<double>& samples)
+bool CaseRunner::time_kernels(Prepared& p, std::size_t batch, std::size_t& per_sample, std::vector<double>& samples,
+                              TimingCost& cost)
 {
     // Every step of a sample begins with the sweep kernel (the L2 flush, or a marker that does
     // nothing under --hot), so each kernel starts cold, as under Nsight Compute's cache control;
@@ -596,7 +597,13 @@ bool CaseRunner::time_kernels(Prepared& p, std::size_t batch, std::size_t& per_s
             }
         };
         // Room for more ranges than expected, so that a count that is off shows as such.
-        const auto kernels = timer_->measure_kernels(body, 2 * batch * most + 4);
+        profile::RangeTimings t;
+        const auto kernels = timer_->measure_kernels(body, 2 * batch * most + 4, &t);
+        cost.setup += t.setup;
+        cost.samples += t.launches;
+        cost.teardown += t.teardown;
+        cost.passes += 1;
+        cost.enables += t.enabled ? 1 : 0;
         // A library call's sample: its one sweep, then however many kernels the call ran.
         if (per_sample == 0 && batch == 1 && steps == 1 && kernels.size() >= 2 && kernels.size() <= most)
             per_sample = kernels.size();
@@ -653,7 +660,7 @@ void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case&
     std::size_t per_sample = variant.is_builtin() ? 0 : 2 * p->launches.size();
     bool by_kernels = timer_ != nullptr;
     for (;;) {
-        if (by_kernels && !time_kernels(*p, batch, per_sample, samples)) {
+        if (by_kernels && !time_kernels(*p, batch, per_sample, samples, r.cost.timing_parts)) {
             // Every sample of a case is measured the same way: start again with events.
             by_kernels = false;
             samples.clear();

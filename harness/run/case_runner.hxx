@@ -77,7 +77,8 @@ private:
     /// Takes `batch` timed samples from the GPU's per-kernel durations, appending them (us), where
     /// a sample runs `per_sample` kernels (0: unknown, learnt from a sample of its own). False when
     /// the profiler did not record every kernel, three times over.
-    bool time_kernels(Prepared& p, std::size_t batch, std::size_t& per_sample, std::vector<double>& samples);
+    bool time_kernels(Prepared& p, std::size_t batch, std::size_t& per_sample, std::vector<double>& samples,
+                      TimingCost& cost);
     static constexpr std::size_t max_batch = 16;
     /// Ranges CUPTI records in one pass of a per-kernel profiler (measured: 20 on an H100).
     static constexpr std::size_t max_ranges_per_pass = 20;

@@ -93,3 +93,31 @@ TEST(Report, CaseResultSurvivesJson)
     EXPECT_EQ(back.occupancy_limiter, "warps");
     EXPECT_THROW(nlohmann::json::parse(R"({"status":"exploded"})").get<CaseResult>(), std::exception);
 }
+
+// Where a case's time went survives results.json (merged shards add it up from there), and only
+// the parts that were measured are written.
+TEST(Report, CaseCostSurvivesJson)
+{
+    CaseResult r;
+    r.cost.timing = 0.4;
+    r.cost.timing_parts = {.setup = 0.15, .samples = 0.1, .teardown = 0.05, .passes = 7, .enables = 1};
+    r.cost.profile.setup = 0.02;
+    r.cost.profile.sass = 1.5;
+    r.cost.profile.range_passes = 5;
+    r.cost.profile.enables = 1;
+    const nlohmann::json j = r;
+    EXPECT_EQ(j["cost"]["timing"]["passes"], 7);
+    const auto back = j.get<CaseResult>();
+    EXPECT_DOUBLE_EQ(back.cost.timing_parts.setup, 0.15);
+    EXPECT_DOUBLE_EQ(back.cost.timing_parts.total(), 0.3);
+    EXPECT_EQ(back.cost.timing_parts.enables, 1u);
+    EXPECT_EQ(back.cost.profile.enables, 1u);
+    EXPECT_DOUBLE_EQ(back.cost.total(), 0.4 + 0.02 + 1.5);
+    CaseCost sum = back.cost;
+    sum += back.cost;
+    EXPECT_EQ(sum.timing_parts.passes, 14u);
+    // Timed with CUDA events: no profiler passes, nothing written for them.
+    CaseResult events;
+    events.cost.timing = 0.2;
+    EXPECT_FALSE(nlohmann::json(events)["cost"].contains("timing"));
+}
