@@ -12,10 +12,10 @@ using enum Collector;
 
 constexpr MetricInfo table[] = {
     // Timing pass.
-    // Kernel durations of kernels under 20 us move by up to 0.26 us between processes on an H100
-    // (three checks of every suite against their baselines, 153 such cases each), a shift of the
+    // Kernel durations of kernels under 20 us move by up to 0.42 us between processes on an H100
+    // (seven checks of every suite against their baselines, 51 such cases each), a shift of the
     // whole sample set that no within-run test sees: 0.5 us at least (CUDA events, which count the
-    // launch latency, moved by up to 1.2 us and needed 2). Long kernels move by up to 1.7 %
+    // launch latency, moved by up to 1.2 us and needed 2). Long kernels move by up to 2.5 %
     // between runs: 2 %, or 4 widths of the baseline's own spread where that is larger.
     {"time_median", "kernel durations, unprofiled pass", "us", lower_is_better, noisy, timing, "samples 2% min 0.5",
      true, "median kernel time over the timed samples"},
