@@ -66,8 +66,15 @@ constexpr std::size_t max_fill_threads = 16;
 Bytes initial_contents(const suite::BufferSpec& spec, std::size_t count, const suite::Bindings& params,
                        unsigned threads)
 {
+    Bytes bytes(count * suite::element_size(spec.type));
+    draw_contents(spec, count, params, bytes.data(), threads);
+    return bytes;
+}
+
+void draw_contents(const suite::BufferSpec& spec, std::size_t count, const suite::Bindings& params, std::byte* out,
+                   unsigned threads)
+{
     const std::size_t size = suite::element_size(spec.type);
-    Bytes bytes(count * size);
     // With round_to, the values are those a buffer of that type holds, kept exactly in this one.
     const suite::ElementType drawn_as = spec.round_to.value_or(spec.type);
     const bool floating = suite::is_floating(drawn_as);
@@ -88,7 +95,7 @@ Bytes initial_contents(const suite::BufferSpec& spec, std::size_t count, const s
             }
             if (spec.round_to)
                 for (std::size_t k = 0; k < n; ++k) block[k] = suite::round_to_type(*spec.round_to, block[k]);
-            suite::encode_elements(spec.type, block, n, bytes.data() + first * size);
+            suite::encode_elements(spec.type, block, n, out + first * size);
         }
     };
     // Large buffers are drawn on every core: a 64 M-element buffer takes seconds on one.
@@ -97,7 +104,7 @@ Bytes initial_contents(const suite::BufferSpec& spec, std::size_t count, const s
         std::clamp<std::size_t>(std::min<std::size_t>(threads, count / parallel_elements), 1, max_fill_threads);
     if (chunks == 1) {
         fill(0, count);
-        return bytes;
+        return;
     }
     // Whole blocks per piece, enough pieces to reach the last element.
     const std::size_t blocks = (count + block_elements - 1) / block_elements;
@@ -116,7 +123,6 @@ Bytes initial_contents(const suite::BufferSpec& spec, std::size_t count, const s
     }
     for (const auto& e : errors)
         if (e) std::rethrow_exception(e);
-    return bytes;
 }
 
 Comparison compare_buffers(suite::ElementType actual_type, const Bytes& actual, suite::ElementType expected_type,

@@ -21,6 +21,7 @@
 #include <cupti_version.h>
 #include <fmt/format.h>
 #include <nvtx3/nvtx3.hpp>
+#include <span>
 
 namespace harness::run {
 
@@ -206,10 +207,17 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
                                         free_bytes / 1048576.0));
     for (auto& b : p->buffers) {
         CU_CHECK(d.cuMemAlloc(&b->device.ptr, b->device.bytes));
-        const Bytes host = initial_contents(b->spec, b->count, params);
+        // Drawn into one host buffer kept for every case: its pages are faulted in once per worker,
+        // not once per buffer of every case (most of the drawing time of large buffers).
+        if (staging_.size() < b->device.bytes) {
+            staging_ = Bytes();
+            staging_ = Bytes(b->device.bytes);
+        }
+        const auto host = std::span(staging_.data(), b->device.bytes);
+        draw_contents(b->spec, b->count, params, host.data());
         if (counter_cache_) {
             profile::CounterKey contents;
-            contents.add("contents", std::as_bytes(std::span(host.data(), host.size())));
+            contents.add("contents", std::as_bytes(host));
             b->content_key = contents.finish();
         }
         CU_CHECK(d.cuMemcpyHtoD(b->device.ptr, host.data(), host.size()));

@@ -119,6 +119,34 @@ TEST(BufferData, LargeBuffersDrawnInPiecesEqualTheOneThreadDraw)
     }
 }
 
+// A case runner draws every buffer into one host buffer it keeps: whatever that memory held
+// before (another buffer's contents, of another type or length), each element is written, and
+// nothing past the buffer's own length.
+TEST(BufferData, DrawingIntoUsedMemoryWritesEveryElementAndNoMore)
+{
+    const std::size_t n = (std::size_t{3} << 20) + 5;
+    Bytes kept(n * 8 + 64, std::byte{0xA5});
+    BufferSpec spec = uniform_f32(4);
+    spec.index = Expression::parse("i * 7");
+    for (const unsigned threads : {1u, 4u}) {
+        draw_contents(spec, n, {}, kept.data(), threads);
+        EXPECT_TRUE(std::equal(kept.begin(), kept.begin() + n * 4, initial_contents(spec, n, {}, 1).begin()));
+        EXPECT_EQ(kept[n * 4], std::byte{0xA5}) << "written past the end on " << threads << " threads";
+    }
+    // Smaller elements over the larger ones just drawn, then zeros: every byte of each is its own.
+    for (const ElementType type : {ElementType::f16, ElementType::fp8_e4m3, ElementType::f64}) {
+        const BufferSpec narrow = uniform(type, 9, -2, 2);
+        draw_contents(narrow, n, {}, kept.data(), 4);
+        const auto fresh = initial_contents(narrow, n, {}, 1);
+        EXPECT_TRUE(std::equal(fresh.begin(), fresh.end(), kept.begin())) << element_type_name(type);
+    }
+    BufferSpec zeros = uniform_f32(1);
+    zeros.init = InitKind::zeros;
+    draw_contents(zeros, n, {}, kept.data(), 4);
+    EXPECT_TRUE(std::all_of(kept.begin(), kept.begin() + n * 4, [](std::byte b) { return b == std::byte{0}; }));
+    EXPECT_EQ(kept[n * 8 + 63], std::byte{0xA5});
+}
+
 TEST(BufferData, ComparisonHonoursToleranceAndReportsFirstMismatch)
 {
     const std::vector<float> ref = {1.0f, 2.0f, 3.0f, 4.0f};
