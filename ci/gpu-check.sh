@@ -19,7 +19,12 @@ status=0
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >"$out/gpu.txt" 2>&1 || true
 
-# The GPU test programs run directly, so a build copied from another machine works too.
+# The GPU test programs run directly, so a build copied from another machine works too; its
+# nvcc-built test modules are found beside the programs.
+if [ -d "$build/test-modules" ] && [ -z "${HARNESS_TEST_MODULE_DIR:-}" ]; then
+  HARNESS_TEST_MODULE_DIR="$(cd "$build/test-modules" && pwd)"
+  export HARNESS_TEST_MODULE_DIR
+fi
 for t in "$build"/*gpu*_test; do
   [ -x "$t" ] || continue
   (cd "$root" && "$t" --gtest_output="xml:$out/$(basename "$t").xml") >>"$out/gpu-tests.log" 2>&1 || status=$?
