@@ -5,32 +5,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace harness::run {
 
-/// Allocates like std::allocator but leaves elements made without a value unset: a buffer of a
-/// gigabyte is then not zeroed on one thread before its contents are drawn on every core, and its
-/// pages are first touched by the threads that fill them.
-template <typename T> struct UnsetAllocator : std::allocator<T> {
-    template <typename U> struct rebind {
-        using other = UnsetAllocator<U>;
-    };
-    UnsetAllocator() = default;
-    template <typename U> UnsetAllocator(const UnsetAllocator<U>&) noexcept {}
-    template <typename U> void construct(U* p) noexcept { ::new (static_cast<void*>(p)) U; }
-    template <typename U, typename... Args> void construct(U* p, Args&&... args)
-    {
-        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-    }
-};
-
-/// Raw bytes of a buffer on the host. `Bytes(n)` leaves its bytes unset (every user writes all of
-/// them: drawn contents, downloads, scalars); `Bytes(n, std::byte{0})` for zeros.
-using Bytes = std::vector<std::byte, UnsetAllocator<std::byte>>;
+/// Raw bytes of a buffer on the host.
+using Bytes = std::vector<std::byte>;
 
 /// The initial contents of `spec` with `count` elements; values depend only on the spec and the
 /// index, so every variant and every run sees the same data. Values are drawn in double for the
