@@ -203,16 +203,14 @@ TimingCost& TimingCost::operator+=(const TimingCost& o)
     teardown += o.teardown;
     passes += o.passes;
     enables += o.enables;
+    retaken += o.retaken;
     return *this;
 }
 
 void to_json(nlohmann::json& j, const TimingCost& c)
 {
-    j = {{"setup_s", c.setup},
-         {"samples_s", c.samples},
-         {"teardown_s", c.teardown},
-         {"passes", c.passes},
-         {"enables", c.enables}};
+    j = {{"setup_s", c.setup}, {"samples_s", c.samples}, {"teardown_s", c.teardown},
+         {"passes", c.passes}, {"enables", c.enables},   {"retaken", c.retaken}};
 }
 
 void from_json(const nlohmann::json& j, TimingCost& c)
@@ -222,6 +220,7 @@ void from_json(const nlohmann::json& j, TimingCost& c)
     c.teardown = j.value("teardown_s", 0.0);
     c.passes = j.value("passes", std::size_t{0});
     c.enables = j.value("enables", std::size_t{0});
+    c.retaken = j.value("retaken", std::size_t{0});
 }
 
 CaseCost& CaseCost::operator+=(const CaseCost& o)

@@ -102,6 +102,7 @@ struct TimingCost {
     double teardown = 0.0;   ///< ranges decoded and evaluated
     std::size_t passes = 0;  ///< profiler passes (batches of samples)
     std::size_t enables = 0; ///< times the timer had to enable the context's range profiler
+    std::size_t retaken = 0; ///< passes thrown away: a kernel of their samples went unrecorded
 
     double total() const { return setup + samples + teardown; }
     TimingCost& operator+=(const TimingCost& o);

@@ -308,10 +308,11 @@ harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, 
     rep.profiled = profiled_cases > 0;
     if (const TimingCost& t = cost.timing_parts; t.passes > 0)
         rep.notes.push_back(fmt::format("timing: {:.2f} s for {} cases, of which {} profiler passes took {:.2f} s "
-                                        "(setup {:.2f} s, samples {:.2f} s, reading {:.2f} s); the range profiler was "
-                                        "enabled {} times for timing and {} times for counters",
+                                        "(setup {:.2f} s, samples {:.2f} s, reading {:.2f} s; {} passes taken again "
+                                        "for a kernel left unrecorded); the range profiler was enabled {} times for "
+                                        "timing and {} times for counters",
                                         cost.timing, results.size(), t.passes, t.total(), t.setup, t.samples,
-                                        t.teardown, t.enables, cost.profile.enables));
+                                        t.teardown, t.retaken, t.enables, cost.profile.enables));
     if (profiled_cases > 0) {
         const ProfileCost& p = cost.profile;
         rep.notes.push_back(fmt::format(

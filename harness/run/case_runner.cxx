@@ -589,8 +589,8 @@ bool CaseRunner::time_kernels(Prepared& p, std::size_t batch, std::size_t& per_s
     // A library call may run any number of kernels: the first sample, taken alone, says how many.
     const std::size_t steps = p.launches.size();
     const std::size_t most = per_sample > 0 ? per_sample : steps * (1 + max_library_kernels);
-    batch = std::clamp<std::size_t>(per_sample > 0 ? max_ranges_per_pass / per_sample : 1, 1, batch);
-    for (int attempt = 0; attempt < 3; ++attempt, batch = 1) {
+    batch = std::clamp<std::size_t>(per_sample > 0 ? ranges_per_pass_ / per_sample : 1, 1, batch);
+    for (int attempt = 0; attempt < 3; ++attempt) {
         const auto body = [&] {
             for (std::size_t i = 0; i < batch; ++i) {
                 restore_and_flush(p); // the first step's sweep, unless --hot
@@ -616,8 +616,17 @@ bool CaseRunner::time_kernels(Prepared& p, std::size_t batch, std::size_t& per_s
         if (per_sample == 0 && batch == 1 && steps == 1 && kernels.size() >= 2 && kernels.size() <= most)
             per_sample = kernels.size();
         // CUPTI names these ranges by a running count, not by kernel: samples are told apart by
-        // their number of kernels, and a batch with a range missing or extra is taken again.
-        if (per_sample == 0 || kernels.size() != batch * per_sample) continue;
+        // their number of kernels, and a batch with a range missing or extra is taken again. A
+        // batch cut short after whole samples met CUPTI's limit of ranges in a pass, which then
+        // bounds every later batch; any other miscount is retried one sample at a time.
+        if (per_sample == 0 || kernels.size() != batch * per_sample) {
+            ++cost.retaken;
+            const bool cut_short = per_sample > 0 && kernels.size() < batch * per_sample &&
+                                   kernels.size() >= per_sample && kernels.size() % per_sample == 0;
+            if (cut_short) ranges_per_pass_ = kernels.size();
+            batch = cut_short ? ranges_per_pass_ / per_sample : 1;
+            continue;
+        }
         for (std::size_t i = 0; i < batch; ++i) {
             const auto* first = &kernels[i * per_sample];
             double us = 0;

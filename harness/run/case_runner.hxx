@@ -80,8 +80,9 @@ private:
     bool time_kernels(Prepared& p, std::size_t batch, std::size_t& per_sample, std::vector<double>& samples,
                       TimingCost& cost);
     static constexpr std::size_t max_batch = 16;
-    /// Ranges CUPTI records in one pass of a per-kernel profiler (measured: 20 on an H100).
-    static constexpr std::size_t max_ranges_per_pass = 20;
+    /// Ranges CUPTI records in one pass of a per-kernel profiler (measured: 16 on an H100 with
+    /// CUDA 13.0); a pass cut shorter than that lowers `ranges_per_pass_` for the runner's life.
+    static constexpr std::size_t max_ranges_per_pass = 16;
     static constexpr std::size_t max_library_kernels = 16; ///< kernels one library call may run
     void profile_case(const suite::VariantSpec& variant, Prepared& p, CaseResult& r);
     /// The counter-cache key of a prepared case: everything that determines its exact counters.
@@ -96,7 +97,8 @@ private:
     std::unique_ptr<profile::CaseProfiler> profiler_;
     /// Per-kernel durations for timing; null when timing with events (chosen, or CUPTI unusable).
     std::unique_ptr<profile::RangeProfiler> timer_;
-    std::string timer_problem_; ///< why timer_ could not be made
+    std::string timer_problem_;                         ///< why timer_ could not be made
+    std::size_t ranges_per_pass_ = max_ranges_per_pass; ///< most kernels timed in one profiler pass
     /// Whether the counter profiler, not the timer, was the last to use the context's one enabled
     /// range profiler: the next case then profiles before it times (see run()).
     bool counters_hold_profiler_ = false;

@@ -100,7 +100,7 @@ TEST(Report, CaseCostSurvivesJson)
 {
     CaseResult r;
     r.cost.timing = 0.4;
-    r.cost.timing_parts = {.setup = 0.15, .samples = 0.1, .teardown = 0.05, .passes = 7, .enables = 1};
+    r.cost.timing_parts = {.setup = 0.15, .samples = 0.1, .teardown = 0.05, .passes = 7, .enables = 1, .retaken = 2};
     r.cost.profile.setup = 0.02;
     r.cost.profile.sass = 1.5;
     r.cost.profile.range_passes = 5;
@@ -111,6 +111,7 @@ TEST(Report, CaseCostSurvivesJson)
     EXPECT_DOUBLE_EQ(back.cost.timing_parts.setup, 0.15);
     EXPECT_DOUBLE_EQ(back.cost.timing_parts.total(), 0.3);
     EXPECT_EQ(back.cost.timing_parts.enables, 1u);
+    EXPECT_EQ(back.cost.timing_parts.retaken, 2u);
     EXPECT_EQ(back.cost.profile.enables, 1u);
     EXPECT_DOUBLE_EQ(back.cost.total(), 0.4 + 0.02 + 1.5);
     CaseCost sum = back.cost;
