@@ -85,6 +85,11 @@ int run_command(const std::vector<std::string>& args)
                    "seconds before a case counts as hung (default: the suite's timing.timeout_s)");
     app.add_option("--budget", options.budget_s, "seconds of timing per case (default: the suite's timing.budget_s)");
     app.add_option("--variant", options.only_variants, "run only these variants (the reference always runs)");
+    app.add_option("--resample", options.resample_rounds,
+                   "rounds of more time samples for a case whose time verdict is unsure (its median moved beyond the "
+                   "rule, but not significantly): each round doubles its samples and compares again; 0: none")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 8));
     std::string shard;
     app.add_option("--shard", shard,
                    "run only shard i of N (i/N): the sweep points split by expected cost from the baselines' times, "

@@ -153,6 +153,11 @@ MetricVerdict judge_samples(const MetricInfo& metric, const Rule& rule, const st
         v.message = detail;
     } else {
         v.verdict = Verdict::passed;
+        // Moved beyond the rule, but not shown by the samples: unsure, not the same.
+        if (std::abs(moved) > effect && large_enough) {
+            v.unsure = true;
+            v.message = detail + fmt::format(": unsure, the move is not significant (p >= {:g})", samples_alpha);
+        }
     }
     return v;
 }

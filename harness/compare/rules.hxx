@@ -40,7 +40,9 @@ MetricVerdict judge_value(const MetricInfo& metric, const Rule& rule, double bas
 /// The verdict of a noisy figure from its samples (rule kind "samples"): regressed only if the
 /// Mann-Whitney test in the worse direction gives p < samples_alpha AND the median moved that way
 /// by more than the rule's tolerance, by more than samples_noise_widths x the baseline's relative
-/// spread, and by more than the rule's minimum; improved likewise the other way.
+/// spread, and by more than the rule's minimum; improved likewise the other way. A median that
+/// moved that far while the test does not reach samples_alpha passes, marked `unsure`: neither
+/// clearly the same nor clearly different, which more samples decide (pipeline::resample_unsure).
 MetricVerdict judge_samples(const MetricInfo& metric, const Rule& rule, const std::vector<double>& baseline_samples,
                             const std::vector<double>& samples);
 

@@ -120,6 +120,7 @@ void to_json(nlohmann::json& j, const MetricVerdict& v)
          {"location", v.location}};
     j["baseline"] = v.baseline ? nlohmann::json(*v.baseline) : nlohmann::json(nullptr);
     j["value"] = v.value ? nlohmann::json(*v.value) : nlohmann::json(nullptr);
+    if (v.unsure) j["unsure"] = true;
 }
 
 void from_json(const nlohmann::json& j, MetricVerdict& v)
@@ -129,6 +130,7 @@ void from_json(const nlohmann::json& j, MetricVerdict& v)
     v.rule = j.value("rule", "");
     v.message = j.value("message", "");
     v.location = j.value("location", "");
+    v.unsure = j.value("unsure", false);
     const auto number = [&](const char* key) -> std::optional<double> {
         if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
         return j.at(key).get<double>();

@@ -53,6 +53,9 @@ struct MetricVerdict {
     std::string rule;               ///< e.g. "exact", "rel 5%", "samples 5% (p=0.0002)", "expect <= 64"
     std::string message;            ///< what changed, by how much, and why it matters (cliffs are named)
     std::string location;           ///< kernels/transpose/transpose.cu:31 where SASS metrics attribute it
+    /// A "samples" verdict that passed only for want of evidence: the median moved beyond the rule
+    /// but the samples do not show it (see compare::judge_samples); more samples would decide.
+    bool unsure = false;
 };
 
 /// A source line that causes excess traffic, from the SASS metrics (exact, per instruction).

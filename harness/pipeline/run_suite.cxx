@@ -9,6 +9,7 @@
 #include "harness/pipeline/shard.hxx"
 #include "harness/run/device_schedule.hxx"
 #include "harness/run/isolated_runner.hxx"
+#include "harness/run/timing_stats.hxx"
 #include "harness/suite/sweep.hxx"
 
 #include <chrono>
@@ -188,8 +189,13 @@ harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, 
     for (auto& c : cases_to_run(s, options, shard)) {
         const auto& name = s.variants[c.variant].name;
         const auto& only = options.only_variants;
-        if (only.empty() || name == s.reference || std::find(only.begin(), only.end(), name) != only.end())
-            cases.push_back(std::move(c));
+        if (!only.empty() && name != s.reference && std::find(only.begin(), only.end(), name) == only.end()) continue;
+        const auto& cases_wanted = options.only_cases;
+        if (!cases_wanted.empty() && std::none_of(cases_wanted.begin(), cases_wanted.end(), [&](const auto& w) {
+                return w.second == c.params_text && (w.first == name || name == s.reference);
+            }))
+            continue;
+        cases.push_back(std::move(c));
     }
     fmt::print(stderr, "harness: suite {} on {} ({}), compiling...\n", s.name, device.name, device.arch);
     const auto compile_start = std::chrono::steady_clock::now();
@@ -372,8 +378,94 @@ harness::RunReport run_and_report(const suite::Suite& suite, const std::optional
                                   const fs::path& out_dir, std::ostream& console)
 {
     harness::RunReport rep = run_suite(suite, device, options, cache);
+    if (device && rep.mode == "gpu" && !options.verify_only && !options.external_profiler)
+        resample_unsure(rep, suite, *device, options, cache, gate);
     gate_and_report(rep, suite, gate, fail_on_improvement, out_dir, console);
     return rep;
+}
+
+void add_time_samples(CaseResult& r, const std::vector<double>& more)
+{
+    if (more.empty()) return;
+    const std::optional<double> before = r.metric(metric::time_median);
+    r.time_samples_us.insert(r.time_samples_us.end(), more.begin(), more.end());
+    const run::TimingSummary t = run::summarize(r.time_samples_us);
+    r.set_metric(metric::time_median, t.median_us);
+    r.set_metric(metric::time_min, t.min_us);
+    r.set_metric(metric::time_noise, t.relative_noise * 100.0);
+    r.set_metric(metric::time_samples, static_cast<double>(t.samples));
+    // Rates are a fixed amount of work over the median.
+    for (const auto name : {metric::gflops, metric::bandwidth})
+        if (const auto rate = r.metric(name); rate && before && *before > 0 && t.median_us > 0)
+            r.set_metric(name, *rate * *before / t.median_us);
+}
+
+std::vector<std::size_t> unsure_time_cases(const harness::RunReport& rep)
+{
+    std::vector<std::size_t> unsure;
+    for (std::size_t i = 0; i < rep.results.size(); ++i) {
+        const auto& r = rep.results[i];
+        if (r.status != CaseStatus::passed) continue;
+        if (std::any_of(r.verdicts.begin(), r.verdicts.end(),
+                        [](const MetricVerdict& v) { return v.metric == metric::time_median && v.unsure; }))
+            unsure.push_back(i);
+    }
+    return unsure;
+}
+
+void resample_unsure(harness::RunReport& rep, const suite::Suite& suite, const run::DeviceInfo& device,
+                     const SuiteRunOptions& options, const compile::CompileCache* cache,
+                     const compare::CompareOptions& gate)
+{
+    for (int round = 1; round <= options.resample_rounds; ++round) {
+        compare::compare_run(rep, suite, gate);
+        const auto unsure = unsure_time_cases(rep);
+        if (unsure.empty()) return;
+        SuiteRunOptions again = options;
+        again.profile = false;
+        again.counter_cache = false;
+        again.fresh_counters = false;
+        again.shard.reset();
+        again.only_variants.clear();
+        again.only_cases.clear();
+        again.resample_rounds = 0;
+        std::size_t most = 0;
+        for (const auto i : unsure) {
+            again.only_cases.emplace_back(rep.results[i].variant, rep.results[i].params_text);
+            most = std::max(most, rep.results[i].time_samples_us.size());
+        }
+        // As many samples again as the most any of them has: the evidence doubles each round.
+        suite::Suite more = suite;
+        const int wanted = std::clamp(static_cast<int>(most), suite.timing.min_samples, 100000);
+        more.timing.min_samples = wanted;
+        more.timing.max_samples = wanted;
+        fmt::print(stderr, "harness: suite {}: {} time verdict(s) unsure, {} more samples each (round {} of {})\n",
+                   suite.name, unsure.size(), wanted, round, options.resample_rounds);
+        const harness::RunReport extra = run_suite_gpu(more, device, again, cache);
+        std::size_t added = 0;
+        for (const auto i : unsure) {
+            auto& r = rep.results[i];
+            const auto it = std::find_if(extra.results.begin(), extra.results.end(), [&](const CaseResult& x) {
+                return x.variant == r.variant && x.params_text == r.params_text;
+            });
+            if (it == extra.results.end() || it->status != CaseStatus::passed || it->time_samples_us.empty()) {
+                r.message += fmt::format(
+                    "{}taking more time samples after an unsure verdict failed: {}", r.message.empty() ? "" : "; ",
+                    it == extra.results.end() ? std::string("the case did not run")
+                                              : std::string(case_status_name(it->status)) + " " + it->message);
+                continue;
+            }
+            add_time_samples(r, it->time_samples_us);
+            r.cost.timing += it->cost.timing;
+            r.cost.timing_parts += it->cost.timing_parts;
+            r.message += fmt::format("{}{} more time samples after an unsure time verdict (round {})",
+                                     r.message.empty() ? "" : "; ", it->time_samples_us.size(), round);
+            ++added;
+        }
+        rep.notes.push_back(fmt::format("time: {} unsure verdict(s) given {} more samples each in round {} ({} "
+                                        "took them)",
+                                        unsure.size(), wanted, round, added));
+    }
 }
 
 void gate_and_report(harness::RunReport& rep, const suite::Suite& suite, const compare::CompareOptions& gate,

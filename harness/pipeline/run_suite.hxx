@@ -43,6 +43,10 @@ struct SuiteRunOptions {
     bool require_gpu = false;               ///< no usable GPU is an error, not the static tier
     std::string require_gpu_because;        ///< "--require-gpu", "CI mode (CI=true)": for the message
     std::optional<ShardRequest> shard;      ///< only this share of the cases; absent: all of them
+    /// Rounds of more time samples for cases whose time verdict is unsure (0: none).
+    int resample_rounds = 2;
+    /// Only these cases, (variant, params text), and the reference at their points; empty: all.
+    std::vector<std::pair<std::string, std::string>> only_cases;
 };
 
 /// The GPU to run on, or nullopt after saying on stderr why the static tier runs instead.
@@ -64,6 +68,22 @@ harness::RunReport run_suite_gpu(suite::Suite suite, const run::DeviceInfo& devi
 /// One suite on `device` when there is one, else in the static tier.
 harness::RunReport run_suite(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
                              const SuiteRunOptions& options, const compile::CompileCache* cache);
+
+/// Appends `more` time samples (us) to a case's and recomputes its time figures (median, minimum,
+/// noise, count, and the GFLOP/s and GB/s derived from the median).
+void add_time_samples(CaseResult& r, const std::vector<double>& more);
+
+/// The cases of `rep` (compared already) whose time verdict passed unsure: the median moved beyond
+/// the rule, but the samples do not show it.
+std::vector<std::size_t> unsure_time_cases(const harness::RunReport& rep);
+
+/// Gives every case whose time verdict is unsure as many samples again as it has (at least the
+/// suite's timing.min_samples), in a run of those cases alone (and their points' references),
+/// unprofiled; up to `options.resample_rounds` rounds, each after comparing afresh. Pinpoint-style:
+/// a verdict that is neither clearly the same nor clearly different is decided by more evidence.
+void resample_unsure(harness::RunReport& rep, const suite::Suite& suite, const run::DeviceInfo& device,
+                     const SuiteRunOptions& options, const compile::CompileCache* cache,
+                     const compare::CompareOptions& gate);
 
 /// Compares a run of `suite` with its baselines and `expect:` rules (replacing an earlier
 /// comparison, as when merged shards are gated together) and writes every reporter's output into

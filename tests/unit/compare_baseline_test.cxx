@@ -3,6 +3,7 @@
 #include "harness/compare/compare_run.hxx"
 #include "harness/compare/waivers.hxx"
 #include "harness/core/error.hxx"
+#include "harness/pipeline/run_suite.hxx"
 #include "harness/report/reporters.hxx"
 #include "harness/suite/suite.hxx"
 #include "test_files.hxx"
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -196,6 +198,51 @@ TEST(BaselineUpdate, GpuRunKeysExactByArchAndNoisyByModel)
     ASSERT_TRUE(noisy.find("a", "N=256", "time_median"));
     EXPECT_EQ(noisy.find("a", "N=256", "time_median")->samples.size(), 6u);
     EXPECT_FALSE(noisy.find("a", "N=256", "registers"));
+}
+
+// An unsure time verdict is found, and the samples a resampling round adds decide it: the time
+// figures are recomputed from all samples (rates scaled with the median) and compared afresh.
+TEST(CompareRun, MoreSamplesDecideAnUnsureTimeVerdict)
+{
+    TempDir dir{"harness-compare-test"};
+    const auto s = toy_suite(); // time_median: samples 8%
+    auto base = static_report({result("a", "N=256", 32), result("b", "N=256", 32)});
+    base.mode = "gpu";
+    base.device_name = "NVIDIA H200";
+    for (auto& r : base.results) {
+        for (int i = 0; i < 64; ++i) r.time_samples_us.push_back(10.0 + 0.01 * (i % 7));
+        r.set_metric("time_median", 10.03);
+    }
+    update_baselines(s, base, dir.path);
+
+    auto rep = base;
+    rep.results[0].time_samples_us = {10.0, 10.02, 10.01, 12.0, 12.1, 12.05}; // half slower
+    pipeline::add_time_samples(rep.results[0], {});                           // nothing added, nothing changed
+    rep.results[0].time_samples_us = {10.0, 10.02, 10.01, 12.0, 12.1, 12.05};
+    rep.results[0].set_metric("time_median", 11.005);
+    rep.results[0].set_metric("bandwidth", 100.0);
+    CompareOptions options;
+    options.baseline_dir = dir.path;
+    compare_run(rep, s, options);
+    EXPECT_EQ(pipeline::unsure_time_cases(rep), std::vector<std::size_t>{0});
+    EXPECT_EQ(verdict(rep.results[0], "time_median")->verdict, Verdict::passed);
+
+    pipeline::add_time_samples(rep.results[0], std::vector<double>(12, 12.0));
+    EXPECT_EQ(rep.results[0].time_samples_us.size(), 18u);
+    EXPECT_DOUBLE_EQ(*rep.results[0].metric("time_median"), 12.0);
+    EXPECT_DOUBLE_EQ(*rep.results[0].metric("time_min"), 10.0);
+    EXPECT_DOUBLE_EQ(*rep.results[0].metric("time_samples"), 18.0);
+    EXPECT_DOUBLE_EQ(*rep.results[0].metric("bandwidth"), 100.0 * 11.005 / 12.0);
+    compare_run(rep, s, options);
+    EXPECT_TRUE(pipeline::unsure_time_cases(rep).empty());
+    EXPECT_EQ(verdict(rep.results[0], "time_median")->verdict, Verdict::regressed)
+        << verdict(rep.results[0], "time_median")->message;
+    // The unsure mark survives results.json.
+    MetricVerdict unsure;
+    unsure.metric = "time_median";
+    unsure.unsure = true;
+    EXPECT_TRUE(nlohmann::json(unsure).get<MetricVerdict>().unsure);
+    EXPECT_FALSE(nlohmann::json(MetricVerdict{}).contains("unsure"));
 }
 
 TEST(CompareRun, EveryVerdict)

@@ -139,6 +139,30 @@ TEST(SamplesRule, NoFalseAlarmsOnOneDistributionAndDetectsAShift)
     EXPECT_EQ(judge_samples(time, rule, {1, 2}, draw(1.0)).verdict, Verdict::no_baseline);
 }
 
+// A median that moved beyond the rule in samples that do not show it (half of the run's samples
+// slower): neither the same nor different. It passes, marked unsure; a clear shift and a run like
+// the baseline are not unsure.
+TEST(SamplesRule, AMoveTheSamplesDoNotShowIsUnsure)
+{
+    const Rule rule = parse_rule("samples 2% min 0.5");
+    const MetricInfo time = info("time_median");
+    std::vector<double> base;
+    for (int i = 0; i < 64; ++i) base.push_back(10.0 + 0.01 * (i % 7));
+    const std::vector<double> mixed = {10.0, 10.02, 10.01, 12.0, 12.1, 12.05};
+    const auto v = judge_samples(time, rule, base, mixed);
+    EXPECT_EQ(v.verdict, Verdict::passed);
+    EXPECT_TRUE(v.unsure) << v.message;
+    EXPECT_NE(v.message.find("unsure"), std::string::npos) << v.message;
+    std::vector<double> slower(6, 12.0);
+    EXPECT_FALSE(judge_samples(time, rule, base, slower).unsure);
+    EXPECT_EQ(judge_samples(time, rule, base, slower).verdict, Verdict::regressed);
+    const std::vector<double> same(base.begin(), base.begin() + 10);
+    EXPECT_FALSE(judge_samples(time, rule, base, same).unsure);
+    // Beyond the tolerance but under the rule's minimum (0.5 us): the same, not unsure.
+    const std::vector<double> small = {10.0, 10.02, 10.01, 10.4, 10.41, 10.42};
+    EXPECT_FALSE(judge_samples(time, rule, base, small).unsure);
+}
+
 TEST(Cliff, NamesTheRegisterCliff)
 {
     OccupancyFigures before{32, 0, 0, 0, 8, 1.0};
