@@ -400,6 +400,15 @@ void add_time_samples(CaseResult& r, const std::vector<double>& more)
             r.set_metric(name, *rate * *before / t.median_us);
 }
 
+int resample_count(std::size_t most_samples, double slowest_median_us, const suite::TimingSpec& timing)
+{
+    // As many samples again as the most any of them has, so the evidence doubles each round; but
+    // no more than ten timing budgets of the slowest kernel, and never fewer than min_samples.
+    double count = static_cast<double>(most_samples);
+    if (slowest_median_us > 0) count = std::min(count, 10.0 * timing.budget_s / (slowest_median_us * 1e-6));
+    return static_cast<int>(std::clamp(count, static_cast<double>(std::max(timing.min_samples, 1)), 100000.0));
+}
+
 std::vector<std::size_t> unsure_time_cases(const harness::RunReport& rep)
 {
     std::vector<std::size_t> unsure;
@@ -430,18 +439,28 @@ void resample_unsure(harness::RunReport& rep, const suite::Suite& suite, const r
         again.only_cases.clear();
         again.resample_rounds = 0;
         std::size_t most = 0;
+        double slowest_us = 0;
         for (const auto i : unsure) {
             again.only_cases.emplace_back(rep.results[i].variant, rep.results[i].params_text);
             most = std::max(most, rep.results[i].time_samples_us.size());
+            slowest_us = std::max(slowest_us, rep.results[i].metric(metric::time_median).value_or(0.0));
         }
-        // As many samples again as the most any of them has: the evidence doubles each round.
         suite::Suite more = suite;
-        const int wanted = std::clamp(static_cast<int>(most), suite.timing.min_samples, 100000);
+        if (options.budget_s > 0) more.timing.budget_s = options.budget_s;
+        const int wanted = resample_count(most, slowest_us, more.timing);
         more.timing.min_samples = wanted;
         more.timing.max_samples = wanted;
         fmt::print(stderr, "harness: suite {}: {} time verdict(s) unsure, {} more samples each (round {} of {})\n",
                    suite.name, unsure.size(), wanted, round, options.resample_rounds);
-        const harness::RunReport extra = run_suite_gpu(more, device, again, cache);
+        harness::RunReport extra;
+        try {
+            extra = run_suite_gpu(more, device, again, cache);
+        } catch (const std::exception& e) {
+            // The first verdicts stand: a failed second look loses nothing the run had.
+            rep.notes.push_back(
+                fmt::format("time: taking more samples for {} unsure verdict(s) failed: {}", unsure.size(), e.what()));
+            return;
+        }
         std::size_t added = 0;
         for (const auto i : unsure) {
             auto& r = rep.results[i];

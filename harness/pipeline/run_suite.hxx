@@ -73,14 +73,19 @@ harness::RunReport run_suite(const suite::Suite& suite, const std::optional<run:
 /// noise, count, and the GFLOP/s and GB/s derived from the median).
 void add_time_samples(CaseResult& r, const std::vector<double>& more);
 
+/// Samples a resampling round takes for cases whose largest sample count is `most_samples` and
+/// whose slowest median is `slowest_median_us`: as many again, but at most what fits ten of
+/// `timing`'s budgets, and at least its min_samples.
+int resample_count(std::size_t most_samples, double slowest_median_us, const suite::TimingSpec& timing);
+
 /// The cases of `rep` (compared already) whose time verdict passed unsure: the median moved beyond
 /// the rule, but the samples do not show it.
 std::vector<std::size_t> unsure_time_cases(const harness::RunReport& rep);
 
-/// Gives every case whose time verdict is unsure as many samples again as it has (at least the
-/// suite's timing.min_samples), in a run of those cases alone (and their points' references),
-/// unprofiled; up to `options.resample_rounds` rounds, each after comparing afresh. Pinpoint-style:
-/// a verdict that is neither clearly the same nor clearly different is decided by more evidence.
+/// Gives every case whose time verdict is unsure more samples (resample_count), in a run of those
+/// cases alone (and their points' references), unprofiled; up to `options.resample_rounds` rounds,
+/// each after comparing afresh. A verdict that is neither clearly the same nor clearly different
+/// is decided by more evidence. A round that fails leaves the verdicts as they were, with a note.
 void resample_unsure(harness::RunReport& rep, const suite::Suite& suite, const run::DeviceInfo& device,
                      const SuiteRunOptions& options, const compile::CompileCache* cache,
                      const compare::CompareOptions& gate);
