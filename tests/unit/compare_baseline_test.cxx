@@ -247,9 +247,9 @@ TEST(CompareRun, MoreSamplesDecideAnUnsureTimeVerdict)
 
 TEST(CompareRun, ResamplingDoublesTheSamplesWithinTenBudgets)
 {
-    suite::TimingSpec timing; // min_samples 10, budget 1 s
-    EXPECT_EQ(pipeline::resample_count(64, 20.0, timing), 64);   // 20 us: as many again
-    EXPECT_EQ(pipeline::resample_count(3, 20.0, timing), 10);    // never fewer than min_samples
+    suite::TimingSpec timing;                                     // min_samples 10, budget 1 s
+    EXPECT_EQ(pipeline::resample_count(64, 20.0, timing), 64);    // 20 us: as many again
+    EXPECT_EQ(pipeline::resample_count(3, 20.0, timing), 10);     // never fewer than min_samples
     EXPECT_EQ(pipeline::resample_count(64, 25000.0, timing), 64); // 25 ms: 64 fit in 10 s
     EXPECT_EQ(pipeline::resample_count(640, 25000.0, timing), 400);
     EXPECT_EQ(pipeline::resample_count(64, 5e6, timing), 10); // a 5 s kernel: still min_samples
