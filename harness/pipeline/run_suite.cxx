@@ -390,10 +390,7 @@ void add_time_samples(CaseResult& r, const std::vector<double>& more)
     const std::optional<double> before = r.metric(metric::time_median);
     r.time_samples_us.insert(r.time_samples_us.end(), more.begin(), more.end());
     const run::TimingSummary t = run::summarize(r.time_samples_us);
-    r.set_metric(metric::time_median, t.median_us);
-    r.set_metric(metric::time_min, t.min_us);
-    r.set_metric(metric::time_noise, t.relative_noise * 100.0);
-    r.set_metric(metric::time_samples, static_cast<double>(t.samples));
+    run::set_time_figures(r, t);
     // Rates are a fixed amount of work over the median.
     for (const auto name : {metric::gflops, metric::bandwidth})
         if (const auto rate = r.metric(name); rate && before && *before > 0 && t.median_us > 0)

@@ -731,10 +731,7 @@ void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case&
                                  r.message.empty() ? "" : "; ", timer_problem_);
     const TimingSummary t = summarize(samples);
     r.time_samples_us = samples;
-    r.set_metric(metric::time_median, t.median_us);
-    r.set_metric(metric::time_min, t.min_us);
-    r.set_metric(metric::time_noise, t.relative_noise * 100.0);
-    r.set_metric(metric::time_samples, static_cast<double>(t.samples));
+    set_time_figures(r, t);
     if (variant.flops) {
         const double flops = static_cast<double>(eval(*variant.flops, c.params, "flops"));
         r.set_metric(metric::gflops, flops / (t.median_us * 1e3));

@@ -1,5 +1,7 @@
 #include "harness/run/timing_stats.hxx"
 
+#include "harness/core/metrics.hxx"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -23,6 +25,14 @@ TimingSummary summarize(const std::vector<double>& samples_us)
         s.relative_noise = std::sqrt(sq / static_cast<double>(n - 1)) / s.mean_us;
     }
     return s;
+}
+
+void set_time_figures(CaseResult& r, const TimingSummary& t)
+{
+    r.set_metric(metric::time_median, t.median_us);
+    r.set_metric(metric::time_min, t.min_us);
+    r.set_metric(metric::time_noise, t.relative_noise * 100.0);
+    r.set_metric(metric::time_samples, static_cast<double>(t.samples));
 }
 
 bool enough_samples(const std::vector<double>& samples_us, double elapsed_s, const suite::TimingSpec& policy)

@@ -452,6 +452,30 @@ TEST(MergeCommand, GateNeedsTheSuiteAndAResultsFolder)
     EXPECT_NE(r.err.find("is suite 'transpose', but the results are of suite 'gemm'"), std::string::npos) << r.err;
 }
 
+// A results file whose verdict says "unsure" with anything but true or false is refused, naming
+// the file, and nothing is written.
+TEST(MergeCommand, RefusesAMalformedUnsureMark)
+{
+    TempDir dir{"harness-shard-test"};
+    ASSERT_EQ(run_static(dir.path / "one").code, cli::exit_pass);
+    RunReport rep = read_results_json(dir.path / "one" / "gemm" / "results.json");
+    ASSERT_FALSE(rep.results.empty());
+    MetricVerdict v;
+    v.metric = "time_median";
+    v.unsure = true;
+    rep.results[0].verdicts.push_back(v);
+    std::string text = results_json(rep);
+    const auto at = text.find("\"unsure\": true");
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, std::string("\"unsure\": true").size(), "\"unsure\": \"yes\"");
+    write_file(dir.path / "bad.json", text);
+    const ToolRun r =
+        tool({"merge", (dir.path / "bad.json").string(), "-o", (dir.path / "m.json").string(), "--allow-missing"});
+    EXPECT_EQ(r.code, cli::exit_bad_input);
+    EXPECT_NE(r.err.find((dir.path / "bad.json").string()), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir.path / "m.json"));
+}
+
 TEST(ResultsFile, ShardAndPointsRoundTripAndVersionOneFilesStillRead)
 {
     TempDir dir{"harness-shard-test"};
