@@ -25,18 +25,23 @@ if [ -d "$build/test-modules" ] && [ -z "${HARNESS_TEST_MODULE_DIR:-}" ]; then
   HARNESS_TEST_MODULE_DIR="$(cd "$build/test-modules" && pwd)"
   export HARNESS_TEST_MODULE_DIR
 fi
+start=$(date +%s.%N)
 for t in "$build"/*gpu*_test; do
   [ -x "$t" ] || continue
   (cd "$root" && "$t" --gtest_output="xml:$out/$(basename "$t").xml") >>"$out/gpu-tests.log" 2>&1 || status=$?
 done
+echo "GPU tests: exit $status, $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s" | tee -a "$out/summary.txt"
 
-for suite in "$root"/suites/*.yaml; do
-  name="$(basename "$suite" .yaml)"
-  start=$(date +%s.%N)
-  (cd "$root" && "$build/harness" run "$suite" --out "$out/reports" "${run_options[@]}") >"$out/$name.log" 2>&1
-  rc=$?
-  seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-  echo "$name: exit $rc, ${seconds} s; $(grep -E '^  case time: ' "$out/$name.log" | sed 's/^  //')" | tee -a "$out/summary.txt"
-  [ $rc -eq 0 ] || [ $status -ne 0 ] || status=$rc
+# Every suite in one run: the GPU is probed once. Its log is split into one log per suite.
+start=$(date +%s.%N)
+(cd "$root" && "$build/harness" run "$root"/suites/*.yaml --out "$out/reports" "${run_options[@]}") >"$out/suites.log" 2>&1
+rc=$?
+seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+awk -v dir="$out" '/^harness: suite [^ ]+ on / { file = dir "/" $3 ".log" } file { print > file }' "$out/suites.log"
+grep -E '^[A-Za-z0-9_.-]+: [0-9]+ passed, ' "$out/suites.log" | while IFS= read -r verdict; do
+  name="${verdict%%:*}"
+  echo "$verdict; $(grep -E '^  case time: ' "$out/$name.log" 2>/dev/null | sed 's/^  //')" | tee -a "$out/summary.txt"
 done
+echo "suites: exit $rc, ${seconds} s" | tee -a "$out/summary.txt"
+[ $rc -eq 0 ] || [ $status -ne 0 ] || status=$rc
 exit $status

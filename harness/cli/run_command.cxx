@@ -13,6 +13,7 @@
 #include "harness/report/reporters.hxx"
 #include "harness/suite/sweep.hxx"
 
+#include <cstdio>
 #include <fmt/format.h>
 #include <iostream>
 
@@ -133,6 +134,9 @@ int run_command(const std::vector<std::string>& args)
                                      compare_options(paths[i], gate), fail_on_improvement, out_dir, std::cout);
         const harness::Totals t = harness::totals(rep, fail_on_improvement);
         if (t.failed > 0 || t.regressed > 0) exit_code = exit_failure;
+        // A suite's report reaches a log before the next suite's progress (on stderr) does.
+        std::cout.flush();
+        std::fflush(stdout);
     }
     return exit_code;
 }

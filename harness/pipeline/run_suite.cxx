@@ -230,6 +230,14 @@ harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, 
         progress.begin(r);
     };
     observer.on_result = [&](std::size_t, const CaseResult& r) { progress.end(r); };
+    std::size_t workers = 0;
+    double worker_seconds = 0;
+    std::map<std::string, double> worker_parts;
+    observer.on_worker_ready = [&](double seconds, const std::map<std::string, double>& parts) {
+        ++workers;
+        worker_seconds += seconds;
+        for (const auto& [part, s] : parts) worker_parts[part] += s;
+    };
     std::string rep_devices_note;
     run::IsolatedRunConfig config;
     config.options.profile = options.profile && !options.verify_only;
@@ -264,6 +272,10 @@ harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, 
                     run::IsolatedRunConfig on_device = config;
                     on_device.device = devices[g].ordinal;
                     run::RunObserver relay;
+                    relay.on_worker_ready = [&](double seconds, const std::map<std::string, double>& parts) {
+                        const std::lock_guard lock(mutex);
+                        observer.on_worker_ready(seconds, parts);
+                    };
                     relay.on_begin = [&](std::size_t i) {
                         const std::lock_guard lock(mutex);
                         observer.on_begin(mine[i]);
@@ -341,6 +353,11 @@ harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, 
                               "Compute's gpu__time_duration; no launch latency",
                               options.hot ? "without emptying the L2 (--hot)" : "after the L2 was emptied"));
     rep.notes.push_back(fmt::format("compilation: {:.2f} s", compile_seconds));
+    if (workers > 0) {
+        std::vector<std::string> parts;
+        for (const auto& [part, s] : worker_parts) parts.push_back(fmt::format("{} {:.2f} s", part, s));
+        rep.notes.push_back(fmt::format("workers: {} started in {:.2f} s ({})", workers, worker_seconds, join(parts)));
+    }
     if (options.counter_cache && !cache)
         rep.notes.push_back("counter cache: off, because the kernel cache folder that holds it is off (--no-cache)");
     else if (options.counter_cache) {

@@ -196,11 +196,7 @@ std::optional<std::string> profiling_problem(CUcontext context, int device_ordin
                            "to run each case once for it, or --no-profile",
                            injection);
     try {
-        initialize_profiler();
-        auto a = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(
-            CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
-        a.ctx = context;
-        CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&a));
+        (void)counter_availability(context);
         (void)chip_name(device_ordinal);
     } catch (const CuptiError& e) {
         return std::string(e.what());

@@ -31,6 +31,28 @@ void initialize_profiler()
     });
 }
 
+const std::vector<std::uint8_t>& counter_availability(CUcontext context)
+{
+    // Read once per context: each read costs a round trip to the driver, and once a range
+    // profiler is enabled on the context the read fails.
+    static std::mutex mutex;
+    static std::map<CUcontext, std::vector<std::uint8_t>> images;
+    const std::lock_guard lock(mutex);
+    auto& image = images[context];
+    if (image.empty()) {
+        initialize_profiler();
+        auto a = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(
+            CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+        a.ctx = context;
+        CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&a));
+        std::vector<std::uint8_t> read(a.counterAvailabilityImageSize);
+        a.pCounterAvailabilityImage = read.data();
+        CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&a));
+        image = std::move(read);
+    }
+    return image;
+}
+
 /// The host-side metric evaluator for one chip; freed with the profiler.
 struct RangeProfiler::HostObject {
     CUpti_Profiler_Host_Object* object = nullptr;
@@ -82,15 +104,9 @@ RangeProfiler::RangeProfiler(CUcontext context, int device_ordinal, std::vector<
     for (const auto& m : metrics_) metric_names_.push_back(m.c_str());
     const std::string chip = chip_name(device_ordinal);
 
-    // Which counters this context can read right now (another profiler or a permission problem
-    // shows up here, before any case runs).
-    auto a = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(
-        CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
-    a.ctx = context_;
-    CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&a));
-    host_->availability.resize(a.counterAvailabilityImageSize);
-    a.pCounterAvailabilityImage = host_->availability.data();
-    CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&a));
+    // Which counters this context can read (another profiler or a permission problem shows up
+    // here, before any case runs).
+    host_->availability = counter_availability(context_);
 
     auto init = cupti_params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
     init.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;

@@ -20,6 +20,10 @@ std::string chip_name(int device_ordinal);
 /// cannot be read (permission, another profiler attached, MIG).
 void initialize_profiler();
 
+/// Which counters `context` can read: CUPTI's counter availability image, read on first use and
+/// kept for the context's life. Throws CuptiError when it cannot be read.
+const std::vector<std::uint8_t>& counter_availability(CUcontext context);
+
 /// Host wall time of one measure() call outside the caller's prepare, in seconds.
 struct RangeTimings {
     double setup = 0.0;    ///< profiler enabled, counter image prepared, configuration set

@@ -56,9 +56,32 @@ public:
                const std::map<std::string, compile::CompiledModule>& modules, RunOptions options);
     ~CaseRunner();
 
+    /// A case verified and timed whose hardware counters are still to be measured.
+    struct Staged {
+        CaseResult result;
+        const suite::VariantSpec* variant = nullptr;
+        suite::Bindings params;
+        bool profile = false; ///< whether finish() has counters to measure
+    };
+
     /// Runs `c`; the result records failures of the case itself. A CudaError that poisons the
     /// context propagates, since nothing more can run in this process.
     CaseResult run(const suite::Case& c, ReferenceOutputs& reference);
+
+    /// run() in two halves: start() prepares, verifies and times `c`; finish() measures its
+    /// counters. A worker starts a group of cases, then finishes them, so that the context's one
+    /// range profiler changes hands twice per group instead of once per case. Both may throw
+    /// a CudaError that poisons the context, as run() does.
+    Staged start(const suite::Case& c, ReferenceOutputs& reference);
+    CaseResult finish(Staged staged);
+
+    /// Seconds the constructor spent on each of its parts.
+    struct StartupCost {
+        double clock = 0;    ///< NVML, for the SM clock
+        double timer = 0;    ///< the range profiler that reads kernel durations
+        double profiler = 0; ///< the counter profilers (range, noisy, SASS)
+    };
+    const StartupCost& startup() const { return startup_; }
 
     /// Runs the reference variant at `c`'s point untimed and stores its outputs.
     void compute_reference(const suite::Case& c, ReferenceOutputs& reference);
@@ -99,12 +122,10 @@ private:
     std::unique_ptr<profile::RangeProfiler> timer_;
     std::string timer_problem_;                         ///< why timer_ could not be made
     std::size_t ranges_per_pass_ = max_ranges_per_pass; ///< most kernels timed in one profiler pass
-    /// Whether the counter profiler, not the timer, was the last to use the context's one enabled
-    /// range profiler: the next case then profiles before it times (see run()).
-    bool counters_hold_profiler_ = false;
     std::unique_ptr<profile::CounterCache> counter_cache_;
     std::unique_ptr<ClockMonitor> clocks_; ///< the SM clock while timing; inert without NVML
     std::string profiler_identity_;        ///< chip, driver and CUPTI versions, for counter-cache keys
+    StartupCost startup_;
 };
 
 /// Whether reports may quote lines of `path`, a file a kernel's line table names: files of the

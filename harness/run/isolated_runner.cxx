@@ -2,6 +2,7 @@
 
 #include "harness/profile/case_profiler.hxx"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -19,6 +20,9 @@ namespace harness::run {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+/// Most cases a worker starts before it finishes them (see worker_main).
+constexpr std::size_t max_group_cases = 32;
 
 void write_line(int fd, const nlohmann::json& message)
 {
@@ -49,47 +53,99 @@ int worker_main(const suite::Suite& suite, const std::vector<suite::Case>& cases
 {
     std::unique_ptr<GpuSession> session;
     std::unique_ptr<CaseRunner> runner_owner;
+    const auto started = Clock::now();
+    double context_seconds = 0, check_seconds = 0;
     try {
         session = std::make_unique<GpuSession>(config.device);
+        context_seconds = std::chrono::duration<double>(Clock::now() - started).count();
         if (config.options.profile && !config.options.external_profiler)
             if (const auto problem = profile::profiling_problem(session->context(), config.device))
                 throw Error(ErrorKind::environment, "cannot read hardware counters: " + *problem);
+        check_seconds = std::chrono::duration<double>(Clock::now() - started).count() - context_seconds;
         runner_owner = std::make_unique<CaseRunner>(*session, suite, modules, config.options);
     } catch (const std::exception& e) {
         write_line(fd, {{"event", "fatal"}, {"message", e.what()}});
         return 3;
     }
     CaseRunner& runner = *runner_owner;
+    write_line(fd, {{"event", "ready"},
+                    {"seconds", std::chrono::duration<double>(Clock::now() - started).count()},
+                    {"parts",
+                     {{"context", context_seconds},
+                      {"counter check", check_seconds},
+                      {"clock", runner.startup().clock},
+                      {"timer", runner.startup().timer},
+                      {"profilers", runner.startup().profiler}}}});
     ReferenceOutputs reference;
     std::set<std::size_t> failed_reference_points;
+
+    // Cases are started (prepared, verified, timed) a group at a time, then finished (their
+    // counters measured): see CaseRunner::start. A fault loses the group's unfinished cases to the
+    // next worker, which runs them again.
+    std::vector<std::pair<std::size_t, CaseRunner::Staged>> group;
+
+    // Runs one half of a case; a failure of the case itself becomes its result.
+    enum class Step { done, failed, poisoned };
+    const auto guarded = [&](std::size_t index, const std::function<void()>& step, CaseResult& failure) {
+        try {
+            step();
+            return Step::done;
+        } catch (const CudaError& e) {
+            failure = base_result(suite, cases[index]);
+            const bool poisoned = e.poisons_context();
+            failure.status = poisoned ? CaseStatus::fault : CaseStatus::launch_error;
+            failure.message = poisoned ? fmt::format("kernel fault: {}", e.what()) : e.what();
+            return poisoned ? Step::poisoned : Step::failed;
+        } catch (const std::exception& e) {
+            failure = base_result(suite, cases[index]);
+            failure.status = CaseStatus::launch_error;
+            failure.message = e.what();
+            return Step::failed;
+        }
+    };
+    const auto send = [&](std::size_t index, const CaseResult& result) {
+        write_line(fd, {{"event", "result"}, {"index", index}, {"result", result}});
+    };
+    // False when the context is unusable: the parent then starts a fresh worker for the rest.
+    const auto finish_group = [&] {
+        // Library calls last: their counters are never cached, so in a run that reuses cached
+        // counters they take the full counter profiler, the others the noisy one, and each change
+        // of profiler costs a turn.
+        std::stable_partition(group.begin(), group.end(),
+                              [](const auto& entry) { return !entry.second.variant->is_builtin(); });
+        for (auto& [index, staged] : group) {
+            write_line(fd, {{"event", "begin"}, {"index", index}});
+            CaseResult result;
+            const Step end = guarded(
+                index, [&] { result = runner.finish(std::move(staged)); }, result);
+            send(index, result);
+            if (end == Step::poisoned) return false;
+        }
+        group.clear();
+        return true;
+    };
+
     for (const std::size_t index : indices) {
         const suite::Case& c = cases[index];
         const bool is_reference = suite.variants[c.variant].name == suite.reference;
         if (!is_reference && failed_reference_points.contains(c.point)) {
-            write_line(fd, {{"event", "result"},
-                            {"index", index},
-                            {"result", unverifiable_case(suite, c, "the reference variant failed at this point")}});
+            send(index, unverifiable_case(suite, c, "the reference variant failed at this point"));
             continue;
         }
+        if (group.size() >= max_group_cases && !finish_group()) return 0;
         write_line(fd, {{"event", "begin"}, {"index", index}});
-        CaseResult result;
-        bool poisoned = false;
-        try {
-            result = runner.run(c, reference);
-        } catch (const CudaError& e) {
-            result = base_result(suite, c);
-            poisoned = e.poisons_context();
-            result.status = poisoned ? CaseStatus::fault : CaseStatus::launch_error;
-            result.message = poisoned ? fmt::format("kernel fault: {}", e.what()) : e.what();
-        } catch (const std::exception& e) {
-            result = base_result(suite, c);
-            result.status = CaseStatus::launch_error;
-            result.message = e.what();
+        CaseRunner::Staged staged;
+        const Step end = guarded(
+            index, [&] { staged = runner.start(c, reference); }, staged.result);
+        if (is_reference && case_status_fails(staged.result.status)) failed_reference_points.insert(c.point);
+        if (end == Step::done && staged.profile) {
+            group.emplace_back(index, std::move(staged));
+            continue;
         }
-        if (is_reference && case_status_fails(result.status)) failed_reference_points.insert(c.point);
-        write_line(fd, {{"event", "result"}, {"index", index}, {"result", result}});
-        if (poisoned) return 0; // the context is unusable: the parent starts a fresh worker
+        send(index, staged.result);
+        if (end == Step::poisoned) return 0;
     }
+    finish_group();
     return 0;
 }
 
@@ -184,6 +240,10 @@ WorkerEnd watch_worker(const Worker& worker, const IsolatedRunConfig& config, co
             const std::string event = message.at("event");
             if (event == "fatal") {
                 end.fatal = message.at("message");
+            } else if (event == "ready") {
+                if (observer.on_worker_ready)
+                    observer.on_worker_ready(message.at("seconds").get<double>(),
+                                             message.at("parts").get<std::map<std::string, double>>());
             } else if (event == "begin") {
                 end.current = message.at("index").get<std::size_t>();
                 deadline = after(config.case_timeout_s);

@@ -14,8 +14,10 @@
 
 namespace harness::run {
 
-/// Progress callbacks: a case starts, a case ends.
+/// Progress callbacks: a worker is ready (after `seconds` creating its context and profilers,
+/// split into `parts`), a case (or its second half: see CaseRunner::start) starts, a case ends.
 struct RunObserver {
+    std::function<void(double seconds, const std::map<std::string, double>& parts)> on_worker_ready;
     std::function<void(std::size_t index)> on_begin;
     std::function<void(std::size_t index, const CaseResult& result)> on_result;
 };
