@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <fmt/format.h>
+#include <new>
+#include <sys/mman.h>
 #include <thread>
 #include <vector>
 
@@ -123,6 +126,30 @@ void draw_contents(const suite::BufferSpec& spec, std::size_t count, const suite
     }
     for (const auto& e : errors)
         if (e) std::rethrow_exception(e);
+}
+
+void StagingBuffer::Free::operator()(std::byte* p) const noexcept
+{
+    std::free(p);
+}
+
+std::span<std::byte> StagingBuffer::get(std::size_t bytes)
+{
+    if (bytes > size_) {
+        constexpr std::size_t huge_page = std::size_t{2} << 20;
+        // At least double, so that a sweep of growing sizes faults its pages in a few times, not
+        // once per size.
+        const std::size_t wanted = std::max(bytes, 2 * size_);
+        const std::size_t size = (wanted + huge_page - 1) / huge_page * huge_page;
+        data_.reset();
+        size_ = 0;
+        auto* memory = static_cast<std::byte*>(std::aligned_alloc(huge_page, size));
+        if (!memory) throw std::bad_alloc();
+        ::madvise(memory, size, MADV_HUGEPAGE); // advice only: without huge pages, small ones
+        data_.reset(memory);
+        size_ = size;
+    }
+    return {data_.get(), bytes};
 }
 
 Comparison compare_buffers(suite::ElementType actual_type, const Bytes& actual, suite::ElementType expected_type,

@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,24 @@ Bytes initial_contents(const suite::BufferSpec& spec, std::size_t count, const s
 /// that keeps one host buffer for every case touches its pages once.
 void draw_contents(const suite::BufferSpec& spec, std::size_t count, const suite::Bindings& params, std::byte* out,
                    unsigned threads = 0);
+
+/// Host memory that buffers' initial contents are drawn into, kept and reused by every case of a
+/// worker. It grows as needed and is never zeroed: drawing writes every byte, and its threads fault
+/// the pages in (huge pages where the kernel allows) instead of one thread zeroing them first.
+/// Zeroing a fresh gigabyte took most of a second of each worker's first large case on an H100 host.
+class StagingBuffer {
+public:
+    /// `bytes` of memory, valid until the next call; its previous contents are unspecified.
+    std::span<std::byte> get(std::size_t bytes);
+    std::size_t capacity() const { return size_; }
+
+private:
+    struct Free {
+        void operator()(std::byte* p) const noexcept;
+    };
+    std::unique_ptr<std::byte[], Free> data_;
+    std::size_t size_ = 0;
+};
 
 /// The outcome of comparing one buffer with the reference.
 struct Comparison {

@@ -220,11 +220,7 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
         CU_CHECK(d.cuMemAlloc(&b->device.ptr, b->device.bytes));
         // Drawn into one host buffer kept for every case: its pages are faulted in once per worker,
         // not once per buffer of every case (most of the drawing time of large buffers).
-        if (staging_.size() < b->device.bytes) {
-            staging_ = Bytes();
-            staging_ = Bytes(b->device.bytes);
-        }
-        const auto host = std::span(staging_.data(), b->device.bytes);
+        const auto host = staging_.get(b->device.bytes);
         draw_contents(b->spec, b->count, params, host.data());
         if (counter_cache_) {
             profile::CounterKey contents;

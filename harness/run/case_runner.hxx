@@ -116,7 +116,7 @@ private:
     const std::map<std::string, compile::CompiledModule>& modules_;
     RunOptions options_;
     std::map<std::string, CUmodule> loaded_;
-    Bytes staging_; ///< host memory that buffers' initial contents are drawn into, reused by every case
+    StagingBuffer staging_; ///< host memory that buffers' initial contents are drawn into
     std::unique_ptr<profile::CaseProfiler> profiler_;
     /// Per-kernel durations for timing; null when timing with events (chosen, or CUPTI unusable).
     std::unique_ptr<profile::RangeProfiler> timer_;

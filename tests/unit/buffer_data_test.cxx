@@ -147,6 +147,33 @@ TEST(BufferData, DrawingIntoUsedMemoryWritesEveryElementAndNoMore)
     EXPECT_EQ(kept[n * 8 + 63], std::byte{0xA5});
 }
 
+// The staging buffer a case runner draws into: the size asked for, memory kept while it is big
+// enough (contents and address), at least doubled when it is not, and a draw into it is the
+// buffer's own contents whatever it held.
+TEST(BufferData, StagingBufferKeepsItsMemoryAndGrowsByDoubling)
+{
+    StagingBuffer staging;
+    EXPECT_EQ(staging.capacity(), 0u);
+    const auto first = staging.get(1000);
+    ASSERT_EQ(first.size(), 1000u);
+    std::fill(first.begin(), first.end(), std::byte{0x5A});
+    const std::size_t capacity = staging.capacity();
+    EXPECT_GE(capacity, 1000u);
+    const auto again = staging.get(capacity);
+    EXPECT_EQ(again.data(), first.data()) << "memory big enough is kept";
+    EXPECT_EQ(again[999], std::byte{0x5A});
+    EXPECT_EQ(staging.get(capacity + 1).size(), capacity + 1);
+    EXPECT_GE(staging.capacity(), 2 * capacity);
+
+    const std::size_t n = (std::size_t{1} << 20) + 3;
+    const BufferSpec spec = uniform_f32(8);
+    const auto drawn = staging.get(n * 4);
+    std::fill(drawn.begin(), drawn.end(), std::byte{0xFF});
+    draw_contents(spec, n, {}, drawn.data(), 4);
+    const auto fresh = initial_contents(spec, n, {}, 1);
+    EXPECT_TRUE(std::equal(fresh.begin(), fresh.end(), drawn.begin()));
+}
+
 TEST(BufferData, ComparisonHonoursToleranceAndReportsFirstMismatch)
 {
     const std::vector<float> ref = {1.0f, 2.0f, 3.0f, 4.0f};
