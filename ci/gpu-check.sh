@@ -3,6 +3,8 @@
 # as the first argument. Usage: ci/gpu-check.sh OUT_DIR [BUILD_DIR] [-- RUN_OPTIONS...]
 # RUN_OPTIONS go to every `harness run`, e.g. `-- --counter-cache` to reuse exact counters kept in
 # $HARNESS_CACHE_DIR by an earlier check (restore that folder between CI jobs).
+# Every suite runs in one `harness run`; its log (suites.log) is split into <suite>.log, and
+# summary.txt has each suite's verdict line and where its time went.
 # Exit status: 0 when everything passed, else the first failing step's status.
 set -uo pipefail
 
