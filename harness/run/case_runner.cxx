@@ -435,11 +435,6 @@ CaseResult CaseRunner::finish(Staged staged)
     return std::move(staged.result);
 }
 
-CaseResult CaseRunner::run(const suite::Case& c, ReferenceOutputs& reference)
-{
-    return finish(start(c, reference));
-}
-
 void CaseRunner::restore_and_flush(Prepared& p)
 {
     const Driver& d = driver();

@@ -64,14 +64,11 @@ public:
         bool profile = false; ///< whether finish() has counters to measure
     };
 
-    /// Runs `c`; the result records failures of the case itself. A CudaError that poisons the
-    /// context propagates, since nothing more can run in this process.
-    CaseResult run(const suite::Case& c, ReferenceOutputs& reference);
-
-    /// run() in two halves: start() prepares, verifies and times `c`; finish() measures its
+    /// Runs `c` in two halves: start() prepares, verifies and times it; finish() measures its
     /// counters. A worker starts a group of cases, then finishes them, so that the context's one
-    /// range profiler changes hands twice per group instead of once per case. Both may throw
-    /// a CudaError that poisons the context, as run() does.
+    /// range profiler changes hands twice per group instead of once per case. The result records
+    /// failures of the case itself; a CudaError that poisons the context propagates from either,
+    /// since nothing more can run in this process.
     Staged start(const suite::Case& c, ReferenceOutputs& reference);
     CaseResult finish(Staged staged);
 
