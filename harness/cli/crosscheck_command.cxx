@@ -35,7 +35,8 @@ int crosscheck_command(const std::vector<std::string>& args)
         ->check(CLI::ExistingFile);
     app.add_flag("--times", times,
                  "compare time medians with the sum of ncu's gpu__time_duration per case instead of the counters "
-                 "(a single ncu sample: printed, never failed)");
+                 "(ncu takes one sample per run: with several --ncu runs, the median of their sums; printed, "
+                 "never failed)");
     app.add_option("--times-min-us", times_min_us, "with --times: tally the cases at least this long")
         ->capture_default_str();
     app.add_option("results", results_file, "results.json of a profiled run")->check(CLI::ExistingFile);

@@ -181,15 +181,22 @@ std::vector<CrosscheckRow> time_vs_ncu(const harness::RunReport& ours, const std
     std::vector<CrosscheckRow> rows;
     for (const auto& r : ours.results) {
         const std::string name = r.variant + " " + r.params_text;
-        double theirs = 0;
-        bool found = false;
-        for (auto run = ncu.rbegin(); run != ncu.rend() && !found; ++run)
-            for (const auto& k : *run)
+        // One figure per ncu run that has the case: the sum of its kernels' durations.
+        std::vector<double> per_run;
+        for (const auto& run : ncu) {
+            double sum = 0;
+            bool found = false;
+            for (const auto& k : run)
                 if ((k.name == name || k.name.starts_with(name + "/")) && k.values.contains(duration)) {
-                    theirs += k.values.at(duration) * 1e-3; // ns -> us
+                    sum += k.values.at(duration) * 1e-3; // ns -> us
                     found = true;
                 }
-        if (!found) continue;
+            if (found) per_run.push_back(sum);
+        }
+        if (per_run.empty()) continue;
+        std::sort(per_run.begin(), per_run.end());
+        const std::size_t n = per_run.size();
+        const double theirs = n % 2 ? per_run[n / 2] : (per_run[n / 2 - 1] + per_run[n / 2]) / 2;
         if (const auto mine = r.metric(metric::time_median))
             rows.push_back({name, metric::time_median, *mine, theirs, std::fabs(*mine - theirs) <= 0.02 * theirs});
     }

@@ -51,8 +51,9 @@ struct CrosscheckRow {
 std::vector<CrosscheckRow> crosscheck(const harness::RunReport& ours, const std::vector<std::vector<NcuKernel>>& ncu);
 
 /// Our time median of each case next to the sum of ncu's gpu__time_duration over the case's
-/// kernels (one profiled run each, so a single sample: a figure to read, not to gate). `within`
-/// is a difference of at most 2 %.
+/// kernels. ncu profiles each kernel once per run, so with several runs of the same program the
+/// figure is the median of the runs' sums (a figure to read, not to gate). `within` is a
+/// difference of at most 2 %.
 std::vector<CrosscheckRow> time_vs_ncu(const harness::RunReport& ours, const std::vector<std::vector<NcuKernel>>& ncu);
 
 /// The time table as text, with a tally of the cases of `min_us` or more.

@@ -354,3 +354,30 @@ TEST(NcuCrosscheck, TimeMediansSitNextToTheSumOfTheCasesKernelDurations)
     const std::string text = profile::format_time_crosscheck(rows, 5.0);
     EXPECT_NE(text.find("time_median: cases of 5 us or more: 1 of 1 within 2 %"), std::string::npos) << text;
 }
+
+TEST(NcuCrosscheck, TimesAreTheMedianOfSeveralNcuRuns)
+{
+    harness::RunReport ours;
+    CaseResult a;
+    a.variant = "copy";
+    a.params_text = "N=1";
+    a.set_metric(metric::time_median, 5.05);
+    ours.results = {a};
+    const auto run = [](double ns) {
+        return std::vector<profile::NcuKernel>{{"copy N=1/copy_kernel", {{"gpu__time_duration.sum", ns}}}};
+    };
+    // One run far off: the median of three is the middle run, not the last one.
+    auto rows = profile::time_vs_ncu(ours, {run(5000), run(5900), run(5100)});
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_DOUBLE_EQ(rows[0].ncu, 5.1);
+    EXPECT_TRUE(rows[0].within);
+    // An even number of runs: the mean of the middle two.
+    rows = profile::time_vs_ncu(ours, {run(5000), run(6000), run(5200), run(5400)});
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_DOUBLE_EQ(rows[0].ncu, 5.3);
+    EXPECT_FALSE(rows[0].within);
+    // A run that lacks the case does not count.
+    rows = profile::time_vs_ncu(ours, {run(5000), {{"other N=1/k", {{"gpu__time_duration.sum", 1}}}}});
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_DOUBLE_EQ(rows[0].ncu, 5.0);
+}
