@@ -62,6 +62,9 @@ public:
         const suite::VariantSpec* variant = nullptr;
         suite::Bindings params;
         bool profile = false; ///< whether finish() has counters to measure
+        /// The hashes of the buffers' initial contents, in prepare()'s order, for counter-cache
+        /// keys: finish() draws the same contents again and does not hash them again.
+        std::vector<std::string> content_keys;
     };
 
     /// Runs `c` in two halves: start() prepares, verifies and times it; finish() measures its
@@ -87,7 +90,10 @@ private:
     struct Prepared;
     /// The module a case of `variant` at `params` runs, loaded once per compile configuration.
     CUmodule module_for(const std::string& key);
-    std::unique_ptr<Prepared> prepare(const suite::VariantSpec& variant, const suite::Bindings& params);
+    /// Allocates and fills the buffers of a case and sets up its launches. With `hash_contents`
+    /// (and a counter cache), each buffer's initial contents are hashed for the counter key.
+    std::unique_ptr<Prepared> prepare(const suite::VariantSpec& variant, const suite::Bindings& params,
+                                      bool hash_contents);
     void launch_all(Prepared& p);
     void launch_step(Prepared& p, std::size_t step);
     std::map<std::string, Bytes> download_outputs(Prepared& p);
