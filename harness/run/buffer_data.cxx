@@ -133,6 +133,17 @@ void StagingBuffer::Free::operator()(std::byte* p) const noexcept
     std::free(p);
 }
 
+StagingBuffer::~StagingBuffer()
+{
+    unpin();
+}
+
+void StagingBuffer::unpin()
+{
+    if (pinned_ && pinning_.unpin) pinning_.unpin(data_.get());
+    pinned_ = 0;
+}
+
 std::span<std::byte> StagingBuffer::get(std::size_t bytes)
 {
     if (bytes > size_) {
@@ -141,6 +152,7 @@ std::span<std::byte> StagingBuffer::get(std::size_t bytes)
         // once per size.
         const std::size_t wanted = std::max(bytes, 2 * size_);
         const std::size_t size = (wanted + huge_page - 1) / huge_page * huge_page;
+        unpin();
         data_.reset();
         size_ = 0;
         auto* memory = static_cast<std::byte*>(std::aligned_alloc(huge_page, size));
@@ -150,6 +162,19 @@ std::span<std::byte> StagingBuffer::get(std::size_t bytes)
         size_ = size;
     }
     return {data_.get(), bytes};
+}
+
+void StagingBuffer::written(std::size_t bytes)
+{
+    if (!pinning_.pin || pinning_failed_ || bytes <= pinned_ || bytes > size_) return;
+    // Whole pages, within the allocation (a multiple of 2 MiB).
+    constexpr std::size_t page = 4096;
+    const std::size_t range = std::min(size_, (bytes + page - 1) / page * page);
+    unpin();
+    if (pinning_.pin(data_.get(), range))
+        pinned_ = range;
+    else
+        pinning_failed_ = true;
 }
 
 Comparison compare_buffers(suite::ElementType actual_type, const Bytes& actual, suite::ElementType expected_type,

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -30,18 +31,42 @@ void draw_contents(const suite::BufferSpec& spec, std::size_t count, const suite
 /// worker. It grows as needed and is never zeroed: drawing writes every byte, and its threads fault
 /// the pages in (huge pages where the kernel allows) instead of one thread zeroing them first.
 /// Zeroing a fresh gigabyte took most of a second of each worker's first large case on an H100 host.
+/// With pinning, the part written is page-locked, so that uploads from it skip the driver's
+/// staging copy through its own page-locked memory.
 class StagingBuffer {
 public:
+    /// Page-locks a written range of the buffer so that uploads from it go at full speed
+    /// (false: it cannot, and is not asked again); `unpin` undoes it before the memory goes.
+    struct Pinning {
+        std::function<bool(std::byte*, std::size_t)> pin;
+        std::function<void(std::byte*)> unpin;
+    };
+
+    StagingBuffer() = default;
+    explicit StagingBuffer(Pinning pinning) : pinning_(std::move(pinning)) {}
+    ~StagingBuffer();
+    StagingBuffer(const StagingBuffer&) = delete;
+    StagingBuffer& operator=(const StagingBuffer&) = delete;
+
     /// `bytes` of memory, valid until the next call; its previous contents are unspecified.
     std::span<std::byte> get(std::size_t bytes);
+    /// The first `bytes` have been written (their pages are in): with pinning, they are page-locked
+    /// unless they already are. Pages are locked after they are written, not before, so that the
+    /// drawing threads fault them in rather than the locking call.
+    void written(std::size_t bytes);
     std::size_t capacity() const { return size_; }
+    std::size_t pinned() const { return pinned_; }
 
 private:
+    void unpin();
     struct Free {
         void operator()(std::byte* p) const noexcept;
     };
     std::unique_ptr<std::byte[], Free> data_;
     std::size_t size_ = 0;
+    Pinning pinning_;
+    std::size_t pinned_ = 0;
+    bool pinning_failed_ = false;
 };
 
 /// The outcome of comparing one buffer with the reference.

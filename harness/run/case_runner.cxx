@@ -98,6 +98,18 @@ int barriers_of(const compile::CubinInfo& info, const std::string& symbol)
 
 } // namespace
 
+namespace {
+
+/// Page-locking for the staging buffer through the driver: uploads from page-locked memory skip
+/// the driver's own bounce buffer.
+StagingBuffer::Pinning page_locking()
+{
+    return {[](std::byte* p, std::size_t bytes) { return driver().cuMemHostRegister(p, bytes, 0) == CUDA_SUCCESS; },
+            [](std::byte* p) { driver().cuMemHostUnregister(p); }};
+}
+
+} // namespace
+
 struct CaseRunner::Prepared {
     struct Buffer {
         suite::BufferSpec spec;
@@ -139,7 +151,7 @@ bool may_quote_source(const suite::Suite& suite, const suite::VariantSpec& varia
 
 CaseRunner::CaseRunner(GpuSession& session, const suite::Suite& suite,
                        const std::map<std::string, compile::CompiledModule>& modules, RunOptions options)
-    : session_(session), suite_(suite), modules_(modules), options_(options)
+    : session_(session), suite_(suite), modules_(modules), options_(options), staging_(page_locking())
 {
     auto mark = std::chrono::steady_clock::now();
     {
@@ -222,6 +234,7 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
         // not once per buffer of every case (most of the drawing time of large buffers).
         const auto host = staging_.get(b->device.bytes);
         draw_contents(b->spec, b->count, params, host.data());
+        staging_.written(host.size());
         if (counter_cache_ && hash_contents) {
             profile::CounterKey contents;
             contents.add("contents", std::as_bytes(host));

@@ -42,6 +42,8 @@ namespace harness::run {
     X(cuMemcpyDtoDAsync)                                                                                               \
     X(cuMemsetD8)                                                                                                      \
     X(cuMemsetD32Async)                                                                                                \
+    X(cuMemHostRegister)                                                                                               \
+    X(cuMemHostUnregister)                                                                                             \
     X(cuStreamCreate)                                                                                                  \
     X(cuStreamDestroy)                                                                                                 \
     X(cuStreamSynchronize)                                                                                             \

@@ -174,6 +174,59 @@ TEST(BufferData, StagingBufferKeepsItsMemoryAndGrowsByDoubling)
     EXPECT_TRUE(std::equal(fresh.begin(), fresh.end(), drawn.begin()));
 }
 
+TEST(BufferData, StagingBufferPinsWhatWasWrittenOnceAndUnpinsBeforeItsMemoryGoes)
+{
+    std::vector<std::pair<std::byte*, std::size_t>> pins;
+    std::vector<std::byte*> unpins;
+    bool refuse = false;
+    {
+        StagingBuffer staging({[&](std::byte* p, std::size_t bytes) {
+                                   if (refuse) return false;
+                                   pins.emplace_back(p, bytes);
+                                   return true;
+                               },
+                               [&](std::byte* p) { unpins.push_back(p); }});
+        const auto first = staging.get(10000);
+        staging.written(first.size());
+        ASSERT_EQ(pins.size(), 1u);
+        EXPECT_EQ(pins[0].first, first.data());
+        EXPECT_EQ(pins[0].second, 12288u) << "whole pages";
+        EXPECT_EQ(staging.pinned(), 12288u);
+
+        staging.written(5000); // already pinned
+        EXPECT_EQ(pins.size(), 1u);
+        EXPECT_TRUE(unpins.empty());
+
+        staging.written(staging.capacity()); // a larger written range: unpinned, pinned again
+        ASSERT_EQ(pins.size(), 2u);
+        ASSERT_EQ(unpins.size(), 1u);
+        EXPECT_EQ(pins[1].second, staging.capacity());
+
+        const std::size_t capacity = staging.capacity();
+        staging.get(capacity + 1); // new memory: the old is unpinned before it is freed
+        EXPECT_EQ(unpins.size(), 2u);
+        EXPECT_EQ(staging.pinned(), 0u);
+
+        refuse = true; // a refusal is not asked again
+        staging.written(100);
+        refuse = false;
+        staging.written(200);
+        EXPECT_EQ(pins.size(), 2u);
+        EXPECT_EQ(staging.pinned(), 0u);
+    }
+    EXPECT_EQ(unpins.size(), 2u) << "nothing pinned at the end, nothing to undo";
+
+    {
+        StagingBuffer staging({[&](std::byte* p, std::size_t bytes) {
+                                   pins.emplace_back(p, bytes);
+                                   return true;
+                               },
+                               [&](std::byte* p) { unpins.push_back(p); }});
+        staging.written(staging.get(100).size());
+    }
+    EXPECT_EQ(unpins.size(), 3u) << "pinned memory is unpinned when the buffer goes";
+}
+
 TEST(BufferData, ComparisonHonoursToleranceAndReportsFirstMismatch)
 {
     const std::vector<float> ref = {1.0f, 2.0f, 3.0f, 4.0f};
