@@ -88,7 +88,9 @@ int run_command(const std::vector<std::string>& args)
     app.add_option("--variant", options.only_variants, "run only these variants (the reference always runs)");
     app.add_option("--resample", options.resample_rounds,
                    "rounds of more time samples for a case whose time verdict is unsure (its median moved beyond the "
-                   "rule, but not significantly): each round doubles its samples and compares again; 0: none")
+                   "rule, but not significantly): each round doubles its samples and compares again; and a time "
+                   "regression is measured again in a fresh process, failing only when it is slower there too; 0: "
+                   "neither")
         ->capture_default_str()
         ->check(CLI::Range(0, 8));
     std::string shard;

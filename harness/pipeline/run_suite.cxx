@@ -395,8 +395,10 @@ harness::RunReport run_and_report(const suite::Suite& suite, const std::optional
                                   const fs::path& out_dir, std::ostream& console)
 {
     harness::RunReport rep = run_suite(suite, device, options, cache);
-    if (device && rep.mode == "gpu" && !options.verify_only && !options.external_profiler)
+    if (device && rep.mode == "gpu" && !options.verify_only && !options.external_profiler) {
         resample_unsure(rep, suite, *device, options, cache, gate);
+        confirm_time_regressions(rep, suite, *device, options, cache, gate);
+    }
     gate_and_report(rep, suite, gate, fail_on_improvement, out_dir, console);
     return rep;
 }
@@ -436,6 +438,71 @@ std::vector<std::size_t> unsure_time_cases(const harness::RunReport& rep)
     return unsure;
 }
 
+namespace {
+
+/// The result in `run` of the case `r` names, or null.
+const CaseResult* find_case(const harness::RunReport& run, const CaseResult& r)
+{
+    const auto it = std::find_if(run.results.begin(), run.results.end(), [&](const CaseResult& x) {
+        return x.variant == r.variant && x.params_text == r.params_text;
+    });
+    return it == run.results.end() ? nullptr : &*it;
+}
+
+/// Runs the cases `indices` of `rep` again (with their points' references) in a run of their own,
+/// in a fresh worker process, unprofiled: as many time samples each as the most any of them has,
+/// within resample_count's bounds. Throws what run_suite_gpu throws.
+harness::RunReport run_cases_again(const harness::RunReport& rep, const std::vector<std::size_t>& indices,
+                                   const suite::Suite& suite, const run::DeviceInfo& device,
+                                   const SuiteRunOptions& options, const compile::CompileCache* cache, int& samples)
+{
+    SuiteRunOptions again = options;
+    again.profile = false;
+    again.counter_cache = false;
+    again.fresh_counters = false;
+    again.shard.reset();
+    again.only_variants.clear();
+    again.only_cases.clear();
+    again.resample_rounds = 0;
+    std::size_t most = 0;
+    double slowest_us = 0;
+    for (const auto i : indices) {
+        again.only_cases.emplace_back(rep.results[i].variant, rep.results[i].params_text);
+        most = std::max(most, rep.results[i].time_samples_us.size());
+        slowest_us = std::max(slowest_us, rep.results[i].metric(metric::time_median).value_or(0.0));
+    }
+    suite::Suite more = suite;
+    if (options.budget_s > 0) more.timing.budget_s = options.budget_s;
+    samples = resample_count(most, slowest_us, more.timing);
+    more.timing.min_samples = samples;
+    more.timing.max_samples = samples;
+    return run_suite_gpu(more, device, again, cache);
+}
+
+/// Why a second run gave a case no samples, or empty when it did.
+std::string no_second_samples(const CaseResult* second)
+{
+    if (!second) return "the case did not run";
+    if (second->status != CaseStatus::passed)
+        return std::string(case_status_name(second->status)) + " " + second->message;
+    if (second->time_samples_us.empty()) return "it took no time samples";
+    return "";
+}
+
+void append_message(CaseResult& r, const std::string& text)
+{
+    r.message += (r.message.empty() ? "" : "; ") + text;
+}
+
+const MetricVerdict* time_verdict(const CaseResult& r)
+{
+    const auto it = std::find_if(r.verdicts.begin(), r.verdicts.end(),
+                                 [](const MetricVerdict& v) { return v.metric == metric::time_median; });
+    return it == r.verdicts.end() ? nullptr : &*it;
+}
+
+} // namespace
+
 void resample_unsure(harness::RunReport& rep, const suite::Suite& suite, const run::DeviceInfo& device,
                      const SuiteRunOptions& options, const compile::CompileCache* cache,
                      const compare::CompareOptions& gate)
@@ -444,31 +511,12 @@ void resample_unsure(harness::RunReport& rep, const suite::Suite& suite, const r
         compare::compare_run(rep, suite, gate);
         const auto unsure = unsure_time_cases(rep);
         if (unsure.empty()) return;
-        SuiteRunOptions again = options;
-        again.profile = false;
-        again.counter_cache = false;
-        again.fresh_counters = false;
-        again.shard.reset();
-        again.only_variants.clear();
-        again.only_cases.clear();
-        again.resample_rounds = 0;
-        std::size_t most = 0;
-        double slowest_us = 0;
-        for (const auto i : unsure) {
-            again.only_cases.emplace_back(rep.results[i].variant, rep.results[i].params_text);
-            most = std::max(most, rep.results[i].time_samples_us.size());
-            slowest_us = std::max(slowest_us, rep.results[i].metric(metric::time_median).value_or(0.0));
-        }
-        suite::Suite more = suite;
-        if (options.budget_s > 0) more.timing.budget_s = options.budget_s;
-        const int wanted = resample_count(most, slowest_us, more.timing);
-        more.timing.min_samples = wanted;
-        more.timing.max_samples = wanted;
-        fmt::print(stderr, "harness: suite {}: {} time verdict(s) unsure, {} more samples each (round {} of {})\n",
-                   suite.name, unsure.size(), wanted, round, options.resample_rounds);
+        fmt::print(stderr, "harness: suite {}: {} time verdict(s) unsure, taking more samples (round {} of {})\n",
+                   suite.name, unsure.size(), round, options.resample_rounds);
         harness::RunReport extra;
+        int wanted = 0;
         try {
-            extra = run_suite_gpu(more, device, again, cache);
+            extra = run_cases_again(rep, unsure, suite, device, options, cache, wanted);
         } catch (const std::exception& e) {
             // The first verdicts stand: a failed second look loses nothing the run had.
             rep.notes.push_back(
@@ -478,27 +526,104 @@ void resample_unsure(harness::RunReport& rep, const suite::Suite& suite, const r
         std::size_t added = 0;
         for (const auto i : unsure) {
             auto& r = rep.results[i];
-            const auto it = std::find_if(extra.results.begin(), extra.results.end(), [&](const CaseResult& x) {
-                return x.variant == r.variant && x.params_text == r.params_text;
-            });
-            if (it == extra.results.end() || it->status != CaseStatus::passed || it->time_samples_us.empty()) {
-                r.message += fmt::format(
-                    "{}taking more time samples after an unsure verdict failed: {}", r.message.empty() ? "" : "; ",
-                    it == extra.results.end() ? std::string("the case did not run")
-                                              : std::string(case_status_name(it->status)) + " " + it->message);
+            const CaseResult* second = find_case(extra, r);
+            if (const auto problem = no_second_samples(second); !problem.empty()) {
+                append_message(r, "taking more time samples after an unsure verdict failed: " + problem);
                 continue;
             }
-            add_time_samples(r, it->time_samples_us);
-            r.cost.timing += it->cost.timing;
-            r.cost.timing_parts += it->cost.timing_parts;
-            r.message += fmt::format("{}{} more time samples after an unsure time verdict (round {})",
-                                     r.message.empty() ? "" : "; ", it->time_samples_us.size(), round);
+            add_time_samples(r, second->time_samples_us);
+            r.cost.timing += second->cost.timing;
+            r.cost.timing_parts += second->cost.timing_parts;
+            append_message(r, fmt::format("{} more time samples after an unsure time verdict (round {})",
+                                          second->time_samples_us.size(), round));
             ++added;
         }
         rep.notes.push_back(fmt::format("time: {} unsure verdict(s) given {} more samples each in round {} ({} "
                                         "took them)",
                                         unsure.size(), wanted, round, added));
     }
+}
+
+std::vector<std::size_t> regressed_time_cases(const harness::RunReport& rep)
+{
+    std::vector<std::size_t> regressed;
+    for (std::size_t i = 0; i < rep.results.size(); ++i) {
+        const auto* v = time_verdict(rep.results[i]);
+        if (rep.results[i].status == CaseStatus::passed && v && v->verdict == Verdict::regressed)
+            regressed.push_back(i);
+    }
+    return regressed;
+}
+
+bool confirm_time_regression(harness::RunReport& rep, std::size_t i, const std::vector<double>& second,
+                             const suite::Suite& suite, const compare::CompareOptions& gate)
+{
+    CaseResult& r = rep.results[i];
+    const double first_median = r.metric(metric::time_median).value_or(0.0);
+    // The second process's samples alone, judged against the same baseline.
+    harness::RunReport trial = rep;
+    trial.results = {r};
+    CaseResult& t = trial.results.front();
+    t.time_samples_us.clear();
+    add_time_samples(t, second);
+    compare::compare_run(trial, suite, gate);
+    const auto* v = time_verdict(t);
+    const double second_median = t.metric(metric::time_median).value_or(0.0);
+    if (!v || v->verdict == Verdict::regressed || v->unsure) {
+        add_time_samples(r, second);
+        append_message(r, fmt::format("time slower again in a second process (median {:.4g} us there, {:.4g} us in "
+                                      "the first): judged on the samples of both",
+                                      second_median, first_median));
+        return true;
+    }
+    // Not slower in a fresh process: the first process's samples shifted as a whole, as a kernel's
+    // times do with where its buffers land in GPU memory, which no test within one process sees.
+    r.time_samples_us.clear();
+    add_time_samples(r, second);
+    append_message(r, fmt::format("time slower in its first process only (median {:.4g} us there, {:.4g} us in a "
+                                  "second): judged on the second process's {} samples",
+                                  first_median, second_median, second.size()));
+    return false;
+}
+
+void confirm_time_regressions(harness::RunReport& rep, const suite::Suite& suite, const run::DeviceInfo& device,
+                              const SuiteRunOptions& options, const compile::CompileCache* cache,
+                              const compare::CompareOptions& gate)
+{
+    if (options.resample_rounds <= 0) return;
+    compare::compare_run(rep, suite, gate);
+    const auto regressed = regressed_time_cases(rep);
+    if (regressed.empty()) return;
+    fmt::print(stderr, "harness: suite {}: {} time regression(s), measuring them again in a fresh process\n",
+               suite.name, regressed.size());
+    harness::RunReport extra;
+    int wanted = 0;
+    try {
+        extra = run_cases_again(rep, regressed, suite, device, options, cache, wanted);
+    } catch (const std::exception& e) {
+        rep.notes.push_back(fmt::format("time: measuring {} regression(s) again in a fresh process failed: {}; they "
+                                        "stand as measured",
+                                        regressed.size(), e.what()));
+        return;
+    }
+    std::size_t reproduced = 0, not_reproduced = 0;
+    for (const auto i : regressed) {
+        auto& r = rep.results[i];
+        const CaseResult* second = find_case(extra, r);
+        if (const auto problem = no_second_samples(second); !problem.empty()) {
+            append_message(r, "measuring the time regression again in a fresh process failed: " + problem);
+            continue;
+        }
+        r.cost.timing += second->cost.timing;
+        r.cost.timing_parts += second->cost.timing_parts;
+        if (confirm_time_regression(rep, i, second->time_samples_us, suite, gate))
+            ++reproduced;
+        else
+            ++not_reproduced;
+    }
+    rep.notes.push_back(fmt::format("time: {} regression(s) measured again in a fresh process ({} samples each): {} "
+                                    "slower again, {} not (judged on the second process)",
+                                    regressed.size(), wanted, reproduced, not_reproduced));
 }
 
 void gate_and_report(harness::RunReport& rep, const suite::Suite& suite, const compare::CompareOptions& gate,

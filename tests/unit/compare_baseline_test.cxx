@@ -245,6 +245,60 @@ TEST(CompareRun, MoreSamplesDecideAnUnsureTimeVerdict)
     EXPECT_FALSE(nlohmann::json(MetricVerdict{}).contains("unsure"));
 }
 
+// A time regression measured again in a fresh process: it stands when the second process is
+// slower too (judged on both sample sets), and the case is judged on the second process alone when
+// that one is not (the first process's samples had shifted as a whole).
+TEST(CompareRun, ATimeRegressionStandsOnlyWhenAFreshProcessIsSlowerToo)
+{
+    TempDir dir{"harness-compare-test"};
+    const auto s = toy_suite(); // time_median: samples 8%
+    auto base = static_report({result("a", "N=256", 32), result("b", "N=256", 32)});
+    base.mode = "gpu";
+    base.device_name = "NVIDIA H200";
+    const auto samples_around = [](double median) {
+        std::vector<double> v;
+        for (int i = 0; i < 64; ++i) v.push_back(median + 0.01 * (i % 7));
+        return v;
+    };
+    for (auto& r : base.results) {
+        r.time_samples_us = samples_around(10.0);
+        r.set_metric("time_median", 10.03);
+    }
+    update_baselines(s, base, dir.path);
+    CompareOptions options;
+    options.baseline_dir = dir.path;
+
+    auto slower = base;
+    slower.results[0].time_samples_us = samples_around(12.0);
+    slower.results[0].set_metric("time_median", 12.03);
+    compare_run(slower, s, options);
+    ASSERT_EQ(pipeline::regressed_time_cases(slower), std::vector<std::size_t>{0});
+
+    // Slower again in the second process: both sample sets, still a regression.
+    auto again = slower;
+    EXPECT_TRUE(pipeline::confirm_time_regression(again, 0, samples_around(12.1), s, options));
+    EXPECT_EQ(again.results[0].time_samples_us.size(), 128u);
+    EXPECT_NE(again.results[0].message.find("slower again in a second process"), std::string::npos)
+        << again.results[0].message;
+    compare_run(again, s, options);
+    EXPECT_EQ(verdict(again.results[0], "time_median")->verdict, Verdict::regressed);
+
+    // As fast as the baseline in the second process: judged on it alone, and the message keeps both.
+    auto shifted = slower;
+    EXPECT_FALSE(pipeline::confirm_time_regression(shifted, 0, samples_around(10.0), s, options));
+    EXPECT_EQ(shifted.results[0].time_samples_us, samples_around(10.0));
+    EXPECT_DOUBLE_EQ(*shifted.results[0].metric("time_median"), 10.03);
+    const std::string& message = shifted.results[0].message;
+    EXPECT_NE(message.find("slower in its first process only (median 12.03 us there, 10.03 us in a second)"),
+              std::string::npos)
+        << message;
+    compare_run(shifted, s, options);
+    EXPECT_EQ(verdict(shifted.results[0], "time_median")->verdict, Verdict::passed);
+    EXPECT_TRUE(pipeline::regressed_time_cases(shifted).empty());
+    // The other case was never touched.
+    EXPECT_EQ(shifted.results[1].time_samples_us, base.results[1].time_samples_us);
+}
+
 TEST(CompareRun, ResamplingDoublesTheSamplesWithinTenBudgets)
 {
     suite::TimingSpec timing;                                     // min_samples 10, budget 1 s
