@@ -200,20 +200,40 @@ TEST(BaselineUpdate, GpuRunKeysExactByArchAndNoisyByModel)
     EXPECT_FALSE(noisy.find("a", "N=256", "registers"));
 }
 
+namespace {
+
+// 64 time samples around `median` (us): median + 0, 0.01, ... 0.06.
+std::vector<double> samples_around(double median)
+{
+    std::vector<double> v;
+    for (int i = 0; i < 64; ++i) v.push_back(median + 0.01 * (i % 7));
+    return v;
+}
+
+// Cases a and b of toy_suite on an H200, timed at about 10 us (median 10.03), recorded as the
+// baselines in `dir`.
+harness::RunReport timed_baselines(const suite::Suite& s, const std::filesystem::path& dir)
+{
+    auto base = static_report({result("a", "N=256", 32), result("b", "N=256", 32)});
+    base.mode = "gpu";
+    base.device_name = "NVIDIA H200";
+    for (auto& r : base.results) {
+        r.time_samples_us = samples_around(10.0);
+        r.set_metric("time_median", 10.03);
+    }
+    update_baselines(s, base, dir);
+    return base;
+}
+
+} // namespace
+
 // An unsure time verdict is found, and the samples a resampling round adds decide it: the time
 // figures are recomputed from all samples (rates scaled with the median) and compared afresh.
 TEST(CompareRun, MoreSamplesDecideAnUnsureTimeVerdict)
 {
     TempDir dir{"harness-compare-test"};
     const auto s = toy_suite(); // time_median: samples 8%
-    auto base = static_report({result("a", "N=256", 32), result("b", "N=256", 32)});
-    base.mode = "gpu";
-    base.device_name = "NVIDIA H200";
-    for (auto& r : base.results) {
-        for (int i = 0; i < 64; ++i) r.time_samples_us.push_back(10.0 + 0.01 * (i % 7));
-        r.set_metric("time_median", 10.03);
-    }
-    update_baselines(s, base, dir.path);
+    const auto base = timed_baselines(s, dir.path);
 
     auto rep = base;
     rep.results[0].time_samples_us = {10.0, 10.02, 10.01, 12.0, 12.1, 12.05}; // half slower
@@ -252,19 +272,7 @@ TEST(CompareRun, ATimeRegressionStandsOnlyWhenAFreshProcessIsSlowerToo)
 {
     TempDir dir{"harness-compare-test"};
     const auto s = toy_suite(); // time_median: samples 8%
-    auto base = static_report({result("a", "N=256", 32), result("b", "N=256", 32)});
-    base.mode = "gpu";
-    base.device_name = "NVIDIA H200";
-    const auto samples_around = [](double median) {
-        std::vector<double> v;
-        for (int i = 0; i < 64; ++i) v.push_back(median + 0.01 * (i % 7));
-        return v;
-    };
-    for (auto& r : base.results) {
-        r.time_samples_us = samples_around(10.0);
-        r.set_metric("time_median", 10.03);
-    }
-    update_baselines(s, base, dir.path);
+    const auto base = timed_baselines(s, dir.path);
     CompareOptions options;
     options.baseline_dir = dir.path;
 
