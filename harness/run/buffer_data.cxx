@@ -8,6 +8,7 @@
 #include <exception>
 #include <fmt/format.h>
 #include <new>
+#include <optional>
 #include <sys/mman.h>
 #include <thread>
 #include <vector>
@@ -83,17 +84,16 @@ void draw_contents(const suite::BufferSpec& spec, std::size_t count, const suite
     const bool floating = suite::is_floating(drawn_as);
     // Elements [begin, end) in blocks; every element depends on its index alone, so the buffer is
     // the same however it is split.
+    // The index expression with its parameters fixed once: only `i` changes from element to element.
+    std::optional<suite::BoundExpression> index_of;
+    if (spec.index) index_of = spec.index->bind(params, "i");
     const auto fill = [&](std::size_t begin, std::size_t end) {
-        suite::Bindings with_i = params;
         double block[block_elements];
         for (std::size_t first = begin; first < end; first += block_elements) {
             const std::size_t n = std::min(block_elements, end - first);
             for (std::size_t k = 0; k < n; ++k) {
                 std::uint64_t index = first + k;
-                if (spec.index) {
-                    with_i["i"] = static_cast<std::int64_t>(first + k);
-                    index = static_cast<std::uint64_t>(spec.index->evaluate(with_i));
-                }
+                if (index_of) index = static_cast<std::uint64_t>(index_of->evaluate(static_cast<std::int64_t>(index)));
                 block[k] = value_at(spec, drawn_as, floating, index);
             }
             if (spec.round_to)

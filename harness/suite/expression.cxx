@@ -279,6 +279,59 @@ std::int64_t eval(const ExprNode& n, const Bindings& b)
     throw ExpressionError("malformed expression", n.offset);
 }
 
+/// Appends the postfix steps of the tree below `n` (every name but `variable` a literal of its
+/// value in `constants`) and returns the most values they hold on the stack at once.
+std::size_t flatten(const ExprNode& n, const Bindings& constants, std::string_view variable,
+                    std::vector<BoundExpression::Step>& out)
+{
+    using Op = BoundExpression::Step::Op;
+    switch (n.kind) {
+    case ExprNode::Kind::literal: out.push_back({Op::literal, n.value, n.offset}); return 1;
+    case ExprNode::Kind::name: {
+        if (n.name == variable) {
+            out.push_back({Op::free, 0, n.offset});
+            return 1;
+        }
+        auto it = constants.find(n.name);
+        if (it == constants.end()) throw ExpressionError(fmt::format("unknown name '{}'", n.name), n.offset);
+        out.push_back({Op::literal, it->second, n.offset});
+        return 1;
+    }
+    case ExprNode::Kind::negate: {
+        const std::size_t depth = flatten(*n.operands[0], constants, variable, out);
+        out.push_back({Op::negate, 0, n.offset});
+        return depth;
+    }
+    case ExprNode::Kind::binary:
+    case ExprNode::Kind::call: {
+        const std::size_t left = flatten(*n.operands[0], constants, variable, out);
+        const std::size_t right = flatten(*n.operands[1], constants, variable, out);
+        Op op = Op::add;
+        if (n.kind == ExprNode::Kind::binary) {
+            switch (n.op) {
+            case '+': op = Op::add; break;
+            case '-': op = Op::sub; break;
+            case '*': op = Op::mul; break;
+            case '/': op = Op::div; break;
+            case '%': op = Op::mod; break;
+            default: throw ExpressionError("malformed expression", n.offset);
+            }
+        } else if (n.name == "min") {
+            op = Op::min;
+        } else if (n.name == "max") {
+            op = Op::max;
+        } else if (n.name == "ceil_div") {
+            op = Op::ceil_div;
+        } else {
+            throw ExpressionError("malformed expression", n.offset);
+        }
+        out.push_back({op, 0, n.offset});
+        return std::max(left, right + 1);
+    }
+    }
+    throw ExpressionError("malformed expression", n.offset);
+}
+
 void collect_names(const ExprNode& n, std::vector<std::pair<std::string, std::size_t>>& out)
 {
     if (n.kind == ExprNode::Kind::name) out.emplace_back(n.name, n.offset);
@@ -304,6 +357,56 @@ std::int64_t Expression::evaluate(const Bindings& bindings) const
 {
     if (!root_) throw ExpressionError("empty expression", 0);
     return eval(*root_, bindings);
+}
+
+BoundExpression Expression::bind(const Bindings& constants, std::string_view variable) const
+{
+    if (!root_) throw ExpressionError("empty expression", 0);
+    BoundExpression bound;
+    // parse() bounds the tree's depth, and with it the values evaluate() holds at once.
+    if (flatten(*root_, constants, variable, bound.program_) > max_tree_depth + 1)
+        throw ExpressionError(fmt::format("more than {} operations inside one another", max_tree_depth), 0);
+    return bound;
+}
+
+std::int64_t BoundExpression::evaluate(std::int64_t value) const
+{
+    if (program_.empty()) throw ExpressionError("empty expression", 0);
+    std::int64_t stack[max_tree_depth + 1]; // bind() checked the program's depth against it
+    std::size_t top = 0;                    // values on the stack
+    for (const Step& s : program_) {
+        using Op = Step::Op;
+        if (s.op == Op::literal || s.op == Op::free) {
+            stack[top++] = s.op == Op::literal ? s.value : value;
+            continue;
+        }
+        if (s.op == Op::negate) {
+            stack[top - 1] = checked(sub, 0, stack[top - 1], s.offset);
+            continue;
+        }
+        const std::int64_t y = stack[--top];
+        std::int64_t& x = stack[top - 1];
+        switch (s.op) {
+        case Op::add: x = checked(add, x, y, s.offset); break;
+        case Op::sub: x = checked(sub, x, y, s.offset); break;
+        case Op::mul: x = checked(mul, x, y, s.offset); break;
+        case Op::div:
+        case Op::mod:
+            if (y == 0) throw ExpressionError("division by zero", s.offset);
+            if (x == INT64_MIN && y == -1) throw ExpressionError("integer overflow", s.offset);
+            x = s.op == Op::div ? x / y : x % y;
+            break;
+        case Op::min: x = x < y ? x : y; break;
+        case Op::max: x = x > y ? x : y; break;
+        case Op::ceil_div:
+            if (y <= 0) throw ExpressionError("ceil_div needs a positive divisor", s.offset);
+            if (x < 0) throw ExpressionError("ceil_div needs a non-negative dividend", s.offset);
+            x = x / y + (x % y != 0);
+            break;
+        default: throw ExpressionError("malformed expression", s.offset);
+        }
+    }
+    return stack[0];
 }
 
 std::vector<std::pair<std::string, std::size_t>> Expression::names() const

@@ -75,3 +75,48 @@ TEST(Expression, OverflowIsAnErrorNotAWrap)
     EXPECT_THROW(eval("99999999999999999999"), ExpressionError);
     EXPECT_THROW(eval("ceil_div(4, 0)"), ExpressionError);
 }
+
+// A bound expression fixes every parameter once and evaluates at many values of one name, with
+// the same values and the same errors as evaluating with that name bound.
+TEST(Expression, BoundToOneFreeNameItEvaluatesAsWithBindings)
+{
+    const Bindings params = {{"N", 7}, {"i", 1000}}; // the free name wins over a parameter
+    for (const std::string text : {"(i % 3) * N + i / 3", "ceil_div(i, N) - min(i, 4) * max(-i, -N)", "-i"}) {
+        const auto e = Expression::parse(text);
+        const auto bound = e.bind(params, "i");
+        for (std::int64_t i = -20; i <= 40; ++i) {
+            Bindings with_i = params;
+            with_i["i"] = i;
+            std::int64_t expected = 0;
+            bool throws = false;
+            try {
+                expected = e.evaluate(with_i);
+            } catch (const ExpressionError&) {
+                throws = true;
+            }
+            if (throws)
+                EXPECT_THROW(bound.evaluate(i), ExpressionError) << text << " at i = " << i;
+            else
+                EXPECT_EQ(bound.evaluate(i), expected) << text << " at i = " << i;
+        }
+    }
+    // Errors keep their offsets.
+    const auto divide = Expression::parse("N / (i - 2)").bind(params, "i");
+    EXPECT_EQ(divide.evaluate(3), 7);
+    try {
+        divide.evaluate(2);
+        ADD_FAILURE() << "no division-by-zero error";
+    } catch (const ExpressionError& e) {
+        EXPECT_EQ(e.offset(), 2u);
+    }
+    EXPECT_THROW(Expression::parse("i * 9223372036854775807").bind(params, "i").evaluate(2), ExpressionError);
+    // A name neither free nor fixed is refused when binding, naming it.
+    try {
+        Expression::parse("i + M").bind(params, "i");
+        ADD_FAILURE() << "no error for an unknown name";
+    } catch (const ExpressionError& e) {
+        EXPECT_EQ(e.offset(), 4u);
+        EXPECT_NE(std::string(e.what()).find("'M'"), std::string::npos);
+    }
+    EXPECT_THROW(Expression().bind(params, "i"), ExpressionError);
+}
