@@ -82,11 +82,11 @@ void draw_contents(const suite::BufferSpec& spec, std::size_t count, const suite
     // With round_to, the values are those a buffer of that type holds, kept exactly in this one.
     const suite::ElementType drawn_as = spec.round_to.value_or(spec.type);
     const bool floating = suite::is_floating(drawn_as);
-    // Elements [begin, end) in blocks; every element depends on its index alone, so the buffer is
-    // the same however it is split.
     // The index expression with its parameters fixed once: only `i` changes from element to element.
     std::optional<suite::BoundExpression> index_of;
     if (spec.index) index_of = spec.index->bind(params, "i");
+    // Elements [begin, end) in blocks; every element depends on its index alone, so the buffer is
+    // the same however it is split.
     const auto fill = [&](std::size_t begin, std::size_t end) {
         double block[block_elements];
         for (std::size_t first = begin; first < end; first += block_elements) {

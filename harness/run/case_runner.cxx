@@ -96,10 +96,6 @@ int barriers_of(const compile::CubinInfo& info, const std::string& symbol)
     return 0;
 }
 
-} // namespace
-
-namespace {
-
 /// Page-locking for the staging buffer through the driver: uploads from page-locked memory skip
 /// the driver's own bounce buffer.
 StagingBuffer::Pinning page_locking()
