@@ -171,6 +171,7 @@ RangeProfiler::Enabled& RangeProfiler::acquire(bool* enabled)
         shared_->enabled.reset();
         shared_->enabled = std::make_unique<Enabled>(context_);
         shared_->owner = this;
+        blank_counter_data_.clear(); // initialised for the profiler object just disabled
         if (enabled) *enabled = true;
     }
     return *shared_->enabled;
@@ -178,22 +179,28 @@ RangeProfiler::Enabled& RangeProfiler::acquire(bool* enabled)
 
 std::vector<std::uint8_t> RangeProfiler::configure(Enabled& profiler, std::size_t ranges)
 {
-    auto size = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
-        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
-    size.pRangeProfilerObject = profiler.get();
-    size.pMetricNames = metric_names_.data();
-    size.numMetrics = metric_names_.size();
-    size.maxNumOfRanges = ranges;
-    size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(ranges);
-    CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
-    std::vector<std::uint8_t> counter_data(size.counterDataSize);
-
-    auto init = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
-        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
-    init.pRangeProfilerObject = profiler.get();
-    init.counterDataSize = counter_data.size();
-    init.pCounterData = counter_data.data();
-    CUPTI_CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
+    // CUPTI wants an image sized and initialised for every SetConfig; the initialised image is
+    // the same each time, so it is made once per number of ranges and copied.
+    auto& blank = blank_counter_data_[ranges];
+    if (blank.empty()) {
+        auto size = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+            CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+        size.pRangeProfilerObject = profiler.get();
+        size.pMetricNames = metric_names_.data();
+        size.numMetrics = metric_names_.size();
+        size.maxNumOfRanges = ranges;
+        size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(ranges);
+        CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
+        std::vector<std::uint8_t> image(size.counterDataSize);
+        auto init = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+            CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+        init.pRangeProfilerObject = profiler.get();
+        init.counterDataSize = image.size();
+        init.pCounterData = image.data();
+        CUPTI_CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
+        blank = std::move(image);
+    }
+    std::vector<std::uint8_t> counter_data = blank;
 
     auto config = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
     config.pRangeProfilerObject = profiler.get();
