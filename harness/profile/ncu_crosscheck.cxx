@@ -197,30 +197,37 @@ std::vector<CrosscheckRow> time_vs_ncu(const harness::RunReport& ours, const std
         std::sort(per_run.begin(), per_run.end());
         const std::size_t n = per_run.size();
         const double theirs = n % 2 ? per_run[n / 2] : (per_run[n / 2 - 1] + per_run[n / 2]) / 2;
-        if (const auto mine = r.metric(metric::time_median))
-            rows.push_back({name, metric::time_median, *mine, theirs, std::fabs(*mine - theirs) <= 0.02 * theirs});
+        const auto mine = r.metric(metric::time_median);
+        if (!mine) continue;
+        CrosscheckRow row{name, metric::time_median, *mine, theirs, std::fabs(*mine - theirs) <= 0.02 * theirs};
+        row.ncu_low = per_run.front();
+        row.ncu_high = per_run.back();
+        row.within_ncu_spread = *mine >= 0.98 * row.ncu_low && *mine <= 1.02 * row.ncu_high;
+        rows.push_back(row);
     }
     return rows;
 }
 
 std::string format_time_crosscheck(const std::vector<CrosscheckRow>& rows, double min_us)
 {
-    std::string out =
-        fmt::format("{:<44} {:<16} {:>12} {:>12} {:>8}\n", "case", "figure", "harness us", "ncu us", "diff");
+    std::string out = fmt::format("{:<44} {:<16} {:>12} {:>12} {:>8}  {:>19}\n", "case", "figure", "harness us",
+                                  "ncu us", "diff", "ncu runs, us");
     struct Tally {
-        std::size_t cases = 0, within = 0;
+        std::size_t cases = 0, within = 0, within_spread = 0;
         double worst = 0;
         std::string worst_case;
     };
     std::map<std::string, Tally> tallies;
     for (const auto& r : rows) {
         const double diff = r.ncu > 0 ? (r.ours - r.ncu) / r.ncu : 0;
-        out += fmt::format("{:<44} {:<16} {:>12.3f} {:>12.3f} {:>+7.2f}%\n", r.case_name, r.metric, r.ours, r.ncu,
-                           diff * 100);
+        out += fmt::format("{:<44} {:<16} {:>12.3f} {:>12.3f} {:>+7.2f}%  {:>9.3f} to {:>6.3f}{}\n", r.case_name,
+                           r.metric, r.ours, r.ncu, diff * 100, r.ncu_low, r.ncu_high,
+                           r.within || !r.within_ncu_spread ? "" : "  (within ncu's spread)");
         if (r.ncu < min_us) continue;
         Tally& t = tallies[r.metric];
         ++t.cases;
         if (r.within) ++t.within;
+        if (r.within_ncu_spread) ++t.within_spread;
         if (std::fabs(diff) >= std::fabs(t.worst)) {
             t.worst = diff;
             t.worst_case = r.case_name;
@@ -228,8 +235,8 @@ std::string format_time_crosscheck(const std::vector<CrosscheckRow>& rows, doubl
     }
     for (const auto& [name, t] : tallies)
         out += fmt::format("{}: cases of {:g} us or more: {} of {} within 2 % of gpu__time_duration; largest "
-                           "difference {:+.2f}% ({})\n",
-                           name, min_us, t.within, t.cases, t.worst * 100, t.worst_case);
+                           "difference {:+.2f}% ({}); {} of {} within 2 % of the range of ncu's runs\n",
+                           name, min_us, t.within, t.cases, t.worst * 100, t.worst_case, t.within_spread, t.cases);
     return out;
 }
 

@@ -42,6 +42,12 @@ struct CrosscheckRow {
     double ours = 0.0;
     double ncu = 0.0;
     bool within = false;
+    /// Times only: the lowest and highest of ncu's runs (equal to `ncu` with one run), and whether
+    /// ours lies within 2 % of that range, that is, no further from ncu than ncu's runs are from
+    /// each other.
+    double ncu_low = 0.0;
+    double ncu_high = 0.0;
+    bool within_ncu_spread = false;
 };
 
 /// Joins ncu's kernels with our cases by NVTX range name ("<variant> <params>"), summing a case's
@@ -56,7 +62,8 @@ std::vector<CrosscheckRow> crosscheck(const harness::RunReport& ours, const std:
 /// difference of at most 2 %.
 std::vector<CrosscheckRow> time_vs_ncu(const harness::RunReport& ours, const std::vector<std::vector<NcuKernel>>& ncu);
 
-/// The time table as text, with a tally of the cases of `min_us` or more.
+/// The time table as text, with a tally of the cases of `min_us` or more: within 2 % of ncu's
+/// median, and within 2 % of the range of ncu's runs.
 std::string format_time_crosscheck(const std::vector<CrosscheckRow>& rows, double min_us);
 
 /// The static tier's figures (from the cubin and the occupancy rules) next to the driver's for the

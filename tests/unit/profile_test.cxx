@@ -325,21 +325,27 @@ TEST(NcuCrosscheck, StaticTierAgainstDriverComparesTheGpuArchitectureOnly)
     EXPECT_FALSE(rows[1].within);
 }
 
+namespace {
+
+/// A case with nothing but its time median, for the time crosscheck.
+CaseResult timed_case(const std::string& variant, const std::string& params, double median_us)
+{
+    CaseResult r;
+    r.variant = variant;
+    r.params_text = params;
+    r.set_metric(metric::time_median, median_us);
+    return r;
+}
+
+} // namespace
+
 TEST(NcuCrosscheck, TimeMediansSitNextToTheSumOfTheCasesKernelDurations)
 {
     harness::RunReport ours;
-    CaseResult a;
-    a.variant = "tiled";
-    a.params_text = "N=256";
-    a.set_metric(metric::time_median, 10.1);
-    CaseResult b;
-    b.variant = "two_pass";
-    b.params_text = "N=256";
-    b.set_metric(metric::time_median, 4.0);
     CaseResult untimed;
     untimed.variant = "static";
     untimed.params_text = "N=256";
-    ours.results = {a, b, untimed};
+    ours.results = {timed_case("tiled", "N=256", 10.1), timed_case("two_pass", "N=256", 4.0), untimed};
     std::vector<profile::NcuKernel> run = {
         {"tiled N=256/gemm_tiled<16>", {{"gpu__time_duration.sum", 10000}}},
         {"two_pass N=256/reduce_pass1", {{"gpu__time_duration.sum", 2500}}},
@@ -358,11 +364,7 @@ TEST(NcuCrosscheck, TimeMediansSitNextToTheSumOfTheCasesKernelDurations)
 TEST(NcuCrosscheck, TimesAreTheMedianOfSeveralNcuRuns)
 {
     harness::RunReport ours;
-    CaseResult a;
-    a.variant = "copy";
-    a.params_text = "N=1";
-    a.set_metric(metric::time_median, 5.05);
-    ours.results = {a};
+    ours.results = {timed_case("copy", "N=1", 5.05)};
     const auto run = [](double ns) {
         return std::vector<profile::NcuKernel>{{"copy N=1/copy_kernel", {{"gpu__time_duration.sum", ns}}}};
     };
@@ -376,8 +378,26 @@ TEST(NcuCrosscheck, TimesAreTheMedianOfSeveralNcuRuns)
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_DOUBLE_EQ(rows[0].ncu, 5.3);
     EXPECT_FALSE(rows[0].within);
+    // 4.7 % below ncu's median, but ncu's own runs went as low as 5.0 us: within their spread.
+    EXPECT_DOUBLE_EQ(rows[0].ncu_low, 5.0);
+    EXPECT_DOUBLE_EQ(rows[0].ncu_high, 6.0);
+    EXPECT_TRUE(rows[0].within_ncu_spread);
+    std::string text = profile::format_time_crosscheck(rows, 5.0);
+    EXPECT_NE(text.find("0 of 1 within 2 % of gpu__time_duration"), std::string::npos) << text;
+    EXPECT_NE(text.find("1 of 1 within 2 % of the range of ncu's runs"), std::string::npos) << text;
+    EXPECT_NE(text.find("5.000 to  6.000  (within ncu's spread)"), std::string::npos) << text;
+    // Below the lowest run by more than 2 %: outside the spread too.
+    ours.results[0].set_metric(metric::time_median, 4.85);
+    rows = profile::time_vs_ncu(ours, {run(5000), run(5100), run(5200)});
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_FALSE(rows[0].within);
+    EXPECT_FALSE(rows[0].within_ncu_spread);
+    text = profile::format_time_crosscheck(rows, 5.0);
+    EXPECT_NE(text.find("0 of 1 within 2 % of the range of ncu's runs"), std::string::npos) << text;
     // A run that lacks the case does not count.
     rows = profile::time_vs_ncu(ours, {run(5000), {{"other N=1/k", {{"gpu__time_duration.sum", 1}}}}});
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_DOUBLE_EQ(rows[0].ncu, 5.0);
+    EXPECT_DOUBLE_EQ(rows[0].ncu_low, 5.0);
+    EXPECT_DOUBLE_EQ(rows[0].ncu_high, 5.0);
 }
