@@ -17,9 +17,11 @@ mkdir -p "$out"
 
 # Theirs: each case exactly once inside its NVTX range; ncu names each kernel after that range.
 # ncu flushes and invalidates the caches before each kernel (the harness cools the L2 with a read
-# sweep); it does not lock clocks, as the harness does not.
+# sweep); it does not lock clocks, as the harness does not. --external-profiler runs each case once
+# unprofiled first and brackets the second run with cuProfilerStart/Stop: with --profile-from-start
+# off, ncu profiles warm kernels, as the harness times them.
 ncu_run() {
-  ncu --csv --page raw --print-units base --nvtx --print-nvtx-rename kernel \
+  ncu --csv --page raw --print-units base --nvtx --print-nvtx-rename kernel --profile-from-start off \
       --cache-control all --clock-control none --replay-mode kernel --metrics "$1" \
       "$build/harness" run "$suite" --external-profiler --out "$out/external"
 }

@@ -29,7 +29,7 @@ ncu_run() { # ncu_run LOG SUITE NCU_OPTIONS...: ncu over one unprofiled run of e
   local log="$1" suite="$2"
   shift 2
   ncu --csv --page raw --nvtx --print-nvtx-rename kernel --cache-control all --clock-control none \
-      --replay-mode kernel "$@" "$build/harness" run "$suite" --external-profiler --out "$out/external" \
+      --replay-mode kernel --profile-from-start off "$@" "$build/harness" run "$suite" --external-profiler --out "$out/external" \
       >"$log.csv" 2>"$log.log"
 }
 

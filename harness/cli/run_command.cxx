@@ -80,8 +80,8 @@ int run_command(const std::vector<std::string>& args)
                  "with --counter-cache: measure every figure afresh and replace the cached entries")
         ->needs(counter_cache);
     app.add_flag("--external-profiler", options.external_profiler,
-                 "run each case exactly once inside its NVTX range (domain 'harness', named '<variant> <params>') "
-                 "and nothing else, for ncu / nsys; no timing, no counters");
+                 "run each case once, then once more inside its NVTX range (domain 'harness', named '<variant> "
+                 "<params>') and between cuProfilerStart/Stop, for ncu / nsys; no timing, no counters");
     app.add_option("--timeout", options.timeout_s,
                    "seconds before a case counts as hung (default: the suite's timing.timeout_s)");
     app.add_option("--budget", options.budget_s, "seconds of timing per case (default: the suite's timing.budget_s)");

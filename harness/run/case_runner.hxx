@@ -33,7 +33,8 @@ struct RunOptions {
     bool hot_cache = false;   ///< skip the L2 flush between timed samples
     bool verify_only = false; ///< no timing pass
     bool profile = true;      ///< collect hardware counters (CUPTI) in a pass of their own
-    /// Run each case exactly once inside its NVTX range and nothing else, for an external profiler.
+    /// Run each case once, then once more inside its NVTX range and between cuProfilerStart/Stop
+    /// (a warm run, as timed runs are), for an external profiler; no timing, no counters.
     bool external_profiler = false;
     std::vector<std::string> metrics; ///< metric-table names to collect; empty: the default set
     /// Where exact counters are kept between runs (empty: no counter cache).

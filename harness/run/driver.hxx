@@ -5,6 +5,7 @@
 #include "harness/core/error.hxx"
 
 #include <cuda.h>
+#include <cudaProfiler.h>
 #include <string>
 
 namespace harness::run {
@@ -44,6 +45,8 @@ namespace harness::run {
     X(cuMemsetD32Async)                                                                                                \
     X(cuMemHostRegister)                                                                                               \
     X(cuMemHostUnregister)                                                                                             \
+    X(cuProfilerStart)                                                                                                 \
+    X(cuProfilerStop)                                                                                                  \
     X(cuStreamCreate)                                                                                                  \
     X(cuStreamDestroy)                                                                                                 \
     X(cuStreamSynchronize)                                                                                             \
