@@ -5,6 +5,7 @@
 #include "harness/cli/options.hxx"
 #include "harness/compare/baseline_update.hxx"
 #include "harness/core/error.hxx"
+#include "harness/pipeline/pool_runs.hxx"
 #include "harness/pipeline/run_suite.hxx"
 
 #include <fmt/format.h>
@@ -25,15 +26,25 @@ int baseline_update(const std::vector<std::string>& args)
     pipeline::SuiteRunOptions options;
     ProjectOptions project;
     GateOptions gate;
-    std::string from;
+    std::vector<std::string> from;
+    int runs = 1;
     app.add_flag("--static", options.static_only,
                  "record the static figures for each of the suite's architectures (no GPU)");
     app.add_option("--arch", options.archs, "architectures for the static tier (default: the suite's archs)")
         ->check(known_arch_validator());
     add_project_options(app, project, false);
     add_gate_options(app, gate, false);
-    app.add_option("--from", from, "record the results of this results.json instead of running (one suite)")
-        ->check(CLI::ExistingFile);
+    auto* from_option =
+        app.add_option("--from", from,
+                       "record the results of this results.json instead of running (one suite); given several "
+                       "times, runs of the same suite on the same GPU model, their time samples pooled")
+            ->check(CLI::ExistingFile)
+            ->allow_extra_args(false); // one file per --from: the suite that follows is not one
+    app.add_option("--runs", runs,
+                   "run the suites this many times, each in processes of its own, and record every run's time "
+                   "samples pooled: a baseline then holds how times move between processes (where buffers land)")
+        ->check(CLI::Range(1, 20))
+        ->excludes(from_option);
     app.add_option("--device", options.device, "CUDA device ordinal")->capture_default_str();
     app.add_option("--budget", options.budget_s, "seconds of timing per case (default: the suite's timing.budget_s)");
     if (auto code = parse(app, args)) return *code;
@@ -50,16 +61,25 @@ int baseline_update(const std::vector<std::string>& args)
     const auto device = from.empty() ? pipeline::choose_device(options) : std::nullopt;
     int exit_code = exit_pass;
     for (const auto& s : suites) {
-        harness::RunReport rep;
-        if (!from.empty()) {
-            rep = harness::read_results_json(from);
+        std::vector<harness::RunReport> reports;
+        std::vector<std::string> names;
+        for (const auto& file : from) {
+            auto rep = harness::read_results_json(file);
             if (rep.suite != s.name)
-                throw Error(ErrorKind::bad_input, fmt::format("{} holds suite '{}', not '{}' ({})", from,
+                throw Error(ErrorKind::bad_input, fmt::format("{} holds suite '{}', not '{}' ({})", file,
                                                               rep.suite.substr(0, 100), s.name, s.file.string()));
-            rep.suite_file = from;
-        } else {
-            rep = pipeline::run_suite(s, device, options, cache ? &*cache : nullptr);
+            rep.suite_file = file;
+            reports.push_back(std::move(rep));
+            names.push_back(file);
         }
+        for (int run = 1; from.empty() && run <= runs; ++run) {
+            if (runs > 1) fmt::print("{}: run {} of {}\n", s.name, run, runs);
+            reports.push_back(pipeline::run_suite(s, device, options, cache ? &*cache : nullptr));
+            names.push_back(fmt::format("run {}", run));
+        }
+        auto pooled = pipeline::pool_runs(reports, names);
+        for (const auto& note : pooled.notes) fmt::print("{}\n", note);
+        const auto& rep = pooled.report;
         const auto update = compare::update_baselines(s, rep, project_paths(project, s).baselines);
         for (const auto& note : update.notes) fmt::print("{}\n", note);
         for (const auto& written : update.written) fmt::print("wrote {}\n", written);

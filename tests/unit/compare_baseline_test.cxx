@@ -1,10 +1,14 @@
+#include "harness/cli/commands.hxx"
 #include "harness/compare/baseline_file.hxx"
 #include "harness/compare/baseline_update.hxx"
 #include "harness/compare/compare_run.hxx"
 #include "harness/compare/waivers.hxx"
 #include "harness/core/error.hxx"
+#include "harness/core/metrics.hxx"
+#include "harness/pipeline/pool_runs.hxx"
 #include "harness/pipeline/run_suite.hxx"
 #include "harness/report/reporters.hxx"
+#include "harness/run/timing_stats.hxx"
 #include "harness/suite/suite.hxx"
 #include "test_files.hxx"
 #include "test_paths.hxx"
@@ -628,4 +632,117 @@ TEST(BaselineUpdate, TimeSamplesAreKeptAsABoundedSetOfQuantiles)
     EXPECT_NEAR(kept.front(), 10000.0 * 0.5 / 64, 1e-9);
     EXPECT_NEAR(kept.back(), 10000.0 * 63.5 / 64, 1e-9);
     EXPECT_NEAR(kept[32], 10000.0 * 32.5 / 64, 1e-9); // the median region
+}
+
+namespace {
+
+// Case a of toy_suite on an H200, timed with `samples`, its GFLOP/s from the median.
+harness::RunReport gpu_run_of_a(const std::vector<double>& samples, double registers = 32)
+{
+    auto rep = static_report({result("a", "N=256", registers)});
+    rep.mode = "gpu";
+    rep.device_name = "NVIDIA H200";
+    auto& r = rep.results[0];
+    r.time_samples_us = samples;
+    const auto t = run::summarize(samples);
+    run::set_time_figures(r, t);
+    r.set_metric(metric::gflops, 1000.0 / t.median_us);
+    return rep;
+}
+
+} // namespace
+
+// Two processes whose buffers landed differently: 10 us in one, 11 us in the other. The pooled
+// baseline holds both, its median between them, GFLOP/s following the median.
+TEST(PoolRuns, TimeSamplesOfEveryRunMakeOneBaseline)
+{
+    const std::vector<double> fast(40, 10.0), slow(40, 11.0);
+    const auto pooled = pipeline::pool_runs({gpu_run_of_a(fast), gpu_run_of_a(slow)}, {"one", "two"});
+    ASSERT_EQ(pooled.report.results.size(), 1u);
+    const auto& r = pooled.report.results[0];
+    EXPECT_EQ(r.time_samples_us.size(), 80u);
+    EXPECT_DOUBLE_EQ(*r.metric(metric::time_median), 10.5);
+    EXPECT_DOUBLE_EQ(*r.metric(metric::time_min), 10.0);
+    EXPECT_DOUBLE_EQ(*r.metric(metric::time_samples), 80.0);
+    EXPECT_DOUBLE_EQ(*r.metric(metric::gflops), 1000.0 / 10.5);
+    EXPECT_EQ(*r.metric("registers"), 32.0);
+    ASSERT_EQ(pooled.notes.size(), 1u);
+    EXPECT_EQ(pooled.notes[0], "time samples pooled from 2 runs: one, two");
+
+    // One run alone is recorded as it is.
+    const auto single = pipeline::pool_runs({gpu_run_of_a(slow)}, {"one"});
+    EXPECT_DOUBLE_EQ(*single.report.results[0].metric(metric::time_median), 11.0);
+    EXPECT_TRUE(single.notes.empty());
+}
+
+// What pooling must not hide: an exact figure that moved, a case one run lacks or failed, and runs
+// of another suite or GPU model.
+TEST(PoolRuns, DifferingExactFiguresMissingOrFailedCasesAndForeignRunsAreNotPooled)
+{
+    const std::vector<double> samples(20, 10.0);
+    auto moved = pipeline::pool_runs({gpu_run_of_a(samples, 32), gpu_run_of_a(samples, 40)}, {"one", "two"});
+    EXPECT_TRUE(moved.report.results.empty());
+    ASSERT_EQ(moved.notes.size(), 2u);
+    EXPECT_NE(moved.notes[0].find("a N=256 [sm_90]: exact figure registers differs between runs (32 in one, 40 in "
+                                  "two)"),
+              std::string::npos)
+        << moved.notes[0];
+
+    auto lacking = gpu_run_of_a(samples);
+    lacking.results.clear();
+    const auto absent = pipeline::pool_runs({gpu_run_of_a(samples), lacking}, {"one", "two"});
+    EXPECT_TRUE(absent.report.results.empty());
+    EXPECT_NE(absent.notes[0].find("a N=256 [sm_90]: absent from two"), std::string::npos) << absent.notes[0];
+
+    auto failing = gpu_run_of_a(samples);
+    failing.results[0].status = CaseStatus::timeout;
+    failing.results[0].message = "hung";
+    const auto failed = pipeline::pool_runs({gpu_run_of_a(samples), failing}, {"one", "two"});
+    ASSERT_EQ(failed.report.results.size(), 1u);
+    EXPECT_EQ(failed.report.results[0].status, CaseStatus::timeout);
+    EXPECT_EQ(failed.report.results[0].message, "hung");
+
+    auto h100 = gpu_run_of_a(samples);
+    h100.device_name = "NVIDIA H100 80GB HBM3";
+    try {
+        pipeline::pool_runs({gpu_run_of_a(samples), h100}, {"one.json", "two.json"});
+        FAIL() << "expected an error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::bad_input);
+        EXPECT_NE(std::string(e.what()).find("one.json and two.json are not runs of the same GPU model"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+// `harness baseline update --from A --from B` records the pooled samples; --runs and --from
+// exclude each other.
+TEST(PoolRuns, BaselineUpdateFromSeveralResultsRecordsThePooledSamples)
+{
+    TempDir dir{"harness-pool-test"};
+    const fs::path suite_file = dir.path / "suites" / "toy.yaml";
+    write_file(suite_file, suite_text);
+    fs::create_directories(dir.path / "kernels" / "memory");
+    fs::copy_file(repo_root() / "kernels" / "memory" / "vector_add.cu",
+                  dir.path / "kernels" / "memory" / "vector_add.cu");
+    write_file(dir.path / "one.json", harness::results_json(gpu_run_of_a(std::vector<double>(40, 10.0))));
+    write_file(dir.path / "two.json", harness::results_json(gpu_run_of_a(std::vector<double>(40, 11.0))));
+    const fs::path baselines = dir.path / "baselines";
+    EXPECT_EQ(
+        cli::run_tool({"baseline", "update", "--no-ci", "--from", (dir.path / "one.json").string(), "--from",
+                       (dir.path / "two.json").string(), suite_file.string(), "--baseline-dir", baselines.string()}),
+        0);
+    const BaselineFile noisy = read_baseline(baseline_path(baselines, "toy", "NVIDIA-H200"));
+    const auto* row = noisy.find("a", "N=256", "time_median");
+    ASSERT_NE(row, nullptr);
+    EXPECT_DOUBLE_EQ(row->value, 10.5);
+    ASSERT_EQ(row->samples.size(), max_baseline_samples);
+    EXPECT_EQ(row->samples.front(), 10.0);
+    EXPECT_EQ(row->samples.back(), 11.0);
+
+    const auto before = snapshot(dir.path);
+    EXPECT_EQ(cli::run_tool({"baseline", "update", "--no-ci", "--runs", "2", "--from", (dir.path / "one.json").string(),
+                             suite_file.string(), "--baseline-dir", baselines.string()}),
+              2);
+    EXPECT_EQ(snapshot(dir.path), before);
 }
