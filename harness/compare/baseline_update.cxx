@@ -60,16 +60,16 @@ void check_results(const suite::Suite& suite, const harness::RunReport& report,
     }
 }
 
-std::vector<double> baseline_samples(std::vector<double> samples)
+std::vector<double> baseline_samples(std::vector<double> samples, std::size_t most)
 {
     std::sort(samples.begin(), samples.end());
-    if (samples.size() <= max_baseline_samples) return samples;
+    if (samples.size() <= most) return samples;
     // Evenly spaced quantiles (linear interpolation between order statistics): the same shape in
     // a bounded number of values, so a long timing budget does not grow the file.
-    std::vector<double> out(max_baseline_samples);
+    std::vector<double> out(most);
     const double last = static_cast<double>(samples.size() - 1);
-    for (std::size_t k = 0; k < max_baseline_samples; ++k) {
-        const double at = last * (static_cast<double>(k) + 0.5) / static_cast<double>(max_baseline_samples);
+    for (std::size_t k = 0; k < most; ++k) {
+        const double at = last * (static_cast<double>(k) + 0.5) / static_cast<double>(most);
         const auto below = static_cast<std::size_t>(at);
         const double frac = at - static_cast<double>(below);
         const double next = samples[std::min(below + 1, samples.size() - 1)];

@@ -14,9 +14,9 @@ namespace harness::compare {
 /// The most time samples a baseline row keeps.
 inline constexpr std::size_t max_baseline_samples = 64;
 
-/// The samples a baseline row keeps: all of them, sorted, up to max_baseline_samples; beyond,
-/// that many evenly spaced quantiles of them.
-std::vector<double> baseline_samples(std::vector<double> samples);
+/// The samples a baseline row keeps: all of them, sorted, up to `most`; beyond, that many evenly
+/// spaced quantiles of them.
+std::vector<double> baseline_samples(std::vector<double> samples, std::size_t most = max_baseline_samples);
 
 /// What an update did, for the console.
 struct BaselineUpdate {

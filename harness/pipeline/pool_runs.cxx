@@ -1,5 +1,6 @@
 #include "harness/pipeline/pool_runs.hxx"
 
+#include "harness/compare/baseline_update.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/pipeline/run_suite.hxx"
@@ -92,9 +93,19 @@ PooledRuns pool_runs(const std::vector<harness::RunReport>& runs, const std::vec
             continue;
         }
         CaseResult pooled = c;
-        std::vector<double> more;
-        for (const auto* o : others) more.insert(more.end(), o->time_samples_us.begin(), o->time_samples_us.end());
-        if (!pooled.time_samples_us.empty()) add_time_samples(pooled, more);
+        if (!pooled.time_samples_us.empty()) {
+            // Each process one draw of where buffers land: as many samples from each (quantiles of
+            // its own), so that a noisy process that took more samples does not outweigh the others.
+            std::size_t fewest = pooled.time_samples_us.size();
+            for (const auto* o : others) fewest = std::min(fewest, o->time_samples_us.size());
+            pooled.time_samples_us = compare::baseline_samples(pooled.time_samples_us, fewest);
+            std::vector<double> more;
+            for (const auto* o : others) {
+                const auto share = compare::baseline_samples(o->time_samples_us, fewest);
+                more.insert(more.end(), share.begin(), share.end());
+            }
+            add_time_samples(pooled, more);
+        }
         out.report.results.push_back(std::move(pooled));
     }
     if (runs.size() > 1)

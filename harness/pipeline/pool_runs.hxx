@@ -16,7 +16,8 @@ struct PooledRuns {
 };
 
 /// Pools runs of one suite on one GPU model (`names` label them in messages). A case that passed
-/// in every run gets every run's time samples, and its time figures from them (add_time_samples); its other figures are
+/// in every run gets as many time samples from each run as the run with the fewest has (each run's
+/// own quantiles), and its time figures from them (add_time_samples); its other figures are
 /// the first run's. A case that did not pass in one run takes that run's result, so that it is not recorded. A case
 /// absent from one run, or whose exact figures differ between runs, is left out, with a note.
 /// Throws Error(bad_input) for runs of different suites, modes or GPU models.

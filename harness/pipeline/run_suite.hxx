@@ -94,16 +94,18 @@ void resample_unsure(harness::RunReport& rep, const suite::Suite& suite, const r
 std::vector<std::size_t> regressed_time_cases(const harness::RunReport& rep);
 
 /// Judges the time regression of case `i` of `rep` with `second`, its samples from a fresh worker
-/// process. When they alone regress too (or are unsure), they join the first samples and the case
-/// is judged on both; when they pass, the case is judged on them alone: the first process's
-/// samples had shifted as a whole, as a kernel's times do with where its buffers land in GPU
-/// memory, and its message keeps both medians. Returns whether the regression reproduced.
+/// process, after `earlier_processes` (1 or 2) whose samples the case holds. When they alone
+/// regress too (or are unsure), they join the earlier samples and the case is judged on all;
+/// when they pass, the case is judged on them alone: the earlier samples had shifted as a whole,
+/// as a kernel's times do with where its buffers land in GPU memory, and its message keeps both
+/// medians. Returns whether the regression reproduced.
 bool confirm_time_regression(harness::RunReport& rep, std::size_t i, const std::vector<double>& second,
-                             const suite::Suite& suite, const compare::CompareOptions& gate);
+                             const suite::Suite& suite, const compare::CompareOptions& gate, int earlier_processes = 1);
 
 /// Measures every time regression of `rep` again in a run of those cases alone, in a fresh
-/// worker process, unprofiled (confirm_time_regression). Skipped with `resample_rounds` 0; a
-/// failed run leaves the regressions as measured, with a note.
+/// worker process, unprofiled (confirm_time_regression), and those slower again once more in
+/// another: a regression stands only when every process is slower. Skipped with
+/// `resample_rounds` 0; a failed run leaves the regressions as measured, with a note.
 void confirm_time_regressions(harness::RunReport& rep, const suite::Suite& suite, const run::DeviceInfo& device,
                               const SuiteRunOptions& options, const compile::CompileCache* cache,
                               const compare::CompareOptions& gate);

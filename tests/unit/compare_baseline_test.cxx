@@ -269,9 +269,9 @@ TEST(CompareRun, MoreSamplesDecideAnUnsureTimeVerdict)
     EXPECT_FALSE(nlohmann::json(MetricVerdict{}).contains("unsure"));
 }
 
-// A time regression measured again in a fresh process: it stands when the second process is
-// slower too (judged on both sample sets), and the case is judged on the second process alone when
-// that one is not (the first process's samples had shifted as a whole).
+// A time regression measured again in fresh processes: it stands when the second (and third)
+// process is slower too (judged on every sample set), and the case is judged on the last process
+// alone when that one is not (the earlier processes' samples had shifted as a whole).
 TEST(CompareRun, ATimeRegressionStandsOnlyWhenAFreshProcessIsSlowerToo)
 {
     TempDir dir{"harness-compare-test"};
@@ -294,6 +294,24 @@ TEST(CompareRun, ATimeRegressionStandsOnlyWhenAFreshProcessIsSlowerToo)
         << again.results[0].message;
     compare_run(again, s, options);
     EXPECT_EQ(verdict(again.results[0], "time_median")->verdict, Verdict::regressed);
+
+    // A third process slower as well: all three sample sets.
+    auto thrice = again;
+    EXPECT_TRUE(pipeline::confirm_time_regression(thrice, 0, samples_around(12.0), s, options, 2));
+    EXPECT_EQ(thrice.results[0].time_samples_us.size(), 192u);
+    EXPECT_NE(thrice.results[0].message.find("slower again in a third process"), std::string::npos)
+        << thrice.results[0].message;
+    // A third process as fast as the baseline: the first two had landed slowly; judged on the third.
+    auto landed = again;
+    EXPECT_FALSE(pipeline::confirm_time_regression(landed, 0, samples_around(10.0), s, options, 2));
+    EXPECT_EQ(landed.results[0].time_samples_us, samples_around(10.0));
+    EXPECT_NE(landed.results[0].message.find("slower in its first two processes only"), std::string::npos)
+        << landed.results[0].message;
+    EXPECT_NE(landed.results[0].message.find("10.03 us in a third): judged on the third process's 64 samples"),
+              std::string::npos)
+        << landed.results[0].message;
+    compare_run(landed, s, options);
+    EXPECT_EQ(verdict(landed.results[0], "time_median")->verdict, Verdict::passed);
 
     // As fast as the baseline in the second process: judged on it alone, and the message keeps both.
     auto shifted = slower;
@@ -668,6 +686,12 @@ TEST(PoolRuns, TimeSamplesOfEveryRunMakeOneBaseline)
     EXPECT_EQ(*r.metric("registers"), 32.0);
     ASSERT_EQ(pooled.notes.size(), 1u);
     EXPECT_EQ(pooled.notes[0], "time samples pooled from 2 runs: one, two");
+
+    // A noisy process that took 60 samples weighs as much as a quiet one that took 20: 20 of each.
+    const auto weighted = pipeline::pool_runs(
+        {gpu_run_of_a(std::vector<double>(60, 10.0)), gpu_run_of_a(std::vector<double>(20, 11.0))}, {"one", "two"});
+    EXPECT_EQ(weighted.report.results[0].time_samples_us.size(), 40u);
+    EXPECT_DOUBLE_EQ(*weighted.report.results[0].metric(metric::time_median), 10.5);
 
     // One run alone is recorded as it is.
     const auto single = pipeline::pool_runs({gpu_run_of_a(slow)}, {"one"});
