@@ -12,13 +12,6 @@ namespace harness::pipeline {
 
 namespace {
 
-const CaseResult* find_case(const harness::RunReport& run, const CaseResult& c)
-{
-    for (const auto& r : run.results)
-        if (r.variant == c.variant && r.params_text == c.params_text && r.arch == c.arch) return &r;
-    return nullptr;
-}
-
 std::string case_name(const CaseResult& c)
 {
     return fmt::format("{} {}{}", c.variant, c.params_text, c.arch.empty() ? "" : " [" + c.arch + "]");

@@ -438,16 +438,15 @@ std::vector<std::size_t> unsure_time_cases(const harness::RunReport& rep)
     return unsure;
 }
 
-namespace {
-
-/// The result in `run` of the case `r` names, or null.
 const CaseResult* find_case(const harness::RunReport& run, const CaseResult& r)
 {
     const auto it = std::find_if(run.results.begin(), run.results.end(), [&](const CaseResult& x) {
-        return x.variant == r.variant && x.params_text == r.params_text;
+        return x.variant == r.variant && x.params_text == r.params_text && x.arch == r.arch;
     });
     return it == run.results.end() ? nullptr : &*it;
 }
+
+namespace {
 
 /// Runs the cases `indices` of `rep` again (with their points' references) in a run of their own,
 /// in a fresh worker process, unprofiled: as many time samples each as the most any of them has,

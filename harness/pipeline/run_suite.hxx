@@ -90,6 +90,9 @@ void resample_unsure(harness::RunReport& rep, const suite::Suite& suite, const r
                      const SuiteRunOptions& options, const compile::CompileCache* cache,
                      const compare::CompareOptions& gate);
 
+/// The result in `run` of the case `r` names (variant, parameters, architecture), or null.
+const CaseResult* find_case(const harness::RunReport& run, const CaseResult& r);
+
 /// The cases of `rep` (compared already) whose time verdict regressed.
 std::vector<std::size_t> regressed_time_cases(const harness::RunReport& rep);
 
