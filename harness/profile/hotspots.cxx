@@ -17,11 +17,14 @@ constexpr const char* shared_wavefronts = "smsp__sass_l1tex_pipe_lsu_wavefronts_
 constexpr const char* shared_wavefronts_ideal = "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal";
 constexpr const char* local_sectors = "smsp__sass_sectors_mem_local";
 constexpr const char* divergent_targets = "smsp__sass_branch_targets_threads_divergent";
-// Loads and stores of any memory space: with the sector or wavefront figures of an instruction they
-// tell a global load from a global store, two metrics where four per space would cost more
-// instrumentation for nothing.
-constexpr const char* loads = "smsp__sass_inst_executed_op_ld";
+// What tells a load from a store and an atomic: the instruction counts of stores, atomics and
+// reductions of any memory space, and a load is what has sectors or wavefronts and none of those.
+// Counting loads instead instruments every load, the hottest instructions of most kernels: on an
+// H100 it made gemm's instrumented runs 19.2 s instead of 17.2 s, naive N=2048 0.86 s instead of
+// 0.52 s. A reduction (RED) counts as neither a store nor an atomic (measured), so it has its own.
 constexpr const char* stores = "smsp__sass_inst_executed_op_st";
+constexpr const char* atomics = "smsp__sass_inst_executed_op_atom";
+constexpr const char* reductions = "smsp__sass_inst_executed_op_global_red";
 
 double value(const AttributedInstruction& i, const char* metric)
 {
@@ -29,18 +32,12 @@ double value(const AttributedInstruction& i, const char* metric)
     return it == i.values.end() ? 0.0 : it->second;
 }
 
-std::string global_access(const AttributedInstruction& i)
+/// "load", "store" or "atomic" (atomics and reductions).
+std::string access_kind(const AttributedInstruction& i)
 {
-    if (value(i, loads) > 0) return "global load";
-    if (value(i, stores) > 0) return "global store";
-    return "global atomic";
-}
-
-std::string shared_access(const AttributedInstruction& i)
-{
-    if (value(i, loads) > 0) return "shared load";
-    if (value(i, stores) > 0) return "shared store";
-    return "shared atomic";
+    if (value(i, stores) > 0) return "store";
+    if (value(i, atomics) > 0 || value(i, reductions) > 0) return "atomic";
+    return "load";
 }
 
 } // namespace
@@ -53,8 +50,9 @@ const std::vector<std::string>& hotspot_sass_metrics()
                                                      shared_wavefronts_ideal,
                                                      local_sectors,
                                                      divergent_targets,
-                                                     loads,
-                                                     stores};
+                                                     stores,
+                                                     atomics,
+                                                     reductions};
     return metrics;
 }
 
@@ -70,8 +68,9 @@ std::vector<Hotspot> rank_hotspots(const std::vector<AttributedInstruction>& ins
             sum.first += actual;
             sum.second += ideal;
         };
-        add(metric::excess_global_sectors, global_access(i), value(i, global_sectors), value(i, global_sectors_ideal));
-        add(metric::excess_shared_wavefronts, shared_access(i), value(i, shared_wavefronts),
+        add(metric::excess_global_sectors, "global " + access_kind(i), value(i, global_sectors),
+            value(i, global_sectors_ideal));
+        add(metric::excess_shared_wavefronts, "shared " + access_kind(i), value(i, shared_wavefronts),
             value(i, shared_wavefronts_ideal));
         add(metric::local_sectors, "local", value(i, local_sectors), 0.0);
         add(metric::divergent_branch_targets, "branch", value(i, divergent_targets), 0.0);

@@ -20,7 +20,8 @@ struct AttributedInstruction {
 };
 
 /// The SASS metrics the hotspot ranking reads (what SassProfiler must collect), with the access
-/// classifiers (instruction counts by operation) that tell loads from stores.
+/// classifiers (instruction counts of stores, atomics and reductions) that tell loads from stores
+/// and atomics.
 const std::vector<std::string>& hotspot_sass_metrics();
 
 /// Groups instructions by kernel, line and access kind and keeps the `per_metric` lines with the

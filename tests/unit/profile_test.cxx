@@ -125,9 +125,7 @@ TEST(Hotspots, RankedByExcessPerLineWithLoadsAndStoresApart)
     };
     const std::vector<profile::AttributedInstruction> instructions = {
         // a coalesced load: no excess
-        instruction(20, {{"smsp__sass_sectors_mem_global", 4096},
-                         {"smsp__sass_sectors_mem_global_ideal", 4096},
-                         {"smsp__sass_inst_executed_op_ld", 1024}}),
+        instruction(20, {{"smsp__sass_sectors_mem_global", 4096}, {"smsp__sass_sectors_mem_global_ideal", 4096}}),
         // a strided store, split over two instructions of the same line
         instruction(21, {{"smsp__sass_sectors_mem_global", 16384},
                          {"smsp__sass_sectors_mem_global_ideal", 2048},
@@ -137,11 +135,17 @@ TEST(Hotspots, RankedByExcessPerLineWithLoadsAndStoresApart)
                          {"smsp__sass_inst_executed_op_st", 512}}),
         // a conflicted shared load
         instruction(30, {{"smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared", 33000},
-                         {"smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal", 1000},
-                         {"smsp__sass_inst_executed_op_ld", 1000}}),
+                         {"smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal", 1000}}),
+        // an uncoalesced reduction (RED) and an atomic with a return value (ATOM)
+        instruction(40, {{"smsp__sass_sectors_mem_global", 300},
+                         {"smsp__sass_sectors_mem_global_ideal", 100},
+                         {"smsp__sass_inst_executed_op_global_red", 100}}),
+        instruction(41, {{"smsp__sass_sectors_mem_global", 250},
+                         {"smsp__sass_sectors_mem_global_ideal", 100},
+                         {"smsp__sass_inst_executed_op_atom", 100}}),
     };
     const auto hotspots = profile::rank_hotspots(instructions, 5);
-    ASSERT_EQ(hotspots.size(), 2u);
+    ASSERT_EQ(hotspots.size(), 4u);
     EXPECT_EQ(hotspots[0].metric, "excess_shared_wavefronts");
     EXPECT_EQ(hotspots[0].access, "shared load");
     EXPECT_EQ(hotspots[0].line, 30);
@@ -151,6 +155,11 @@ TEST(Hotspots, RankedByExcessPerLineWithLoadsAndStoresApart)
     EXPECT_EQ(hotspots[1].line, 21);
     EXPECT_DOUBLE_EQ(hotspots[1].actual, 32768);
     EXPECT_DOUBLE_EQ(hotspots[1].excess, 28672);
+    EXPECT_EQ(hotspots[2].access, "global atomic");
+    EXPECT_EQ(hotspots[2].line, 40);
+    EXPECT_DOUBLE_EQ(hotspots[2].excess, 200);
+    EXPECT_EQ(hotspots[3].access, "global atomic");
+    EXPECT_EQ(hotspots[3].line, 41);
 
     EXPECT_EQ(profile::rank_hotspots(instructions, 0).size(), 0u);
 }
