@@ -18,8 +18,9 @@ struct CrosscheckMetric {
     double floor = 0.0;    ///< a difference up to this many units agrees whatever the relative tolerance says
 };
 
-/// The metrics compared, and the ncu names to pass to `ncu --metrics`: all of them, or only the
-/// DRAM metrics, for a single-pass run in which ncu saves and restores no memory.
+/// The metrics compared, and the ncu names to pass to `ncu --metrics`: those of the default set
+/// (what a run measures unless its suite lists metrics), or only the DRAM metrics, for a
+/// single-pass run in which ncu saves and restores no memory.
 const std::vector<CrosscheckMetric>& crosscheck_metrics();
 std::string ncu_metric_list();
 std::string ncu_dram_metric_list();

@@ -49,11 +49,16 @@ TEST(MetricTable, NamesAreUniqueAndCuptiSourcesCarryARollup)
 TEST(ProfilePlan, DefaultSetCoversTheDesignCard)
 {
     const auto plan = profile::plan_profile({});
-    for (const char* m : {"global_ld_requests", "global_ld_sectors", "global_st_sectors", "shared_ld_wavefronts",
-                          "achieved_occupancy", "dram_read_bytes", "dram_write_bytes", "fp32_fma_thread_instructions"})
+    for (const char* m : {"global_ld_requests", "global_ld_sectors", "global_st_sectors", "achieved_occupancy",
+                          "dram_read_bytes", "dram_write_bytes", "fp32_fma_thread_instructions"})
         EXPECT_TRUE(contains(plan.range_metrics, m)) << m;
     EXPECT_FALSE(contains(plan.range_metrics, "shared_bank_conflicts_raw")) << "the raw counter is opt-in";
-    EXPECT_TRUE(plan.sass);
+    for (const char* m : {"shared_ld_wavefronts", "shared_st_wavefronts"})
+        EXPECT_FALSE(contains(plan.range_metrics, m)) << m << ": a pass of its own, opt-in";
+    EXPECT_TRUE(plan.sass) << "shared-memory wavefronts and bank conflicts come from the SASS run";
+
+    const auto opted = profile::plan_profile({"shared_ld_wavefronts"});
+    EXPECT_EQ(opted.range_metrics, (std::vector<std::string>{"shared_ld_wavefronts"}));
 }
 
 TEST(ProfilePlan, DerivedMetricsPullInTheirInputsOnly)
