@@ -128,6 +128,7 @@ int run_command(const std::vector<std::string>& args)
     for (std::size_t i = 0; i < suites.size(); ++i) {
         const suite::Suite& s = suites[i];
         pipeline::SuiteRunOptions suite_options = options;
+        suite_options.baseline_dir = paths[i].baselines;
         if (const auto share = parse_shard(shard))
             suite_options.shard = {share->first, share->second, paths[i].baselines};
         const fs::path out_dir = child_path(paths[i].reports, s.name, "suite name");

@@ -258,7 +258,11 @@ harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, 
     } else if (!runnable.empty()) {
         // One thread per GPU, each with its own workers: a fault or a hang on one GPU fails its own
         // case, and the other GPUs go on.
-        const auto schedule = run::schedule_on_devices(runnable, devices.size());
+        // Balanced by the points' expected cost, as shards are: a large point costs far more than
+        // a small one with as many cases.
+        const auto schedule = run::schedule_on_devices(
+            runnable, devices.size(),
+            options.baseline_dir.empty() ? std::vector<double>{} : point_costs(s, options.baseline_dir));
         std::mutex mutex;
         std::vector<std::exception_ptr> errors(devices.size());
         std::vector<std::thread> threads;

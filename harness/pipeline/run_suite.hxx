@@ -43,6 +43,7 @@ struct SuiteRunOptions {
     bool require_gpu = false;               ///< no usable GPU is an error, not the static tier
     std::string require_gpu_because;        ///< "--require-gpu", "CI mode (CI=true)": for the message
     std::optional<ShardRequest> shard;      ///< only this share of the cases; absent: all of them
+    std::filesystem::path baseline_dir;     ///< whose recorded times balance `devices`; empty: case counts do
     /// Rounds of more time samples for cases whose time verdict is unsure (0: none).
     int resample_rounds = 2;
     /// Only these cases, (variant, params text), and the reference at their points; empty: all.

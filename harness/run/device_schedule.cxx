@@ -41,15 +41,19 @@ std::vector<int> parse_devices(const std::string& spec, int available)
     return ordinals;
 }
 
-std::vector<std::vector<std::size_t>> schedule_on_devices(const std::vector<suite::Case>& cases, std::size_t devices)
+std::vector<std::vector<std::size_t>> schedule_on_devices(const std::vector<suite::Case>& cases, std::size_t devices,
+                                                          const std::vector<double>& point_costs)
 {
     if (devices == 0) throw Error(ErrorKind::internal, "a schedule over no device");
     std::map<std::size_t, std::vector<std::size_t>> by_point;
     for (std::size_t i = 0; i < cases.size(); ++i) by_point[cases[i].point].push_back(i);
+    const bool by_cost = std::all_of(by_point.begin(), by_point.end(), [&](const auto& entry) {
+        return entry.first < point_costs.size() && point_costs[entry.first] >= 0;
+    });
     std::vector<double> costs;
     std::vector<const std::vector<std::size_t>*> groups;
     for (const auto& [point, members] : by_point) {
-        costs.push_back(static_cast<double>(members.size()));
+        costs.push_back(by_cost ? point_costs[point] : static_cast<double>(members.size()));
         groups.push_back(&members);
     }
     const auto bins = partition_by_cost(costs, devices);

@@ -71,6 +71,30 @@ TEST(DeviceSchedule, UnevenPointsAreBalancedByTheirCases)
     EXPECT_EQ(schedule[1].size(), 6u);
 }
 
+TEST(DeviceSchedule, PointsAreBalancedByTheirExpectedCostWhereBaselinesGiveIt)
+{
+    // Four points of six cases, as gemm's N = 256, 1001, 2048, 4096: by case count 2 + 2 points,
+    // by cost the largest point alone against the other three.
+    const auto cases = grid(4, 6);
+    const std::vector<double> costs = {6.0, 6.5, 8.0, 20.0};
+    const auto schedule = run::schedule_on_devices(cases, 2, costs);
+    auto points_of = [&](const std::vector<std::size_t>& list) {
+        std::set<std::size_t> points;
+        for (const auto i : list) points.insert(cases[i].point);
+        return points;
+    };
+    const std::set<std::size_t> largest_alone = {3}, the_rest = {0, 1, 2};
+    EXPECT_TRUE((points_of(schedule[0]) == largest_alone && points_of(schedule[1]) == the_rest) ||
+                (points_of(schedule[1]) == largest_alone && points_of(schedule[0]) == the_rest));
+    EXPECT_EQ(schedule, run::schedule_on_devices(cases, 2, costs)) << "deterministic";
+
+    // Costs that do not cover every point (a point the baselines' suite lacks): case counts decide.
+    const auto by_count = run::schedule_on_devices(cases, 2, {6.0, 6.5});
+    EXPECT_EQ(by_count, run::schedule_on_devices(cases, 2));
+    EXPECT_EQ(by_count[0].size(), 12u);
+    EXPECT_EQ(by_count[1].size(), 12u);
+}
+
 TEST(DevicesOption, ParsesListsAndAll)
 {
     EXPECT_EQ(run::parse_devices("all", 4), (std::vector<int>{0, 1, 2, 3}));
