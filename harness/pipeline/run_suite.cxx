@@ -497,6 +497,20 @@ void append_message(CaseResult& r, const std::string& text)
     r.message += (r.message.empty() ? "" : "; ") + text;
 }
 
+/// `r` as measured again in `extra`, its timing cost added to r's; null, with `failed` and the
+/// reason appended to r's message, when that run gave it no samples.
+const CaseResult* measured_again(const harness::RunReport& extra, CaseResult& r, const std::string& failed)
+{
+    const CaseResult* again = find_case(extra, r);
+    if (const auto problem = no_second_samples(again); !problem.empty()) {
+        append_message(r, failed + ": " + problem);
+        return nullptr;
+    }
+    r.cost.timing += again->cost.timing;
+    r.cost.timing_parts += again->cost.timing_parts;
+    return again;
+}
+
 const MetricVerdict* time_verdict(const CaseResult& r)
 {
     const auto it = std::find_if(r.verdicts.begin(), r.verdicts.end(),
@@ -529,14 +543,10 @@ void resample_unsure(harness::RunReport& rep, const suite::Suite& suite, const r
         std::size_t added = 0;
         for (const auto i : unsure) {
             auto& r = rep.results[i];
-            const CaseResult* second = find_case(extra, r);
-            if (const auto problem = no_second_samples(second); !problem.empty()) {
-                append_message(r, "taking more time samples after an unsure verdict failed: " + problem);
-                continue;
-            }
+            const CaseResult* second =
+                measured_again(extra, r, "taking more time samples after an unsure verdict failed");
+            if (!second) continue;
             add_time_samples(r, second->time_samples_us);
-            r.cost.timing += second->cost.timing;
-            r.cost.timing_parts += second->cost.timing_parts;
             append_message(r, fmt::format("{} more time samples after an unsure time verdict (round {})",
                                           second->time_samples_us.size(), round));
             ++added;
@@ -624,13 +634,9 @@ void confirm_time_regressions(harness::RunReport& rep, const suite::Suite& suite
         std::vector<std::size_t> still;
         for (const auto i : pending) {
             auto& r = rep.results[i];
-            const CaseResult* again = find_case(extra, r);
-            if (const auto problem = no_second_samples(again); !problem.empty()) {
-                append_message(r, "measuring the time regression again in a fresh process failed: " + problem);
-                continue;
-            }
-            r.cost.timing += again->cost.timing;
-            r.cost.timing_parts += again->cost.timing_parts;
+            const CaseResult* again =
+                measured_again(extra, r, "measuring the time regression again in a fresh process failed");
+            if (!again) continue;
             if (confirm_time_regression(rep, i, again->time_samples_us, suite, gate, round))
                 still.push_back(i);
             else
