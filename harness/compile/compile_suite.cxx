@@ -1,17 +1,32 @@
 #include "harness/compile/compile_suite.hxx"
 
-#include "harness/core/child_process.hxx"
+#include "harness/compile/confinement.hxx"
 #include "harness/suite/compile_params.hxx"
 #include "harness/suite/sweep.hxx"
 
 #include <algorithm>
-#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <poll.h>
 #include <set>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
+#include <variant>
 
 namespace harness::compile {
+
+namespace fs = std::filesystem;
 
 const CompiledModule* SuiteModules::find(const suite::VariantSpec& variant, const suite::Bindings& point) const
 {
@@ -52,6 +67,7 @@ CompileRequest request_for(const suite::Suite& suite, const suite::VariantSpec& 
     request.built_from = variant.built_from;
     request.allow_stale_module = variant.allow_stale;
     request.include_dirs = suite.include_dirs;
+    request.readable_roots = {suite.project_root};
     request.defines = suite::resolve_defines(variant, point);
     request.options = variant.options;
     request.arch = arch;
@@ -73,68 +89,247 @@ SuiteModules compile_suite(const suite::Suite& suite, const std::string& arch, c
     return compile_suite(suite, suite::expand_cases(suite), arch, cache, jobs);
 }
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// The message a compiler process sends back: the module, or why there is none.
+std::string pack(const CompiledModule& m)
+{
+    const nlohmann::json j = {
+        {"cubin", nlohmann::json::binary_t(std::vector<std::uint8_t>(m.cubin.begin(), m.cubin.end()))},
+        {"log", m.log},
+        {"lowered_names", m.lowered_names},
+        {"cache_key", m.cache_key},
+        {"from_cache", m.from_cache}};
+    const auto bytes = nlohmann::json::to_msgpack(j);
+    return std::string(bytes.begin(), bytes.end());
+}
+
+std::string pack_error(const std::string& message)
+{
+    const auto bytes = nlohmann::json::to_msgpack(nlohmann::json{{"error", message}});
+    return std::string(bytes.begin(), bytes.end());
+}
+
+/// The module or the error message a compiler process sent; throws on a message cut short.
+std::variant<CompiledModule, std::string> unpack(const std::string& packed)
+{
+    const auto j = nlohmann::json::from_msgpack(packed);
+    if (j.contains("error")) return j.at("error").get<std::string>();
+    CompiledModule module;
+    const auto& cubin = j.at("cubin").get_binary();
+    module.cubin.assign(cubin.begin(), cubin.end());
+    module.log = j.at("log");
+    module.lowered_names = j.at("lowered_names").get<std::map<std::string, std::string>>();
+    module.cache_key = j.at("cache_key");
+    module.from_cache = j.at("from_cache");
+    return module;
+}
+
+void write_all(int fd, const std::string& bytes)
+{
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return;
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+/// The body of a compiler process: limits, the cache, confinement, then NVRTC. Never returns.
+[[noreturn]] void compile_in_this_child(int answer_fd, const CompileRequest& request, const CompileCache* cache,
+                                        const suite::CompileLimits& limits)
+{
+    std::string answer;
+    try {
+        const rlim_t memory = static_cast<rlim_t>(limits.memory_mib) << 20;
+        const rlimit data = {memory, memory};
+        ::setrlimit(RLIMIT_DATA, &data);
+        const rlim_t cpu = static_cast<rlim_t>(std::ceil(limits.timeout_s)) + 5; // the parent stops it first
+        const rlimit cpu_limit = {cpu, cpu};
+        ::setrlimit(RLIMIT_CPU, &cpu_limit);
+        const rlimit no_core = {0, 0};
+        ::setrlimit(RLIMIT_CORE, &no_core);
+        // The include scan runs first and reads only the project; a hit needs no compiler.
+        if (cache && request.module_file.empty())
+            if (auto hit = cache->load(cache_key(request))) {
+                write_all(answer_fd, pack(*hit));
+                ::_exit(0);
+            }
+        load_nvrtc_builtins();
+        confine_to(readable_folders(request), {});
+        answer = pack(compile(request, nullptr));
+    } catch (const std::bad_alloc&) {
+        answer = pack_error(fmt::format("{}: compiling for {} ran out of memory: the limit is {} MiB (the suite's "
+                                        "compile.memory_mib)",
+                                        request.source.string(), request.arch, limits.memory_mib));
+    } catch (const std::exception& e) {
+        std::string message = e.what();
+        if (message.find("NVRTC_ERROR_OUT_OF_MEMORY") != std::string::npos)
+            message += fmt::format("\n  note: the compile memory limit is {} MiB (the suite's compile.memory_mib)",
+                                   limits.memory_mib);
+        answer = pack_error(message);
+    }
+    write_all(answer_fd, answer);
+    ::_exit(0);
+}
+
+/// A compiler process under way.
+struct Compiling {
+    pid_t pid = -1;
+    int fd = -1;
+    std::size_t unit = 0;
+    Clock::time_point deadline;
+    std::string answer;
+};
+
+/// Kills whatever compiler processes are still running when the pool is left by an exception.
+struct KillOnExit {
+    std::vector<Compiling>& running;
+    ~KillOnExit()
+    {
+        for (auto& c : running) {
+            ::kill(c.pid, SIGKILL);
+            ::close(c.fd);
+            ::waitpid(c.pid, nullptr, 0);
+        }
+    }
+};
+
+std::string describe_death(int status, const rusage& usage, const CompileRequest& request,
+                           const suite::CompileLimits& limits)
+{
+    const long peak_mib = usage.ru_maxrss / 1024;
+    if (WIFSIGNALED(status))
+        return fmt::format("{}: the compiler process for {} was killed by signal {} ({}); it may have reached the "
+                           "compile memory limit of {} MiB (the suite's compile.memory_mib; peak resident {} MiB)",
+                           request.source.string(), request.arch, WTERMSIG(status), strsignal(WTERMSIG(status)),
+                           limits.memory_mib, peak_mib);
+    return fmt::format("{}: the compiler process for {} ended without an answer (exit status {}, peak {} MiB)",
+                       request.source.string(), request.arch, WEXITSTATUS(status), peak_mib);
+}
+
+} // namespace
+
+void warn_if_unconfined()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        const ConfinementSupport support = confinement_support();
+        if (!support.available)
+            fmt::print(stderr,
+                       "harness: note: compilation is not confined: {}; the include scan alone keeps kernels from "
+                       "reading outside the project\n",
+                       support.reason);
+    });
+}
+
 SuiteModules compile_suite(const suite::Suite& suite, const std::vector<suite::Case>& cases, const std::string& arch,
                            const CompileCache* cache, unsigned jobs)
 {
     const auto units = compile_units(suite, cases);
+    std::vector<CompileRequest> requests;
+    for (const auto& unit : units)
+        requests.push_back(request_for(suite, suite.variants[unit.variant], unit.point, arch));
+    if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+    warn_if_unconfined();
+
     std::vector<std::optional<CompiledModule>> modules(units.size());
     std::vector<std::string> errors(units.size());
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-        for (std::size_t i = next++; i < units.size(); i = next++) {
-            const auto& unit = units[i];
-            try {
-                modules[i] = compile(request_for(suite, suite.variants[unit.variant], unit.point, arch), cache);
-            } catch (const std::exception& e) {
-                errors[i] = e.what();
+    const auto& limits = suite.compile_limits;
+    std::vector<Compiling> running;
+    KillOnExit guard{running};
+    std::size_t next = 0;
+    while (next < units.size() || !running.empty()) {
+        while (next < units.size() && running.size() < jobs) {
+            int fds[2];
+            if (::pipe2(fds, O_CLOEXEC) != 0)
+                throw Error(ErrorKind::environment,
+                            fmt::format("compiling {}: pipe failed: {}", suite.name, std::strerror(errno)));
+            std::fflush(nullptr);
+            const pid_t pid = ::fork();
+            if (pid < 0) {
+                ::close(fds[0]);
+                ::close(fds[1]);
+                throw Error(ErrorKind::environment,
+                            fmt::format("compiling {}: fork failed: {}", suite.name, std::strerror(errno)));
             }
+            if (pid == 0) {
+                ::close(fds[0]);
+                compile_in_this_child(fds[1], requests[next], cache, limits);
+            }
+            ::close(fds[1]);
+            const auto timeout =
+                std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.timeout_s));
+            running.push_back({pid, fds[0], next, Clock::now() + timeout, {}});
+            ++next;
         }
-    };
-    if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
-    jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, units.size()));
-    {
-        std::vector<std::jthread> workers;
-        for (unsigned j = 1; j < jobs; ++j) workers.emplace_back(work);
-        work();
+
+        std::vector<pollfd> polled;
+        for (const auto& c : running) polled.push_back({c.fd, POLLIN, 0});
+        Clock::time_point soonest = running.front().deadline;
+        for (const auto& c : running) soonest = std::min(soonest, c.deadline);
+        const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(soonest - Clock::now()).count();
+        if (::poll(polled.data(), polled.size(), static_cast<int>(std::clamp<long long>(wait + 1, 0, 1000))) < 0 &&
+            errno != EINTR)
+            throw Error(ErrorKind::environment,
+                        fmt::format("compiling {}: poll failed: {}", suite.name, std::strerror(errno)));
+
+        for (std::size_t i = running.size(); i-- > 0;) {
+            Compiling& c = running[i];
+            bool finished = false;
+            bool timed_out = false;
+            if (polled[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+                char chunk[65536];
+                const ssize_t n = ::read(c.fd, chunk, sizeof chunk);
+                if (n > 0)
+                    c.answer.append(chunk, static_cast<std::size_t>(n));
+                else if (n == 0 || errno != EINTR)
+                    finished = true;
+            }
+            if (!finished && Clock::now() >= c.deadline) {
+                ::kill(c.pid, SIGKILL);
+                finished = timed_out = true;
+            }
+            if (!finished) continue;
+            ::close(c.fd);
+            int status = 0;
+            rusage usage{};
+            while (::wait4(c.pid, &status, 0, &usage) < 0 && errno == EINTR) {
+            }
+            const CompileRequest& request = requests[c.unit];
+            if (timed_out) {
+                errors[c.unit] = fmt::format("{}: compiling for {} took longer than {} s and was stopped (the suite's "
+                                             "compile.timeout_s)",
+                                             request.source.string(), request.arch, limits.timeout_s);
+            } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || c.answer.empty()) {
+                errors[c.unit] = describe_death(status, usage, request, limits);
+            } else {
+                try {
+                    auto answer = unpack(c.answer);
+                    if (auto* module = std::get_if<CompiledModule>(&answer)) {
+                        if (cache && !module->from_cache && request.module_file.empty()) cache->store(*module);
+                        modules[c.unit] = std::move(*module);
+                    } else {
+                        errors[c.unit] = std::get<std::string>(answer);
+                    }
+                } catch (const std::exception& e) {
+                    errors[c.unit] = fmt::format("{}: the compiler process's answer is unreadable: {}",
+                                                 request.source.string(), e.what());
+                }
+            }
+            running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+        }
     }
+
     SuiteModules out;
     for (std::size_t i = 0; i < units.size(); ++i) {
         if (modules[i])
             out.modules.emplace(units[i].key, std::move(*modules[i]));
         else
             out.errors.emplace(units[i].key, errors[i]);
-    }
-    return out;
-}
-
-SuiteModules compile_suite_in_child(const suite::Suite& suite, const std::vector<suite::Case>& cases,
-                                    const std::string& arch, const CompileCache* cache)
-{
-    const std::string packed = run_in_child("compiling " + suite.name, [&] {
-        const SuiteModules compiled = compile_suite(suite, cases, arch, cache);
-        nlohmann::json j = {{"errors", compiled.errors}, {"modules", nlohmann::json::object()}};
-        for (const auto& [name, m] : compiled.modules)
-            j["modules"][name] = {
-                {"cubin", nlohmann::json::binary_t(std::vector<std::uint8_t>(m.cubin.begin(), m.cubin.end()))},
-                {"log", m.log},
-                {"lowered_names", m.lowered_names},
-                {"cache_key", m.cache_key},
-                {"from_cache", m.from_cache}};
-        const auto bytes = nlohmann::json::to_msgpack(j);
-        return std::string(bytes.begin(), bytes.end());
-    });
-    const auto j = nlohmann::json::from_msgpack(packed);
-    SuiteModules out;
-    out.errors = j.at("errors").get<std::map<std::string, std::string>>();
-    for (const auto& [name, m] : j.at("modules").items()) {
-        CompiledModule module;
-        const auto& cubin = m.at("cubin").get_binary();
-        module.cubin.assign(cubin.begin(), cubin.end());
-        module.log = m.at("log");
-        module.lowered_names = m.at("lowered_names").get<std::map<std::string, std::string>>();
-        module.cache_key = m.at("cache_key");
-        module.from_cache = m.at("from_cache");
-        out.modules.emplace(name, std::move(module));
     }
     return out;
 }

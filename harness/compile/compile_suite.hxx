@@ -43,17 +43,18 @@ CompileRequest request_for(const suite::Suite& suite, const suite::VariantSpec& 
 /// Same, for a variant without compile-time parameters.
 CompileRequest request_for(const suite::Suite& suite, const suite::VariantSpec& variant, const std::string& arch);
 
-/// Compiles each configuration, `jobs` at a time (0: one per core); a failure is recorded for
-/// that configuration only.
+/// Compiles each configuration, `jobs` at a time (0: one per core), each in a process of its own:
+/// confined to reading the project and the toolkit (confinement.hxx), within the suite's
+/// `compile:` limits of time and memory, so a compilation that misbehaves fails its configuration
+/// only. The parent process never runs NVRTC itself, so it may later fork CUDA workers (NVRTC in
+/// a parent breaks cuInit in its forked children). Compiled modules are stored in `cache`.
 SuiteModules compile_suite(const suite::Suite& suite, const std::string& arch, const CompileCache* cache,
                            unsigned jobs = 0);
 /// Same, for the configurations `cases` need only.
 SuiteModules compile_suite(const suite::Suite& suite, const std::vector<suite::Case>& cases, const std::string& arch,
                            const CompileCache* cache, unsigned jobs = 0);
 
-/// The configurations `cases` need, in a child process, so that NVRTC never runs in a process
-/// that later forks CUDA workers.
-SuiteModules compile_suite_in_child(const suite::Suite& suite, const std::vector<suite::Case>& cases,
-                                    const std::string& arch, const CompileCache* cache);
+/// Prints once per process, to stderr, that compilation cannot be confined here and why.
+void warn_if_unconfined();
 
 } // namespace harness::compile

@@ -1,13 +1,13 @@
 #include "harness/compile/nvrtc_compiler.hxx"
 
+#include "harness/compile/include_scan.hxx"
 #include "harness/compile/module_file.hxx"
 
 #include <cstdlib>
+#include <dlfcn.h>
 #include <fmt/format.h>
 #include <fstream>
 #include <nvrtc.h>
-#include <regex>
-#include <set>
 #include <sstream>
 #include <xxhash.h>
 
@@ -112,6 +112,18 @@ std::string header_hint(const std::string& log)
 
 } // namespace
 
+void load_nvrtc_builtins()
+{
+    int major = 0, minor = 0;
+    nvrtcVersion(&major, &minor);
+    const std::string name = fmt::format("libnvrtc-builtins.so.{}.{}", major, minor);
+    if (::dlopen(name.c_str(), RTLD_NOW | RTLD_GLOBAL)) return;
+    // Beside NVRTC itself, where the loader's search may not look.
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) && info.dli_fname)
+        ::dlopen((fs::path(info.dli_fname).parent_path() / name).c_str(), RTLD_NOW | RTLD_GLOBAL);
+}
+
 std::string nvrtc_version()
 {
     int major = 0, minor = 0;
@@ -119,34 +131,28 @@ std::string nvrtc_version()
     return fmt::format("{}.{}", major, minor);
 }
 
+std::vector<fs::path> readable_folders(const CompileRequest& request)
+{
+    std::vector<fs::path> folders = request.readable_roots;
+    if (!request.source.empty()) folders.push_back(fs::absolute(request.source).parent_path());
+    folders.insert(folders.end(), request.include_dirs.begin(), request.include_dirs.end());
+    if (!request.module_file.empty()) folders.push_back(fs::absolute(request.module_file).parent_path());
+    for (const auto& file : request.built_from) folders.push_back(fs::absolute(file).parent_path());
+    for (const auto& dir : toolkit_include_dirs()) folders.push_back(dir);
+    return folders;
+}
+
 std::vector<fs::path> source_closure(const CompileRequest& request)
 {
-    static const std::regex include_line(R"(^\s*#\s*include\s*["<]([^">]+)[">])");
-    std::vector<fs::path> order;
-    std::set<fs::path> seen;
-    std::vector<fs::path> pending = {fs::weakly_canonical(request.source)};
-    while (!pending.empty()) {
-        const fs::path file = pending.back();
-        pending.pop_back();
-        if (!seen.insert(file).second) continue;
-        order.push_back(file);
-        std::istringstream lines(read_file(file));
-        for (std::string line; std::getline(lines, line);) {
-            std::smatch m;
-            if (!std::regex_search(line, m, include_line)) continue;
-            std::vector<fs::path> search = {file.parent_path()};
-            search.insert(search.end(), request.include_dirs.begin(), request.include_dirs.end());
-            for (const auto& dir : search) {
-                const fs::path candidate = dir / m[1].str();
-                if (fs::is_regular_file(candidate)) {
-                    pending.push_back(fs::weakly_canonical(candidate));
-                    break;
-                }
-            }
-            // Headers found nowhere on the path are NVRTC's built-ins; they change with its version.
-        }
-    }
-    return order;
+    IncludeSearch search;
+    search.source = request.source;
+    search.include_dirs.push_back(fs::absolute(request.source).parent_path());
+    search.include_dirs.insert(search.include_dirs.end(), request.include_dirs.begin(), request.include_dirs.end());
+    search.toolkit_dirs = toolkit_include_dirs();
+    search.project_roots = request.readable_roots;
+    search.project_roots.push_back(fs::absolute(request.source).parent_path());
+    search.project_roots.insert(search.project_roots.end(), request.include_dirs.begin(), request.include_dirs.end());
+    return scan_includes(search);
 }
 
 std::string cache_key(const CompileRequest& request)
@@ -195,6 +201,9 @@ CompiledModule compile(const CompileRequest& request, const CompileCache* cache)
     module.log.resize(log_size);
     if (log_size > 0) nvrtcGetProgramLog(program.get(), module.log.data());
     while (!module.log.empty() && (module.log.back() == '\0' || module.log.back() == '\n')) module.log.pop_back();
+    // The include scan and the confinement keep other files unread; this keeps any that were
+    // (a toolkit without a folder of its own) out of every report.
+    module.log = withhold_outside_diagnostics(module.log, readable_folders(request));
 
     if (result != NVRTC_SUCCESS) {
         std::string joined;

@@ -24,6 +24,9 @@ struct CompileRequest {
     std::filesystem::path module_file;
     std::vector<std::filesystem::path> built_from;
     bool allow_stale_module = false; ///< the suite's `stale: allow`: no check that the module is newer
+    /// Folders the compilation may read besides the toolkit's headers: the project, the suite's
+    /// include folders, the source's folder. Empty: the source's folder and include folders only.
+    std::vector<std::filesystem::path> readable_roots;
 };
 
 /// A kernel that does not compile; what() holds the source, options and NVRTC's log.
@@ -48,10 +51,19 @@ std::vector<std::filesystem::path> toolkit_include_dirs();
 /// The full NVRTC option list for a request (also part of the cache key).
 std::vector<std::string> nvrtc_options(const CompileRequest& request);
 
+/// Loads the library of NVRTC's built-in headers, which NVRTC otherwise opens on its first
+/// compilation, so that a process confined afterwards (confinement.hxx) need not find it.
+void load_nvrtc_builtins();
+
 /// NVRTC's version as "13.0".
 std::string nvrtc_version();
 
-/// The source file and every file it includes from the include path, for hashing.
+/// Every folder `request` may read: its readable roots, include folders, the source's folder, the
+/// module's folder and the toolkit's headers.
+std::vector<std::filesystem::path> readable_folders(const CompileRequest& request);
+
+/// The source file and every project file it includes, for hashing. Throws CompileError when an
+/// include reaches outside the readable folders (include_scan.hxx).
 std::vector<std::filesystem::path> source_closure(const CompileRequest& request);
 
 /// A hash of source (with includes), options, architecture, entries and the NVRTC version.
