@@ -79,7 +79,7 @@ std::vector<double> baseline_samples(std::vector<double> samples, std::size_t mo
 }
 
 BaselineUpdate update_baselines(const suite::Suite& suite, const harness::RunReport& report,
-                                const std::filesystem::path& dir)
+                                const std::filesystem::path& dir, const TransactionStep& before_step)
 {
     BaselineUpdate out;
     std::map<CaseKey, std::size_t> case_order;
@@ -87,7 +87,8 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const harness::RunRep
         case_order.emplace(CaseKey{suite.variants[c.variant].name, c.params_text}, case_order.size());
     check_results(suite, report, case_order);
     const std::filesystem::path suite_dir = child_path(dir, suite.name, "suite name");
-    // Updates of one suite's files take turns: each reads what the one before it wrote.
+    // Updates of one suite's files take turns: each reads what the one before it wrote (and
+    // completes what a killed one committed).
     const FolderLock lock(suite_dir);
 
     const bool gpu = report.mode != "static";
@@ -186,7 +187,7 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const harness::RunRep
         out.written.push_back(path.string());
     }
     // Every file is read, merged and checked above; now all of them change, or none does.
-    replace_files_together(files);
+    replace_files_together(files, before_step);
     return out;
 }
 

@@ -2,6 +2,7 @@
 // `harness baseline update`: records a run's figures into the suite's baseline files, merging
 // with what they already hold.
 
+#include "harness/core/file_transaction.hxx"
 #include "harness/core/run_report.hxx"
 #include "harness/suite/suite.hxx"
 
@@ -30,8 +31,9 @@ struct BaselineUpdate {
 /// Each file is merged: rows for the cases and metrics this run measured are replaced, rows for
 /// other metrics are kept (a static update keeps GPU counters and vice versa), rows for
 /// variants or points no longer in the suite are dropped. Failed cases are never recorded; their
-/// earlier rows stay. Every file is written atomically.
+/// earlier rows stay. The files change together (replace_files_together): all of them or none.
+/// `before_step` is passed on to replace_files_together, for tests that stop the update there.
 BaselineUpdate update_baselines(const suite::Suite& suite, const harness::RunReport& report,
-                                const std::filesystem::path& dir);
+                                const std::filesystem::path& dir, const TransactionStep& before_step = {});
 
 } // namespace harness::compare

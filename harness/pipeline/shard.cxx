@@ -2,6 +2,7 @@
 
 #include "harness/compare/baseline_file.hxx"
 #include "harness/core/error.hxx"
+#include "harness/core/file_transaction.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/core/partition.hxx"
 #include "harness/core/run_report.hxx"
@@ -39,8 +40,13 @@ std::vector<fs::path> gpu_model_baselines(const fs::path& suite_dir)
 std::vector<double> point_costs(const suite::Suite& suite, const fs::path& baseline_dir)
 {
     std::vector<compare::BaselineFile> files;
-    for (const auto& path : gpu_model_baselines(baseline_dir / suite.name))
-        files.push_back(compare::read_baseline(path));
+    {
+        // Under one shared lock: an update lands before the reads or after them, never between.
+        const FolderReadLock lock(baseline_dir / suite.name);
+        if (lock.found())
+            for (const auto& path : gpu_model_baselines(baseline_dir / suite.name))
+                files.push_back(compare::read_baseline(path));
+    }
 
     const auto cases = suite::expand_cases(suite);
     std::vector<std::optional<double>> medians(cases.size());
