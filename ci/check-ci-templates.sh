@@ -6,13 +6,19 @@
 #      rely on (ci/check_ci_templates.py: jobs, needs, stages, matrices, pinned actions, ...);
 #   2. a self-test plants breaks in copies of both of this repository's templates (a `needs:` naming a missing job, an
 #      undeclared stage, an unpinned action, a matrix variable that does not exist, ...) and requires
-#      the check to fail on each with the expected message, so the check is shown to catch errors.
+#      the check to fail on each with the expected message, so the check is shown to catch errors;
+#   3. each file carries suites with `module:` variants end to end (ci/check_ci_modules.py): one variables block
+#      with the project's build command and the variables the suites' module paths read, for every job, and the
+#      build run before `harness run` in each job that runs the suites; the same on the templates set up as the
+#      worked example of docs/ci-templates.md (examples/tensor-kernels, whose suite `stencil` runs an nvcc-built
+#      fatbin), and a self-test of planted breaks in those copies.
 # Why this checker: Debian 12 packages neither actionlint, check-jsonschema nor the SchemaStore
 # schemas of either format, CI has no network to fetch them or to ask GitLab's lint API, and schema
 # files of others are not copied into this repository. yamllint is a Debian package
 # (ci/install-deps.sh installs it); the structural rules are plain Python on Debian's python3.
-# Usage: ci/check-ci-templates.sh [--github FILE] [--gitlab FILE]
-#   FILE: a project's edited copy to check instead of the template (the self-test keeps the templates).
+# Usage: ci/check-ci-templates.sh [--github FILE] [--gitlab FILE] [--project DIR]
+#   FILE: a project's edited copy to check instead of the template (the self-tests keep the templates).
+#   DIR: the folder HARNESS_SUITES is relative to, where the module checks read the suites (default: the current one).
 # Exit status: 0 when the files pass and the self-test catches every planted break, else 1 (2: usage).
 set -euo pipefail
 
@@ -21,11 +27,13 @@ github_template="$root/ci/github/harness.yml"
 gitlab_template="$root/ci/gitlab/harness.gitlab-ci.yml"
 github="$github_template"
 gitlab="$gitlab_template"
+project=.
 while (($#)); do
   case "$1" in
     --github) github="${2:?--github FILE}"; shift 2 ;;
     --gitlab) gitlab="${2:?--gitlab FILE}"; shift 2 ;;
-    *) echo "usage: ci/check-ci-templates.sh [--github FILE] [--gitlab FILE]" >&2; exit 2 ;;
+    --project) project="${2:?--project DIR}"; shift 2 ;;
+    *) echo "usage: ci/check-ci-templates.sh [--github FILE] [--gitlab FILE] [--project DIR]" >&2; exit 2 ;;
   esac
 done
 
@@ -46,4 +54,10 @@ status=0
 "$python" "$root/ci/check_ci_templates.py" github "$github" || status=1
 "$python" "$root/ci/check_ci_templates.py" gitlab "$gitlab" || status=1
 "$python" "$root/ci/check_ci_templates.py" self-test "$github_template" "$gitlab_template" || status=1
+"$python" "$root/ci/check_ci_modules.py" github "$github" "$project" || status=1
+"$python" "$root/ci/check_ci_modules.py" gitlab "$gitlab" "$project" || status=1
+for check in worked-example self-test; do
+  "$python" "$root/ci/check_ci_modules.py" "$check" "$root/docs/ci-templates.md" "$github_template" \
+    "$gitlab_template" "$root/examples/tensor-kernels" || status=1
+done
 exit $status

@@ -5,9 +5,11 @@
 #      runs from elsewhere, and find_package(harness 0.1 CONFIG) takes the package while 0.2 and 1.0 refuse it;
 #   2. builds the example against the installed package: `ctest -LE gpu` passes (the static tier against
 #      the committed baselines) and, without a GPU, `ctest -L gpu` reports the GPU test as skipped;
-#   3. builds the example with the harness as a subproject (add_subdirectory, which compiles the tool
+#   3. configures and builds the example against the harness's build folder as a package (-Dharness_DIR=BUILD_DIR):
+#      its tests run the tool of that folder;
+#   4. builds the example with the harness as a subproject (add_subdirectory, which compiles the tool
 #      again, and only the tool): `ctest` passes, the GPU test skipped without a GPU;
-#   4. applies examples/tensor-kernels/ci/planted-local-array.patch to a copy of the example: its static
+#   5. applies examples/tensor-kernels/ci/planted-local-array.patch to a copy of the example: its static
 #      test must fail as a regression of local_bytes, and, configured with HARNESS_GPU_TEST_WITHOUT_GPU=FAIL,
 #      its GPU test must fail without a GPU instead of being skipped.
 # Usage: ci/example-check.sh [BUILD_DIR [WORK_DIR]]   (defaults: build, BUILD_DIR/example-check)
@@ -101,6 +103,14 @@ for suite in bias_relu bf16_gemm cub_reduce stencil; do
 done
 run_logged "$work/package-ctest-gpu.log" ctest --test-dir "$work/package" --output-on-failure -L gpu
 expect_gpu_skipped "$work/package-ctest-gpu.log"
+
+step "example with -Dharness_DIR=$build (the build folder as a package): configure, build"
+run_logged "$work/build-folder-configure.log" cmake -S "$example" -B "$work/build-folder" -G Ninja \
+  -Dharness_DIR="$build"
+run_logged "$work/build-folder-build.log" cmake --build "$work/build-folder"
+[ -f "$work/build-folder/modules/stencil_1d.fatbin" ] || fail "nvcc did not build modules/stencil_1d.fatbin"
+# harness::harness is the tool built in $build, not an installed one.
+expect_in "$work/build-folder/CTestTestfile.cmake" "\"$build/harness\" \"run\"" "the example's tests do not run $build/harness"
 
 step "example with the harness as a subproject: configure, build the tool, ctest"
 run_logged "$work/subproject-configure.log" cmake -S "$example" -B "$work/subproject" -G Ninja \

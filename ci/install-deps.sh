@@ -22,6 +22,7 @@ packages=(
   libcli11-dev      # command line
   nlohmann-json3-dev # worker protocol, JSON results
   libxxhash-dev     # compile cache keys
+  libssl-dev        # SHA-256 of module sources (libcrypto)
 )
 ((tool_only)) || packages+=(
   libgtest-dev      # tests

@@ -3,6 +3,7 @@
 #include "harness/compile/cubin_info.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/input_files.hxx"
+#include "harness/core/sha256.hxx"
 #include "harness/core/text.hxx"
 
 #include <algorithm>
@@ -356,18 +357,69 @@ std::map<std::string, std::string> find_entries(std::string_view cubin, const st
 
 namespace {
 
-/// Refuses a module older than a source it was built from: the sources `built_from` names and the
-/// files its line table names that exist where it says (nvcc records absolute paths).
+/// The files a module's source manifest lists, as they resolve here, with the SHA-256 recorded for
+/// each. The manifest is `<module>.sources.sha256`, written when the module is built by `sha256sum` or
+/// `cmake -E sha256sum` (a digest, a space, a space or '*', a path); a relative path is taken from the
+/// manifest's folder, so that the manifest stays true wherever the project's checkout lies.
+std::map<fs::path, std::string> read_source_manifest(const fs::path& manifest)
+{
+    std::map<fs::path, std::string> recorded;
+    const std::string text = read_input_file(manifest, 1024 * 1024, "source manifest");
+    int number = 0;
+    for (std::string_view rest = text; !rest.empty();) {
+        const auto end = rest.find('\n');
+        std::string_view line = rest.substr(0, end);
+        rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+        ++number;
+        if (line.ends_with('\r')) line.remove_suffix(1);
+        if (line.empty()) continue;
+        const bool digest = line.size() > 66 &&
+                            std::all_of(line.begin(), line.begin() + 64,
+                                        [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }) &&
+                            line[64] == ' ' && (line[65] == ' ' || line[65] == '*');
+        if (!digest)
+            throw InputError(manifest.string(), number, 1, "",
+                             "not a line of `sha256sum` (64 hex digits, two spaces, the file)");
+        std::string sha(line.substr(0, 64));
+        std::transform(sha.begin(), sha.end(), sha.begin(),
+                       [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+        const fs::path source = fs::path(line.substr(66));
+        std::error_code ec;
+        recorded[fs::weakly_canonical(source.is_absolute() ? source : manifest.parent_path() / source, ec)] = sha;
+    }
+    return recorded;
+}
+
+/// Refuses a module that no longer matches a source it was built from. The sources its manifest lists
+/// are compared by content; the others, the files of `built_from` and those its line table names that
+/// exist where it says (nvcc records absolute paths), by time: the module must not be older.
 void check_not_stale(const fs::path& file, std::string_view cubin, const std::vector<fs::path>& built_from)
 {
     std::error_code ec;
+    const fs::path manifest = file.string() + ".sources.sha256";
+    const auto recorded = fs::exists(manifest, ec) ? read_source_manifest(manifest) : std::map<fs::path, std::string>();
+    for (const auto& [source, sha] : recorded) {
+        if (!fs::is_regular_file(source, ec))
+            throw Error(ErrorKind::bad_input,
+                        fmt::format("{}: no such file, which {} lists", source.string(), manifest.string()));
+        if (sha256_hex(read_input_file(source, max_module_bytes, "module source")) != sha)
+            throw Error(ErrorKind::bad_input,
+                        fmt::format("{} changed since {} was built from it (its SHA-256 is not the one {} records): "
+                                    "rebuild it (or give the variant `stale: allow`)",
+                                    source.string(), file.string(), manifest.string()));
+    }
+    std::vector<fs::path> sources;
+    for (const auto& source : built_from)
+        if (!recorded.contains(fs::weakly_canonical(source, ec))) sources.push_back(source);
+    for (const auto& recorded_path : line_table_files(cubin)) {
+        const fs::path source = recorded_path;
+        if (source.is_absolute() && fs::is_regular_file(source, ec) &&
+            !recorded.contains(fs::weakly_canonical(source, ec)))
+            sources.push_back(source);
+    }
+    if (sources.empty()) return;
     const auto built = fs::last_write_time(file, ec);
     if (ec) throw Error(ErrorKind::bad_input, file.string() + ": cannot read the time it was built: " + ec.message());
-    std::vector<fs::path> sources = built_from;
-    for (const auto& recorded : line_table_files(cubin)) {
-        const fs::path source = recorded;
-        if (source.is_absolute() && fs::is_regular_file(source, ec)) sources.push_back(source);
-    }
     for (const auto& source : sources) {
         const auto changed = fs::last_write_time(source, ec);
         if (ec) throw Error(ErrorKind::bad_input, source.string() + ": cannot read the time it was changed");

@@ -7,6 +7,7 @@
 #include "harness/compile/static_tier.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/core/sha256.hxx"
 #include "harness/run/case_runner.hxx"
 #include "harness/suite/suite.hxx"
 #include "test_files.hxx"
@@ -235,6 +236,68 @@ TEST(ModuleFile, AModuleOlderThanASourceItsLineTableNamesIsStale)
     // A source the line table names that is not there (a module built elsewhere) is no evidence.
     fs::remove(dir.path / "k.cu");
     EXPECT_EQ(load(false).lowered_names.at("plain_copy"), "plain_copy");
+}
+
+TEST(ModuleFile, ASourceManifestJudgesStalenessByContentNotTime)
+{
+    REQUIRE_FIXTURES();
+    // A project whose build wrote build/m.cubin and, beside it, what `sha256sum` printed for its sources:
+    // kernels/k.cu by a path relative to build/, a header by its absolute path.
+    TempDir dir{"harness-source-manifest"};
+    const fs::path built = dir.path / "built";
+    const std::string header_text = "// a header the line table does not name\n";
+    write_file(built / "kernels" / "k.cu", kernel_source);
+    write_file(built / "kernels" / "k.cuh", header_text);
+    const std::string nvcc = std::string(HARNESS_CUDA_BIN_DIR) + "/nvcc";
+    fs::create_directories(built / "build");
+    ASSERT_EQ(std::system((nvcc + " --cubin -lineinfo -arch=sm_90 -o " + (built / "build" / "m.cubin").string() + " " +
+                           (built / "kernels" / "k.cu").string())
+                              .c_str()),
+              0);
+    const std::string kernel_line = sha256_hex(kernel_source) + "  ../kernels/k.cu\n";
+    write_file(built / "build" / "m.cubin.sources.sha256",
+               kernel_line + sha256_hex(header_text) + " *" + (built / "kernels" / "k.cuh").string() + "\n");
+    const auto load = [](const fs::path& module, std::vector<fs::path> built_from = {}, bool allow_stale = false) {
+        return compile::load_module_file(module, "sm_90", {"plain_copy"}, built_from, allow_stale);
+    };
+    const fs::path module = built / "build" / "m.cubin";
+    EXPECT_EQ(load(module, {built / "kernels" / "k.cuh"}).lowered_names.at("plain_copy"), "plain_copy");
+    // Sources newer than the module, as after a checkout that follows the module's download: their
+    // contents are those the manifest records, so the module is current.
+    for (const auto& source : {built / "kernels" / "k.cu", built / "kernels" / "k.cuh"})
+        fs::last_write_time(source, fs::last_write_time(module) + std::chrono::seconds(5));
+    EXPECT_EQ(load(module, {built / "kernels" / "k.cuh"}).lowered_names.at("plain_copy"), "plain_copy");
+    // A source the manifest does not list is still compared by time.
+    write_file(built / "kernels" / "other.cuh", "// newer than the module\n");
+    fs::last_write_time(built / "kernels" / "other.cuh", fs::last_write_time(module) + std::chrono::seconds(5));
+    const std::string older = error_of([&] { load(module, {built / "kernels" / "other.cuh"}); });
+    EXPECT_NE(older.find("m.cubin is older than " + (built / "kernels" / "other.cuh").string()), std::string::npos)
+        << older;
+
+    // The project in another folder (another job's checkout), where the line table's paths do not
+    // exist: a relative path in the manifest follows the project, an absolute one does not.
+    const fs::path moved = dir.path / "moved";
+    fs::rename(built, moved);
+    const fs::path moved_module = moved / "build" / "m.cubin";
+    const fs::path manifest = moved / "build" / "m.cubin.sources.sha256";
+    const std::string missing = error_of([&] { load(moved_module); });
+    EXPECT_NE(
+        missing.find((built / "kernels" / "k.cuh").string() + ": no such file, which " + manifest.string() + " lists"),
+        std::string::npos)
+        << missing;
+    write_file(manifest, kernel_line);
+    EXPECT_EQ(load(moved_module).lowered_names.at("plain_copy"), "plain_copy");
+    write_file(moved / "kernels" / "k.cu", std::string(kernel_source) + "// changed\n");
+    const std::string changed = error_of([&] { load(moved_module); });
+    EXPECT_NE(changed.find(fs::weakly_canonical(moved / "kernels" / "k.cu").string() + " changed since " +
+                           moved_module.string() + " was built from it (its SHA-256 is not the one " +
+                           manifest.string() + " records): rebuild it (or give the variant `stale: allow`)"),
+              std::string::npos)
+        << changed;
+    EXPECT_EQ(load(moved_module, {}, true).lowered_names.at("plain_copy"), "plain_copy");
+    write_file(manifest, kernel_line + "k.cu\n");
+    const std::string malformed = error_of([&] { load(moved_module); });
+    EXPECT_NE(malformed.find("m.cubin.sources.sha256:2:1: not a line of `sha256sum`"), std::string::npos) << malformed;
 }
 
 TEST(ModuleFile, EntriesAreFoundByTheirCppNames)
