@@ -46,7 +46,8 @@ int baseline_update(const std::vector<std::string>& args)
         ->check(CLI::Range(1, 20))
         ->excludes(from_option);
     app.add_option("--device", options.device, "CUDA device ordinal")->capture_default_str();
-    app.add_option("--budget", options.budget_s, "seconds of timing per case (default: the suite's timing.budget_s)");
+    app.add_option("--budget", options.budget_s, "seconds of timing per case (default: the suite's timing.budget_s)")
+        ->check(seconds_validator(suite::max_budget_s));
     if (auto code = parse(app, args)) return *code;
     if (!from.empty() && common.suites.size() != 1)
         throw Error(ErrorKind::bad_input, "--from records one results file: give exactly one suite");
@@ -55,6 +56,8 @@ int baseline_update(const std::vector<std::string>& args)
                                           "record them outside CI, or pass --no-ci");
 
     const std::vector<suite::Suite> suites = load_suites(common);
+    // Every suite's folder is checked before the first one runs.
+    for (const auto& s : suites) baseline_folder(project_paths(project, s), s);
     const auto cache = make_cache(common);
     options.require_gpu = gate.require_gpu;
     options.require_gpu_because = "--require-gpu";

@@ -4,12 +4,12 @@
 #include "harness/cli/exit_codes.hxx"
 #include "harness/cli/options.hxx"
 #include "harness/core/error.hxx"
+#include "harness/core/input_files.hxx"
+#include "harness/core/text.hxx"
 #include "harness/profile/ncu_crosscheck.hxx"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <fstream>
-#include <sstream>
 
 namespace harness::cli {
 
@@ -38,7 +38,14 @@ int crosscheck_command(const std::vector<std::string>& args)
                  "(ncu takes one sample per run: with several --ncu runs, the median of their sums; printed, "
                  "never failed)");
     app.add_option("--times-min-us", times_min_us, "with --times: tally the cases at least this long")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(CLI::Validator(
+            [](std::string& text) -> std::string {
+                const auto us = parse_decimal_number(text);
+                return us && *us >= 0 ? ""
+                                      : fmt::format("expected microseconds, 0 or more, not '{}'", text.substr(0, 40));
+            },
+            "US"));
     app.add_option("results", results_file, "results.json of a profiled run")->check(CLI::ExistingFile);
     if (auto code = parse(app, args)) return *code;
     if (list_metrics || list_dram_metrics) {
@@ -61,10 +68,7 @@ int crosscheck_command(const std::vector<std::string>& args)
     std::size_t kernel_count = 0;
     std::string example;
     for (const auto& file : ncu_files) {
-        std::ifstream in(file, std::ios::binary);
-        std::stringstream text;
-        text << in.rdbuf();
-        runs.push_back(profile::parse_ncu_csv(text.str(), file));
+        runs.push_back(profile::parse_ncu_csv(read_input_file(file, profile::max_ncu_csv_bytes, "ncu CSV file"), file));
         kernel_count += runs.back().size();
         if (example.empty() && !runs.back().empty()) example = runs.back().front().name;
     }

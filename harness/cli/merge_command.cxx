@@ -106,9 +106,9 @@ int merge_command(const std::vector<std::string>& args)
         write_file_atomically(output, harness::results_json(merged));
     }
     const harness::Totals t = harness::totals(merged, merged.fail_on_improvement);
-    fmt::print("wrote {}: {} cases from {} files ({} passed, {} failed, {} regressed, {} skipped)\n", output,
-               merged.results.size(), inputs.size(), t.passed, t.failed, t.regressed, t.skipped);
-    return t.failed > 0 || t.regressed > 0 ? exit_failure : exit_pass;
+    fmt::print("wrote {}: {} cases from {} files ({} passed, {} failed, {} regressed, {} not gated, {} skipped)\n",
+               output, merged.results.size(), inputs.size(), t.passed, t.failed, t.regressed, t.not_gated, t.skipped);
+    return t.failed > 0 || t.regressed > 0 || t.not_gated > 0 ? exit_failure : exit_pass;
 }
 
 } // namespace harness::cli

@@ -2,6 +2,7 @@
 
 #include "harness/cli/exit_codes.hxx"
 #include "harness/core/arch_limits.hxx"
+#include "harness/core/error.hxx"
 #include "harness/core/input_files.hxx"
 #include "harness/core/text.hxx"
 
@@ -30,7 +31,7 @@ std::optional<int> parse(CLI::App& app, const std::vector<std::string>& args)
         fmt::print("{}\n", e.what());
         return exit_pass;
     } catch (const CLI::ParseError& e) {
-        fmt::print(stderr, "{}: {}\n", app.get_name(), e.what());
+        fmt::print(stderr, "{}: {}\n", app.get_name(), escape_control_characters(e.what()));
         return exit_bad_input;
     }
     return std::nullopt;
@@ -46,6 +47,18 @@ CLI::Validator known_arch_validator()
             return fmt::format("unknown architecture '{}'; one of {}", arch.substr(0, 40), join(known));
         },
         "ARCH");
+}
+
+CLI::Validator seconds_validator(double most)
+{
+    return CLI::Validator(
+        [most](std::string& text) -> std::string {
+            const auto seconds = parse_decimal_number(text);
+            if (seconds && *seconds > 0 && *seconds <= most) return "";
+            return fmt::format("expected a number of seconds above 0 and at most {:g}, not '{}'", most,
+                               text.substr(0, 40));
+        },
+        "SECONDS");
 }
 
 int dispatch_group(CLI::App& app, std::span<const Subcommand> subcommands, const std::vector<std::string>& args)
@@ -101,8 +114,18 @@ void add_common(CLI::App& app, CommonOptions& o)
 std::vector<suite::Suite> load_suites(const CommonOptions& o)
 {
     std::vector<suite::Suite> suites;
-    for (const auto& file : o.suites)
+    for (const auto& file : o.suites) {
         suites.push_back(suite::load_suite(file, {.sources_anywhere = o.sources_anywhere}));
+        // A suite's name names its baseline and report folders: two suites of one name would
+        // overwrite each other's files.
+        for (std::size_t i = 0; i + 1 < suites.size(); ++i)
+            if (suites[i].name == suites.back().name)
+                throw Error(ErrorKind::bad_input,
+                            fmt::format("{}: suite: '{}' is also the name of {}: their baselines and reports would "
+                                        "overwrite each other's; give each suite a name of its own{}",
+                                        file, suites.back().name, o.suites[i],
+                                        o.suites[i] == file ? " (or name the file once)" : ""));
+    }
     return suites;
 }
 
@@ -126,9 +149,25 @@ ProjectPaths project_paths(const ProjectOptions& o, const suite::Suite& s)
     p.root = o.root.empty() ? s.project_root : fs::absolute(o.root);
     p.baselines = o.baseline_dir.empty() ? p.root / "baselines" : fs::path(o.baseline_dir);
     p.reports = o.out_dir.empty() ? p.root / "reports" : fs::path(o.out_dir);
+    p.baselines_given = !o.baseline_dir.empty();
+    p.reports_given = !o.out_dir.empty();
     p.waivers_given = !o.waiver_file.empty();
     p.waivers = p.waivers_given ? fs::path(o.waiver_file) : p.baselines / "waivers.yaml";
     return p;
+}
+
+std::filesystem::path report_folder(const ProjectPaths& paths, const suite::Suite& s)
+{
+    const auto folder = child_path(paths.reports, s.name, "suite name");
+    refuse_linked_folders(paths.reports_given ? paths.reports : paths.root, folder);
+    return folder;
+}
+
+std::filesystem::path baseline_folder(const ProjectPaths& paths, const suite::Suite& s)
+{
+    const auto folder = child_path(paths.baselines, s.name, "suite name");
+    refuse_linked_folders(paths.baselines_given ? paths.baselines : paths.root, folder);
+    return folder;
 }
 
 bool GateOptions::ci_mode() const

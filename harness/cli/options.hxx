@@ -31,6 +31,10 @@ int dispatch_group(CLI::App& app, std::span<const Subcommand> subcommands, const
 /// Accepts an architecture the harness knows (sm_80, sm_90a, ...); the message lists them.
 CLI::Validator known_arch_validator();
 
+/// Accepts a finite decimal number of seconds above 0 and at most `most` (`--timeout`, `--budget`),
+/// as the suite's `timing:` takes them; NaN, infinities and negative numbers are refused.
+CLI::Validator seconds_validator(double most);
+
 /// Suite files and the compile cache.
 struct CommonOptions {
     std::vector<std::string> suites;
@@ -61,11 +65,19 @@ struct ProjectOptions {
 /// The folders of one suite's project.
 struct ProjectPaths {
     std::filesystem::path root, baselines, reports, waivers;
-    bool waivers_given = false; ///< named on the command line: it must exist
+    bool waivers_given = false;   ///< named on the command line: it must exist
+    bool baselines_given = false; ///< --baseline-dir
+    bool reports_given = false;   ///< --out
 };
 
 void add_project_options(CLI::App& app, ProjectOptions& o, bool with_reports);
 ProjectPaths project_paths(const ProjectOptions& o, const suite::Suite& s);
+
+/// <reports>/<suite> and <baselines>/<suite>, the folders a command writes a suite's files into.
+/// Throws Error (environment) when one of them, or a folder above it up to the project root (up to
+/// --out or --baseline-dir when given), is a symbolic link.
+std::filesystem::path report_folder(const ProjectPaths& paths, const suite::Suite& s);
+std::filesystem::path baseline_folder(const ProjectPaths& paths, const suite::Suite& s);
 
 /// How a run gates: CI mode (a missing baseline or GPU fails, baselines are never written),
 /// snapshot semantics, and whether a GPU is required.

@@ -6,13 +6,16 @@
 #include "harness/compare/compare_run.hxx"
 #include "harness/compare/waivers.hxx"
 #include "harness/compile/compile_suite.hxx"
+#include "harness/compile/kernel_arguments.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/input_files.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/core/text.hxx"
 #include "harness/pipeline/run_suite.hxx"
 #include "harness/report/reporters.hxx"
 #include "harness/suite/sweep.hxx"
 
+#include <algorithm>
 #include <cstdio>
 #include <fmt/format.h>
 #include <iostream>
@@ -83,8 +86,10 @@ int run_command(const std::vector<std::string>& args)
                  "run each case once, then once more inside its NVTX range (domain 'harness', named '<variant> "
                  "<params>') and between cuProfilerStart/Stop, for ncu / nsys; no timing, no counters");
     app.add_option("--timeout", options.timeout_s,
-                   "seconds before a case counts as hung (default: the suite's timing.timeout_s)");
-    app.add_option("--budget", options.budget_s, "seconds of timing per case (default: the suite's timing.budget_s)");
+                   "seconds before a case counts as hung (default: the suite's timing.timeout_s)")
+        ->check(seconds_validator(suite::max_timeout_s));
+    app.add_option("--budget", options.budget_s, "seconds of timing per case (default: the suite's timing.budget_s)")
+        ->check(seconds_validator(suite::max_budget_s));
     app.add_option("--variant", options.only_variants, "run only these variants (the reference always runs)");
     app.add_option("--resample", options.resample_rounds,
                    "rounds of more time samples for a case whose time verdict is unsure (its median moved beyond the "
@@ -110,8 +115,10 @@ int run_command(const std::vector<std::string>& args)
     const std::vector<suite::Suite> suites = load_suites(common);
     const bool ci = gate.ci_mode();
     std::vector<ProjectPaths> paths;
+    std::vector<fs::path> out_dirs;
     for (const auto& s : suites) {
         paths.push_back(project_paths(project, s));
+        out_dirs.push_back(report_folder(paths.back(), s));
         // Read once before anything runs, so that a bad waiver file stops the run at once.
         compare::read_waivers(paths.back().waivers, paths.back().waivers_given);
         for (const auto& v : options.only_variants)
@@ -131,12 +138,11 @@ int run_command(const std::vector<std::string>& args)
         suite_options.baseline_dir = paths[i].baselines;
         if (const auto share = parse_shard(shard))
             suite_options.shard = {share->first, share->second, paths[i].baselines};
-        const fs::path out_dir = child_path(paths[i].reports, s.name, "suite name");
         const harness::RunReport rep =
             pipeline::run_and_report(s, device, suite_options, cache ? &*cache : nullptr,
-                                     compare_options(paths[i], gate), fail_on_improvement, out_dir, std::cout);
+                                     compare_options(paths[i], gate), fail_on_improvement, out_dirs[i], std::cout);
         const harness::Totals t = harness::totals(rep, fail_on_improvement);
-        if (t.failed > 0 || t.regressed > 0) exit_code = exit_failure;
+        if (t.failed > 0 || t.regressed > 0 || t.not_gated > 0) exit_code = exit_failure;
         // A suite's report reaches a log before the next suite's progress (on stderr) does.
         std::cout.flush();
         std::fflush(stdout);
@@ -157,6 +163,7 @@ int check_command(const std::vector<std::string>& args)
 
     const auto cache = make_cache(common);
     int exit_code = exit_pass;
+    std::vector<std::string> argument_problems;
     for (const auto& s : load_suites(common)) {
         const auto cases = suite::expand_cases(s);
         fmt::print("{}: suite {}, {} variants, {} cases\n", s.file.string(), s.name, s.variants.size(), cases.size());
@@ -167,15 +174,23 @@ int check_command(const std::vector<std::string>& args)
                     fmt::print("  {:<8} {:<24} built-in {} (nothing to compile)\n", arch, v.name, v.builtin);
             for (const auto& unit : compile::compile_units(s)) {
                 if (auto err = compiled.errors.find(unit.key); err != compiled.errors.end()) {
-                    fmt::print("  {:<8} {:<24} FAILED\n{}\n", arch, unit.key, err->second);
+                    fmt::print("  {:<8} {:<24} FAILED\n{}\n", arch, unit.key, escape_control_characters(err->second));
                     exit_code = exit_failure;
                 } else {
                     fmt::print("  {:<8} {:<24} ok{}\n", arch, unit.key,
                                compiled.modules.at(unit.key).from_cache ? " (cached)" : "");
                 }
             }
+            try {
+                compile::check_kernel_arguments(s, compiled);
+            } catch (const Error& e) {
+                if (std::find(argument_problems.begin(), argument_problems.end(), e.what()) == argument_problems.end())
+                    argument_problems.emplace_back(e.what());
+            }
         }
     }
+    // Arguments the kernels do not take are a wrong suite: bad input, after every suite was listed.
+    if (!argument_problems.empty()) throw Error(ErrorKind::bad_input, join(argument_problems, "\n"));
     return exit_code;
 }
 

@@ -2,7 +2,9 @@
 
 #include "harness/core/atomic_file.hxx"
 #include "harness/core/error.hxx"
+#include "harness/core/file_transaction.hxx"
 #include "harness/core/input_files.hxx"
+#include "harness/core/text.hxx"
 
 #include <algorithm>
 #include <cmath>
@@ -53,12 +55,7 @@ struct Records {
 
 double parse_double(const std::string& text, const std::string& name, int line, const std::string& what)
 {
-    try {
-        std::size_t used = 0;
-        const double v = std::stod(text, &used);
-        if (used == text.size() && std::isfinite(v)) return v;
-    } catch (const std::exception&) {
-    }
+    if (const auto v = parse_decimal_number(text)) return *v;
     throw InputError(name, line, 1, what, fmt::format("'{}' is not a number", text));
 }
 
@@ -73,6 +70,15 @@ std::string BaselineFile::meta(const std::string& name) const
 
 void BaselineFile::set_meta(const std::string& name, const std::string& value)
 {
+    const std::size_t bad_value = control_character_offset(value);
+    if (name.empty() || name.find(':') != std::string::npos || control_character_offset(name) != std::string::npos ||
+        bad_value != std::string::npos)
+        throw Error(ErrorKind::bad_input,
+                    fmt::format("baseline metadata '# {}: {}' would not be one line of the file's header{}",
+                                name.substr(0, 100), value.substr(0, 200),
+                                bad_value == std::string::npos
+                                    ? ""
+                                    : fmt::format(" (a control character at offset {} of the value)", bad_value)));
     for (auto& [k, v] : metadata)
         if (k == name) {
             v = value;
@@ -232,6 +238,13 @@ BaselineFile parse_baseline(const std::string& text, const std::string& name)
 
 BaselineFile read_baseline(const std::filesystem::path& path)
 {
+    // Under the folder's FolderLock or FolderReadLock no replacement is ever half done; a reader
+    // without one must not take a half-done update for the baselines.
+    if (replacement_pending(path.parent_path()))
+        throw Error(ErrorKind::environment,
+                    fmt::format("cannot read {}: an update of its folder was interrupted and is not complete yet; "
+                                "the next `harness run` or `harness baseline update` of the suite completes it",
+                                path.string()));
     return parse_baseline(read_input_file(path, max_baseline_file_bytes, "baseline file"), path.string());
 }
 

@@ -39,6 +39,8 @@ struct BaselineFile {
 
     /// The metadata value for `name`, or "".
     std::string meta(const std::string& name) const;
+    /// Sets a `# name: value` line; throws Error (bad_input) for a name or value that would not read
+    /// back as the same one line: a control character (a line break), or a ':' in the name.
     void set_meta(const std::string& name, const std::string& value);
     /// The row for this case and metric, or nullptr.
     const BaselineRow* find(const std::string& variant, const std::string& params, const std::string& metric) const;

@@ -2,6 +2,7 @@
 
 #include "harness/compare/rules.hxx"
 #include "harness/compare/waivers.hxx"
+#include "harness/core/file_transaction.hxx"
 #include "harness/core/metrics.hxx"
 
 #include <algorithm>
@@ -113,6 +114,47 @@ std::string other_gpu_models(const fs::path& suite_dir, const std::string& own)
     return fmt::format("{}", fmt::join(models, ", "));
 }
 
+/// Whether this run should have measured `info` for `r`: static resources always (every compiled
+/// kernel has them, in either tier), a collector's other figures when the case holds one of them
+/// (a timed case has every time figure, a profiled one every counter of the suite's set).
+bool measured_by_this_run(const MetricInfo& info, const CaseResult& r, const suite::Suite& suite)
+{
+    if (info.collector == Collector::derived || info.collector == Collector::verification) return false;
+    if (info.collector == Collector::resources) return true;
+    const bool collected =
+        suite.metrics.empty() ? info.in_default_set
+                              : std::find(suite.metrics.begin(), suite.metrics.end(), info.name) != suite.metrics.end();
+    if (!collected) return false;
+    return std::any_of(r.metrics.begin(), r.metrics.end(), [&](const auto& m) {
+        const auto other = find_metric(m.name);
+        return other && other->collector == info.collector;
+    });
+}
+
+/// A figure the baseline holds for this case and this kind of run measures, but the run lacks, is
+/// "not measured" and fails: a gate that silently loses a figure would pass whatever it did.
+void add_not_measured(CaseResult& r, const suite::Suite& suite, const suite::VariantSpec& spec,
+                      std::initializer_list<const BaselineFile*> files)
+{
+    for (const BaselineFile* file : files) {
+        if (!file) continue;
+        for (const BaselineRow& row : file->rows) {
+            if (row.variant != r.variant || row.params != r.params_text || r.metric(row.metric)) continue;
+            const auto info = find_metric(row.metric);
+            if (!info || suite.rule_for(spec, row.metric).kind == RuleKind::ignore) continue;
+            if (!measured_by_this_run(*info, r, suite)) continue;
+            MetricVerdict v;
+            v.metric = row.metric;
+            v.verdict = Verdict::not_measured;
+            v.rule = "measured";
+            v.message = fmt::format("{}: the baseline holds it and this run measures it, but this run has no "
+                                    "value for it; the gate would pass whatever it is",
+                                    row.metric);
+            r.verdicts.push_back(std::move(v));
+        }
+    }
+}
+
 } // namespace
 
 std::optional<std::string> occupancy_cliff(const std::string& arch, const OccupancyFigures& before,
@@ -199,6 +241,8 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
         r.verdicts.push_back(std::move(v));
     }
 
+    add_not_measured(r, suite, spec, {exact, noisy});
+
     for (const auto& e : suite.expectations_for(spec)) {
         MetricVerdict v;
         v.metric = e.metric;
@@ -215,8 +259,8 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
             } else {
                 v.verdict = Verdict::expect_failed;
                 v.message = fmt::format("{} is {}, expected {} (suite line {})", e.metric,
-                                        info ? format_value(*info, *value) : fmt::format("{}", *value), e.rule.text,
-                                        e.where.line);
+                                        info ? format_value(*info, *value) : fmt::format("{}", *value),
+                                        info ? expect_condition_text(*info, e.rule) : e.rule.text, e.where.line);
                 if (const Hotspot* h = top_hotspot(r, e.metric)) {
                     v.location = fmt::format("{}:{}", h->file, h->line);
                     v.message += fmt::format("; top source line {}", v.location);
@@ -239,6 +283,9 @@ void compare_run(harness::RunReport& report, const suite::Suite& suite, const Co
     report.comparison_notes.clear();
 
     std::map<std::string, std::optional<BaselineFile>> files; // by path
+    // The suite's baseline files are read under one shared lock: an update lands before the reads or
+    // after them, never between, and one that a kill left half done is completed first.
+    const FolderReadLock baselines_lock(options.baseline_dir / suite.name);
     // Reports name baseline files relative to the suite's project.
     const auto shown = [&](const fs::path& path) {
         std::error_code ec;
@@ -250,7 +297,7 @@ void compare_run(harness::RunReport& report, const suite::Suite& suite, const Co
         auto it = files.find(key);
         if (it == files.end()) {
             std::optional<BaselineFile> file;
-            if (fs::exists(path)) {
+            if (baselines_lock.found() && fs::exists(path)) {
                 file = read_baseline(path);
                 check_baseline_identity(*file, key, suite.name, path.stem().string());
                 report.baseline_files.push_back(shown(path));

@@ -44,6 +44,20 @@ std::string format_value(const MetricInfo& metric, double value)
     return fmt::format("{} {}", number, metric.unit);
 }
 
+std::string expect_condition_text(const MetricInfo& metric, const ExpectRule& rule)
+{
+    const char* op = "==";
+    switch (rule.op) {
+    case ExpectOp::eq: op = "=="; break;
+    case ExpectOp::ne: op = "!="; break;
+    case ExpectOp::lt: op = "<"; break;
+    case ExpectOp::le: op = "<="; break;
+    case ExpectOp::gt: op = ">"; break;
+    case ExpectOp::ge: op = ">="; break;
+    }
+    return fmt::format("{} {}", op, format_value(metric, rule.bound));
+}
+
 MetricVerdict judge_value(const MetricInfo& metric, const Rule& rule, double baseline, double value)
 {
     MetricVerdict v;

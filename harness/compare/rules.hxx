@@ -52,4 +52,8 @@ std::string p_value_text(double p);
 /// "1.23 us", "4096 sectors", "75 %": a figure with its unit, for messages.
 std::string format_value(const MetricInfo& metric, double value);
 
+/// "== 100 %", "<= 4 sectors/request": an `expect:` condition with its bound shown as format_value
+/// shows the figure, so that a message never compares a percentage with a fraction.
+std::string expect_condition_text(const MetricInfo& metric, const ExpectRule& rule);
+
 } // namespace harness::compare

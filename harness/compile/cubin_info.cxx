@@ -41,6 +41,13 @@ constexpr std::uint64_t shf_barriers_mask = 0x7f;
 constexpr int first_sm_with_shared_window = 90;
 constexpr int shared_window_bytes = 1024;
 
+// An EIATTR_KPARAM_INFO payload: u32 index (0), u16 ordinal, u16 offset, then u32 flags whose bits
+// 0-7 hold the pointee's log2 alignment, 8-11 the space, 12-16 the constant bank and 18-31 the
+// parameter's size in bytes (checked against nvcc 13.0 cubins for sm_80, sm_90 and sm_100: a
+// pointer is 8, a __half 2, a 12-byte struct 12).
+constexpr std::size_t kparam_info_bytes = 12;
+constexpr int kparam_size_shift = 18;
+
 // The format byte of a .nv.info record (EIFMT_*). Every record starts with 4 bytes: format,
 // attribute id, then a 16-bit field that is the value (HVAL), the value in its low byte (BVAL),
 // unused (NVAL), or the payload size (SVAL, payload follows). Records are 4-byte aligned.
@@ -52,6 +59,7 @@ enum class NvInfoFormat : std::uint8_t { nval = 1, bval = 2, hval = 3, sval = 4 
 enum class NvInfoId : std::uint8_t {
     frame_size = 0x11,       // EIATTR_FRAME_SIZE, in .nv.info: symbol index, bytes
     min_stack_size = 0x12,   // EIATTR_MIN_STACK_SIZE, in .nv.info: symbol index, bytes
+    kparam_info = 0x17,      // EIATTR_KPARAM_INFO, in .nv.info.<k>: one SVAL per parameter (below)
     cbank_param_size = 0x19, // EIATTR_CBANK_PARAM_SIZE, in .nv.info.<k>: HVAL bytes
     max_stack_size = 0x23,   // EIATTR_MAX_STACK_SIZE: symbol index, bytes (not seen from ptxas 13.0)
     reg_count = 0x2f,        // EIATTR_REGCOUNT, in .nv.info: symbol index, registers
@@ -247,6 +255,28 @@ std::uint64_t scalar_value(const NvInfoRecord& record)
     fail("attribute " + hex(record.id) + " has a " + std::to_string(record.payload.size()) + "-byte payload");
 }
 
+KernelParameter kernel_parameter(const NvInfoRecord& record, const std::string& context)
+{
+    if (record.format != static_cast<std::uint8_t>(NvInfoFormat::sval) || record.payload.size() < kparam_info_bytes)
+        fail(context + ": a parameter record (EIATTR_KPARAM_INFO) of " + std::to_string(record.payload.size()) +
+             " bytes, expected " + std::to_string(kparam_info_bytes));
+    const ByteReader payload(record.payload);
+    return {payload.u16(4, "parameter ordinal"), payload.u16(6, "parameter offset"),
+            static_cast<int>(payload.u32(8, "parameter flags") >> kparam_size_shift)};
+}
+
+/// The parameters in order, when their records number them 0 to n-1; throws otherwise.
+std::vector<KernelParameter> ordered_parameters(std::vector<KernelParameter> parameters, const std::string& context)
+{
+    std::sort(parameters.begin(), parameters.end(),
+              [](const KernelParameter& a, const KernelParameter& b) { return a.ordinal < b.ordinal; });
+    for (std::size_t i = 0; i < parameters.size(); ++i)
+        if (parameters[i].ordinal != static_cast<int>(i))
+            fail(context + ": parameter records (EIATTR_KPARAM_INFO) number " + std::to_string(parameters.size()) +
+                 " parameters, but not 0 to " + std::to_string(parameters.size() - 1));
+    return parameters;
+}
+
 struct KernelSymbol {
     std::string name;
     std::uint32_t index = 0;
@@ -334,6 +364,7 @@ CubinInfo read_cubin_info(std::span<const std::byte> bytes)
         // This kernel's attributes by id: .nv.info's first, then .nv.info.<kernel>'s (where later
         // ptxas versions might move them) for ids .nv.info lacks.
         std::map<NvInfoId, std::uint64_t> attributes;
+        std::vector<KernelParameter> parameters;
         for (NvInfoId id :
              {NvInfoId::reg_count, NvInfoId::frame_size, NvInfoId::max_stack_size, NvInfoId::min_stack_size})
             if (auto it = by_symbol.find({symbol.index, static_cast<std::uint8_t>(id)}); it != by_symbol.end())
@@ -347,6 +378,7 @@ CubinInfo read_cubin_info(std::span<const std::byte> bytes)
                 case NvInfoId::frame_size:
                 case NvInfoId::max_stack_size:
                 case NvInfoId::min_stack_size: attributes.try_emplace(id, scalar_value(record)); break;
+                case NvInfoId::kparam_info: parameters.push_back(kernel_parameter(record, context)); break;
                 }
             }
         }
@@ -369,6 +401,10 @@ CubinInfo read_cubin_info(std::span<const std::byte> bytes)
             attribute(NvInfoId::max_stack_size, attribute(NvInfoId::min_stack_size, 0)), context + " stack size");
         kernel.barriers = checked_int(attribute(NvInfoId::num_barriers, 0), context + " barrier count");
         kernel.param_bytes = checked_int(attribute(NvInfoId::cbank_param_size, 0), context + " parameter bytes");
+        // A kernel without parameters has neither records nor a parameter block; one with a block
+        // but no records leaves its parameters unknown.
+        if (!parameters.empty() || kernel.param_bytes == 0)
+            kernel.parameters = ordered_parameters(std::move(parameters), context);
 
         if (const Section* shared = find_section(sections, ".nv.shared." + symbol.name)) {
             int bytes = checked_int(shared->size, context + " shared memory");

@@ -15,6 +15,8 @@
 //   barriers             EIATTR_NUM_BARRIERS in .nv.info.<k>, else         "used N barriers"
 //                        SHF_BARRIERS (.text.<k> sh_flags >> 20)
 //   param_bytes          EIATTR_CBANK_PARAM_SIZE in .nv.info.<k>           (not reported)
+//   parameters           EIATTR_KPARAM_INFO in .nv.info.<k>, one record    (not reported)
+//                        per parameter: ordinal, offset, size
 //   spill_*_bytes        (not stored)                                      "N bytes spill stores/loads"
 
 #include "harness/core/error.hxx"
@@ -35,6 +37,13 @@ public:
     CubinError(ErrorKind kind, const std::string& message) : Error(kind, message) {}
 };
 
+/// One parameter of a kernel, as its EIATTR_KPARAM_INFO record gives it.
+struct KernelParameter {
+    int ordinal = 0;    ///< position in the parameter list, from 0
+    int offset = 0;     ///< bytes from the start of the parameter block
+    int size_bytes = 0; ///< 8 for a pointer, sizeof(T) for a value of type T
+};
+
 /// Resources ptxas allocated to one kernel: the inputs of the occupancy calculation.
 struct KernelResources {
     std::string name;                     ///< mangled symbol, as nvrtcGetLoweredName returns it
@@ -46,6 +55,8 @@ struct KernelResources {
     int param_bytes = 0;                  ///< kernel parameter block; 0 when read from a ptxas log
     std::optional<int> spill_store_bytes; ///< per thread; only the ptxas log states it
     std::optional<int> spill_load_bytes;  ///< per thread; only the ptxas log states it
+    /// Every parameter, by ordinal; nullopt when the cubin does not list them (or read from a ptxas log).
+    std::optional<std::vector<KernelParameter>> parameters;
 };
 
 /// Every kernel (entry function) of one cubin.

@@ -2,6 +2,7 @@
 
 #include "harness/compile/compile_suite.hxx"
 #include "harness/compile/cubin_info.hxx"
+#include "harness/compile/kernel_arguments.hxx"
 #include "harness/compile/launch_resources.hxx"
 #include "harness/compile/occupancy.hxx"
 #include "harness/core/metrics.hxx"
@@ -54,6 +55,7 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
     for (const auto& arch : archs) {
         const ArchLimits& limits = arch_limits(arch);
         const SuiteModules compiled = compile_suite(suite, cases, arch, cache);
+        check_kernel_arguments(suite, compiled);
         std::map<std::string, CubinInfo> infos;
         std::map<std::string, std::string> read_errors;
         for (const auto& [name, module] : compiled.modules) {

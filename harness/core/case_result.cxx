@@ -54,6 +54,7 @@ const char* verdict_name(Verdict verdict)
     case Verdict::skipped: return "skipped";
     case Verdict::drifted: return "drifted";
     case Verdict::not_gated: return "not_gated";
+    case Verdict::not_measured: return "not_measured";
     }
     return "?";
 }
@@ -61,7 +62,7 @@ const char* verdict_name(Verdict verdict)
 Verdict verdict_from_name(const std::string& name)
 {
     for (auto v : {Verdict::passed, Verdict::regressed, Verdict::improved, Verdict::waived, Verdict::expect_failed,
-                   Verdict::no_baseline, Verdict::skipped, Verdict::drifted, Verdict::not_gated})
+                   Verdict::no_baseline, Verdict::skipped, Verdict::drifted, Verdict::not_gated, Verdict::not_measured})
         if (name == verdict_name(v)) return v;
     throw Error(ErrorKind::bad_input, "unknown verdict '" + name + "'");
 }
@@ -71,7 +72,8 @@ bool verdict_fails(Verdict verdict, bool fail_on_improvement)
     switch (verdict) {
     case Verdict::regressed:
     case Verdict::expect_failed:
-    case Verdict::not_gated: return true;
+    case Verdict::not_gated:
+    case Verdict::not_measured: return true;
     case Verdict::improved: return fail_on_improvement;
     case Verdict::passed:
     case Verdict::waived:
@@ -85,9 +87,9 @@ bool verdict_fails(Verdict verdict, bool fail_on_improvement)
 std::optional<Verdict> worst_verdict(const CaseResult& r)
 {
     // Most serious first.
-    constexpr Verdict order[] = {Verdict::expect_failed, Verdict::regressed, Verdict::not_gated,
-                                 Verdict::waived,        Verdict::improved,  Verdict::drifted,
-                                 Verdict::no_baseline,   Verdict::passed,    Verdict::skipped};
+    constexpr Verdict order[] = {
+        Verdict::expect_failed, Verdict::regressed, Verdict::not_measured, Verdict::not_gated, Verdict::waived,
+        Verdict::improved,      Verdict::drifted,   Verdict::no_baseline,  Verdict::passed,    Verdict::skipped};
     for (const Verdict v : order)
         for (const auto& mv : r.verdicts)
             if (mv.verdict == v) return v;

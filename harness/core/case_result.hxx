@@ -37,6 +37,7 @@ enum class Verdict {
     skipped,       ///< not compared (rule "ignore", or a noisy figure from another GPU model)
     drifted,       ///< a drift figure (rule "report") moved: reported, never fails
     not_gated,     ///< nothing to compare with in CI mode: fails, so a green run always gated
+    not_measured,  ///< the baseline holds it and this kind of run measures it, yet this run lacks it: fails
 };
 
 const char* verdict_name(Verdict verdict);

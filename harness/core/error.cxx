@@ -1,5 +1,7 @@
 #include "harness/core/error.hxx"
 
+#include "harness/core/text.hxx"
+
 #include <fmt/format.h>
 
 namespace harness {
@@ -12,6 +14,11 @@ std::string located(const std::string& file, int line, int column, const std::st
     return field.empty() ? fmt::format("{}: {}", where, message) : fmt::format("{}: {}: {}", where, field, message);
 }
 } // namespace
+
+Error::Error(ErrorKind kind, const std::string& message)
+    : std::runtime_error(escape_control_characters(message)), kind_(kind)
+{
+}
 
 InputError::InputError(const std::string& file, int line, int column, const std::string& field,
                        const std::string& message)

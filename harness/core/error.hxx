@@ -16,7 +16,9 @@ enum class ErrorKind {
 /// An error with a kind; the message already names the file / line / call it concerns.
 class Error : public std::runtime_error {
 public:
-    Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+    /// Control characters in `message` (a NUL or ESC read from a file) are kept visible, escaped
+    /// (core/text.hxx), so that printing what() shows the whole message as it is.
+    Error(ErrorKind kind, const std::string& message);
     ErrorKind kind() const { return kind_; }
 
 private:

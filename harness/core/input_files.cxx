@@ -1,6 +1,7 @@
 #include "harness/core/input_files.hxx"
 
 #include "harness/core/error.hxx"
+#include "harness/core/text.hxx"
 
 #include <cerrno>
 #include <cstring>
@@ -51,6 +52,26 @@ bool is_inside(const fs::path& path, const fs::path& root)
     return true;
 }
 
+void refuse_linked_folders(const fs::path& top, const fs::path& folder)
+{
+    const fs::path below = folder.lexically_normal().lexically_relative(top.lexically_normal());
+    if (below.empty() || *below.begin() == "..") return;
+    fs::path at = top;
+    for (const auto& part : below) {
+        if (part.empty() || part == ".") continue;
+        at /= part;
+        std::error_code ec;
+        const auto status = fs::symlink_status(at, ec);
+        if (ec || !fs::exists(status)) return; // created later, as a real folder
+        if (fs::is_symlink(status))
+            throw Error(ErrorKind::environment,
+                        fmt::format("{} is a symbolic link (to {}): the harness writes reports and baselines only into "
+                                    "real folders, not through links; make it a folder, or name another one with "
+                                    "--out or --baseline-dir",
+                                    at.string(), fs::read_symlink(at, ec).string()));
+    }
+}
+
 fs::path project_root(const fs::path& suite_file)
 {
     std::error_code ec;
@@ -65,36 +86,10 @@ fs::path project_root(const fs::path& suite_file)
 
 std::size_t invalid_utf8_offset(std::string_view text)
 {
-    std::size_t i = 0;
-    while (i < text.size()) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        std::size_t extra = 0;
-        unsigned min = 0;
-        if (c < 0x80) {
-            ++i;
-            continue;
-        } else if ((c & 0xE0) == 0xC0) {
-            extra = 1;
-            min = 0x80;
-        } else if ((c & 0xF0) == 0xE0) {
-            extra = 2;
-            min = 0x800;
-        } else if ((c & 0xF8) == 0xF0) {
-            extra = 3;
-            min = 0x10000;
-        } else {
-            return i;
-        }
-        unsigned code = c & (0x3F >> extra);
-        for (std::size_t k = 1; k <= extra; ++k) {
-            if (i + k >= text.size()) return i;
-            const auto cc = static_cast<unsigned char>(text[i + k]);
-            if ((cc & 0xC0) != 0x80) return i;
-            code = (code << 6) | (cc & 0x3F);
-        }
-        // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are not UTF-8.
-        if (code < min || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF) return i;
-        i += extra + 1;
+    for (std::size_t i = 0; i < text.size();) {
+        const auto point = utf8_code_point(text, i);
+        if (!point) return i;
+        i += point->second;
     }
     return std::string_view::npos;
 }

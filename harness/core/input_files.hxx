@@ -25,6 +25,11 @@ std::filesystem::path child_path(const std::filesystem::path& dir, std::string_v
 /// link along them that exists is resolved.
 bool is_inside(const std::filesystem::path& path, const std::filesystem::path& root);
 
+/// Throws Error (environment) when `folder`, or a folder between `top` and it, is a symbolic link,
+/// so that a link committed to a project (reports/<suite> -> /elsewhere) cannot send writes outside
+/// it. `top` and the folders above it are not looked at; a folder that does not exist yet is fine.
+void refuse_linked_folders(const std::filesystem::path& top, const std::filesystem::path& folder);
+
 /// The project a suite file belongs to: the nearest folder, from the suite's own upwards (the
 /// filesystem root excluded), that holds `kernels/`, `baselines/` or `.git`; else the suite's folder.
 std::filesystem::path project_root(const std::filesystem::path& suite_file);

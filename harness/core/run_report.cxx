@@ -3,6 +3,7 @@
 #include "harness/core/arch_limits.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/input_files.hxx"
+#include "harness/core/text.hxx"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -91,6 +92,17 @@ void check_names(const RunReport& r, const std::string& file)
                     fmt::format("{}: {} '{}' {}", file, field, value.substr(0, max_name_length), problem));
     };
     if (const auto problem = name_problem(r.suite); !problem.empty()) refuse("suite", r.suite, problem);
+    // Where the run was made: one line of text each, as baseline files record it in their header.
+    for (const auto& [field, value] :
+         {std::pair{"cuda_version", &r.cuda_version}, std::pair{"device_name", &r.device_name},
+          std::pair{"driver_version", &r.driver_version}, std::pair{"git_revision", &r.git_revision},
+          std::pair{"timestamp", &r.timestamp}, std::pair{"harness_version", &r.harness_version},
+          std::pair{"mode", &r.mode}})
+        if (const std::size_t at = control_character_offset(*value); at != std::string::npos)
+            throw Error(ErrorKind::bad_input,
+                        fmt::format("{}: {}: holds a control character (byte {:#04x} at offset {}): it must be one "
+                                    "line of text",
+                                    file, field, static_cast<unsigned char>((*value)[at]), at));
     // The run's architectures: one, or a static run's list "sm_80,sm_90"; each must be known.
     for (std::size_t begin = 0; !r.arch.empty() && begin <= r.arch.size();) {
         const std::size_t end = std::min(r.arch.find(',', begin), r.arch.size());
@@ -175,14 +187,19 @@ Totals totals(const RunReport& report, bool fail_on_improvement)
             ++t.failed;
             continue;
         }
-        bool regressed = false, improved = false, waived = false;
+        bool regressed = false, ungated = false, improved = false, waived = false;
         for (const auto& v : r.verdicts) {
-            regressed = regressed || verdict_fails(v.verdict, fail_on_improvement);
+            const bool fails = verdict_fails(v.verdict, fail_on_improvement);
+            const bool unjudged = v.verdict == Verdict::not_gated || v.verdict == Verdict::not_measured;
+            regressed = regressed || (fails && !unjudged);
+            ungated = ungated || (fails && unjudged);
             improved = improved || v.verdict == Verdict::improved;
             waived = waived || v.verdict == Verdict::waived;
         }
         if (regressed) {
             ++t.regressed;
+        } else if (ungated) {
+            ++t.not_gated;
         } else {
             ++t.passed;
             if (improved) ++t.improved;
@@ -201,6 +218,7 @@ GateCounts gate_counts(const RunReport& report)
             case Verdict::no_baseline:
             case Verdict::not_gated:
             case Verdict::skipped: ++c.not_gated; continue;
+            case Verdict::not_measured: ++c.not_measured; continue;
             case Verdict::drifted: ++c.reported; continue;
             case Verdict::passed:
             case Verdict::regressed:
@@ -220,8 +238,9 @@ GateCounts gate_counts(const RunReport& report)
 
 std::string gate_counts_text(const GateCounts& c)
 {
-    return fmt::format("{} figures compared with a baseline, {} checked by expect:, {} reported only, {} not gated",
-                       c.compared, c.expected, c.reported, c.not_gated);
+    return fmt::format("{} figures compared with a baseline, {} checked by expect:, {} reported only, {} not "
+                       "measured, {} not gated",
+                       c.compared, c.expected, c.reported, c.not_measured, c.not_gated);
 }
 
 } // namespace harness

@@ -55,6 +55,9 @@ struct Totals {
     std::size_t passed = 0;    ///< ran and nothing regressed
     std::size_t failed = 0;    ///< did not run cleanly (verification, compile, launch, fault, timeout)
     std::size_t regressed = 0; ///< ran, but a metric regressed or an expect rule failed
+    /// ran, nothing regressed, but a figure had no baseline (CI mode) or was not measured: fails too,
+    /// under its own word, since nothing says it got worse
+    std::size_t not_gated = 0;
     std::size_t skipped = 0;
     std::size_t improved = 0; ///< passed with at least one improved metric
     std::size_t waived = 0;   ///< passed with at least one waived regression
@@ -67,10 +70,13 @@ struct GateCounts {
     std::size_t compared = 0;  ///< judged against a baseline under a gating rule
     std::size_t expected = 0;  ///< checked by an `expect:` rule
     std::size_t reported = 0;  ///< drift figures (rule "report"): compared, shown, never failing
-    std::size_t not_gated = 0; ///< no baseline, too few samples, another GPU model's, or not measured
+    std::size_t not_gated = 0; ///< no baseline, too few samples, or another GPU model's
+    /// held by the baseline, of a kind this run measures, yet missing from it (fails)
+    std::size_t not_measured = 0;
 };
 GateCounts gate_counts(const RunReport& report);
-/// "812 figures compared with a baseline, 24 checked by expect:, 300 reported only, 0 not gated".
+/// "812 figures compared with a baseline, 24 checked by expect:, 300 reported only, 0 not measured,
+/// 0 not gated".
 std::string gate_counts_text(const GateCounts& counts);
 
 /// The versioned JSON results file (results.json) that `harness report` and `harness merge` read.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <cxxabi.h>
@@ -85,6 +87,98 @@ std::string kernel_name(const std::string& symbol)
         if (name[i] == ' ' && depth == 0) start = i + 1;
     }
     return std::string(name.substr(start));
+}
+
+std::optional<std::pair<char32_t, std::size_t>> utf8_code_point(std::string_view text, std::size_t at)
+{
+    if (at >= text.size()) return std::nullopt;
+    const auto lead = static_cast<unsigned char>(text[at]);
+    std::size_t extra = 0;
+    char32_t min = 0;
+    if (lead < 0x80) return std::pair{static_cast<char32_t>(lead), std::size_t{1}};
+    if ((lead & 0xE0) == 0xC0) {
+        extra = 1;
+        min = 0x80;
+    } else if ((lead & 0xF0) == 0xE0) {
+        extra = 2;
+        min = 0x800;
+    } else if ((lead & 0xF8) == 0xF0) {
+        extra = 3;
+        min = 0x10000;
+    } else {
+        return std::nullopt;
+    }
+    char32_t code = lead & (0x3F >> extra);
+    for (std::size_t k = 1; k <= extra; ++k) {
+        if (at + k >= text.size()) return std::nullopt;
+        const auto next = static_cast<unsigned char>(text[at + k]);
+        if ((next & 0xC0) != 0x80) return std::nullopt;
+        code = (code << 6) | (next & 0x3F);
+    }
+    if (code < min || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF) return std::nullopt;
+    return std::pair{code, extra + 1};
+}
+
+std::size_t control_character_offset(std::string_view text)
+{
+    for (std::size_t i = 0; i < text.size(); ++i)
+        if (static_cast<unsigned char>(text[i]) < 0x20 || text[i] == 0x7F) return i;
+    return std::string_view::npos;
+}
+
+std::string escape_control_characters(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const auto point = utf8_code_point(text, i);
+        if (!point) {
+            out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text[i]));
+            ++i;
+            continue;
+        }
+        const auto [code, length] = *point;
+        if (code == 0)
+            out += "\\0";
+        else if ((code < 0x20 && code != '\t' && code != '\n') || code == 0x7F)
+            out += fmt::format("\\x{:02x}", static_cast<unsigned>(code));
+        else if (code >= 0x80 && code <= 0x9F)
+            out += fmt::format("\\u{:04x}", static_cast<unsigned>(code));
+        else
+            out.append(text.substr(i, length));
+        i += length;
+    }
+    return out;
+}
+
+std::optional<double> parse_decimal_number(std::string_view text)
+{
+    text = trim(text);
+    if (text.size() > 1 && text.front() == '+' && text[1] != '-' && text[1] != '+') text.remove_prefix(1);
+    if (text.empty()) return std::nullopt;
+    double value = 0.0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (end != text.data() + text.size()) return std::nullopt;
+    if (error == std::errc::result_out_of_range) {
+        // Below the smallest subnormal the number rounds to zero (or that subnormal); above the
+        // largest double it has no value.
+        const std::string copy(text);
+        value = std::strtod(copy.c_str(), nullptr);
+    } else if (error != std::errc()) {
+        return std::nullopt;
+    }
+    if (!std::isfinite(value)) return std::nullopt;
+    return value;
+}
+
+std::optional<std::int64_t> parse_decimal_integer(std::string_view text)
+{
+    text = trim(text);
+    if (text.size() > 1 && text.front() == '+' && text[1] != '-' && text[1] != '+') text.remove_prefix(1);
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value, 10);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+    return value;
 }
 
 } // namespace harness

@@ -1,8 +1,11 @@
 #pragma once
 // Small text helpers shared by error messages.
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace harness {
@@ -26,5 +29,28 @@ std::string utc_now(const char* format);
 /// "cub_block_sum<128, 4>" for "_Z13cub_block_sumILi128ELi4EEvPKfPfi"; an extern "C" name or a
 /// symbol that does not demangle stays as it is.
 std::string kernel_name(const std::string& symbol);
+
+/// The code point that starts at byte `at` of `text` and its length in bytes, or nullopt where the
+/// bytes there are not UTF-8 (a stray continuation byte, an overlong form, a UTF-16 surrogate, a
+/// sequence cut short, a value past U+10FFFF).
+std::optional<std::pair<char32_t, std::size_t>> utf8_code_point(std::string_view text, std::size_t at);
+
+/// The offset of the first control character (a byte below 0x20, or DEL) of `text`, or npos.
+std::size_t control_character_offset(std::string_view text);
+
+/// `text` with what could move a terminal's cursor, recolour it or cut a message short written
+/// visibly: NUL as `\0`, other C0 controls but tab and line feed, DEL and bytes that are not UTF-8
+/// as `\xNN`, C1 controls as `\u0085`. For the console, summary.md and error messages.
+std::string escape_control_characters(std::string_view text);
+
+/// A decimal number filling all of `text` (white space around it allowed): an optional sign,
+/// digits with an optional fraction and exponent. Numbers too small for a double read as the nearest
+/// one (4.9e-324, 1e-400 as 0); nullopt for anything else, and for infinities, NaN, hexadecimal and
+/// numbers too large for a double.
+std::optional<double> parse_decimal_number(std::string_view text);
+
+/// A decimal integer filling all of `text` (white space around it allowed), with an optional sign:
+/// "010" is 10, never octal; nullopt for anything else and outside the range of int64.
+std::optional<std::int64_t> parse_decimal_integer(std::string_view text);
 
 } // namespace harness

@@ -1,6 +1,7 @@
 #include "harness/pipeline/run_suite.hxx"
 
 #include "harness/compile/compile_suite.hxx"
+#include "harness/compile/kernel_arguments.hxx"
 #include "harness/compile/static_tier.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
@@ -199,8 +200,10 @@ harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, 
     }
     fmt::print(stderr, "harness: suite {} on {} ({}), compiling...\n", s.name, device.name, device.arch);
     const auto compile_start = std::chrono::steady_clock::now();
-    const auto compiled = compile::compile_suite_in_child(s, cases, device.arch, cache);
+    const auto compiled = compile::compile_suite(s, cases, device.arch, cache);
     const double compile_seconds = seconds_since(compile_start);
+    // Before any launch: arguments the kernels' parameters do not take would run with garbage.
+    compile::check_kernel_arguments(s, compiled);
 
     // Cases that cannot run: their variant (or the reference) did not compile.
     std::vector<CaseResult> results(cases.size());

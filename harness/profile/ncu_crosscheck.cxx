@@ -2,6 +2,7 @@
 
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/core/text.hxx"
 
 #include <algorithm>
 #include <cmath>
@@ -35,15 +36,7 @@ void on_row(int, void* data)
 std::optional<double> number(std::string text)
 {
     std::erase(text, ','); // ncu groups digits
-    if (text.empty()) return std::nullopt;
-    try {
-        std::size_t used = 0;
-        const double v = std::stod(text, &used);
-        if (used != text.size()) return std::nullopt;
-        return v;
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
+    return parse_decimal_number(text);
 }
 
 } // namespace

@@ -32,6 +32,9 @@ struct NcuKernel {
     std::map<std::string, double> values;
 };
 
+/// The largest ncu CSV file `harness crosscheck` reads.
+inline constexpr std::size_t max_ncu_csv_bytes = 256 * 1024 * 1024;
+
 /// Parses ncu's raw-page CSV (header row, optional units row, one row per kernel). Throws
 /// Error(bad_input) naming the file when it has no "Kernel Name" column.
 std::vector<NcuKernel> parse_ncu_csv(const std::string& text, const std::string& file);

@@ -1,11 +1,15 @@
 #include "harness/report/reporters.hxx"
 
 #include "harness/core/metrics.hxx"
+#include "harness/core/text.hxx"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
 #include <map>
+#include <sstream>
+#include <tuple>
+#include <vector>
 
 namespace harness::report {
 
@@ -17,8 +21,19 @@ std::string status_word(const CaseResult& r)
     if (r.status != CaseStatus::passed) return case_status_name(r.status);
     const auto worst = worst_verdict(r);
     if (worst && (*worst == Verdict::regressed || *worst == Verdict::expect_failed)) return "REGRESS";
+    if (worst && *worst == Verdict::not_measured) return "not_measured";
+    if (worst && *worst == Verdict::not_gated) return "not_gated";
     if (worst && *worst == Verdict::waived) return "waived";
     return "ok";
+}
+
+/// The status column's width: its longest word in full ("compile_error", "failed_verification"),
+/// at least 8.
+std::size_t status_width(const RunReport& report)
+{
+    std::size_t width = 8;
+    for (const auto& r : report.results) width = std::max(width, status_word(r).size());
+    return width;
 }
 
 std::string metric_text(const CaseResult& r, const char* name, const char* format)
@@ -35,23 +50,67 @@ std::string time_text(const CaseResult& r)
     return fmt::format("{:.2f} us", *v);
 }
 
+/// Verdicts of one kind that say the same thing of one variant on one architecture, as one line:
+/// a register change that crosses an occupancy cliff gives blocks_per_sm and theoretical_occupancy
+/// the same message in every case it moves, which is one finding.
+struct VerdictLine {
+    std::string variant;
+    std::string arch;
+    std::vector<std::string> cases;   ///< params_text, each once, in run order
+    std::vector<std::string> metrics; ///< each once, in table order
+    std::string message;
+    std::string rule;
+};
+
+void add_once(std::vector<std::string>& list, const std::string& item)
+{
+    if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+}
+
+std::vector<VerdictLine> verdict_lines(const RunReport& report, Verdict verdict)
+{
+    std::vector<VerdictLine> lines;
+    std::map<std::tuple<std::string, std::string, std::string, std::string>, std::size_t> line_of;
+    for (const auto& r : report.results)
+        for (const auto& v : r.verdicts) {
+            if (v.verdict != verdict) continue;
+            const auto [at, fresh] = line_of.try_emplace({r.variant, r.arch, v.message, v.rule}, lines.size());
+            if (fresh) lines.push_back({r.variant, r.arch, {}, {}, v.message, v.rule});
+            add_once(lines[at->second].cases, r.params_text);
+            add_once(lines[at->second].metrics, v.metric);
+        }
+    return lines;
+}
+
+/// "N=256", or "N=256, N=1024, N=4096 (3 cases)", naming at most eight.
+std::string cases_text(const std::vector<std::string>& cases)
+{
+    constexpr std::size_t named = 8;
+    if (cases.size() == 1) return cases.front();
+    const std::vector<std::string> first(cases.begin(), cases.begin() + std::min(cases.size(), named));
+    return fmt::format("{}{} ({} cases)", fmt::join(first, ", "),
+                       cases.size() > named ? fmt::format(" and {} more", cases.size() - named) : "", cases.size());
+}
+
 } // namespace
 
 namespace {
 
 void write_static_table(const RunReport& report, std::ostream& out, std::size_t variant_width, std::size_t params_width)
 {
-    const std::string header = fmt::format("{:<{}}  {:<{}}  {:<6}  {:<8}  {:>4}  {:>6}  {:>6}  {:>6}  {:>6}  {:>5}  {}",
-                                           "variant", variant_width, "params", params_width, "arch", "status", "regs",
-                                           "spill", "smem", "local", "blocks", "occ", "limiter");
+    const std::size_t status_columns = status_width(report);
+    const std::string header =
+        fmt::format("{:<{}}  {:<{}}  {:<6}  {:<{}}  {:>4}  {:>6}  {:>6}  {:>6}  {:>6}  {:>5}  {}", "variant",
+                    variant_width, "params", params_width, "arch", "status", status_columns, "regs", "spill", "smem",
+                    "local", "blocks", "occ", "limiter");
     fmt::print(out, "{}\n{}\n", header, std::string(header.size(), '-'));
     for (const auto& r : report.results) {
         const std::string status = status_word(r);
         const auto occupancy = r.metric(metric::theoretical_occupancy);
         const double spill =
             r.metric(metric::spill_store_bytes).value_or(0) + r.metric(metric::spill_load_bytes).value_or(0);
-        fmt::print(out, "{:<{}}  {:<{}}  {:<6}  {:<8}  {:>4}  {:>6}  {:>6}  {:>6}  {:>6}  {:>5}  {}\n", r.variant,
-                   variant_width, r.params_text, params_width, r.arch, status.substr(0, 8),
+        fmt::print(out, "{:<{}}  {:<{}}  {:<6}  {:<{}}  {:>4}  {:>6}  {:>6}  {:>6}  {:>6}  {:>5}  {}\n", r.variant,
+                   variant_width, r.params_text, params_width, r.arch, status, status_columns,
                    metric_text(r, metric::registers, "{:.0f}"),
                    r.metric(metric::registers) ? fmt::format("{:.0f}", spill) : "-",
                    r.metric(metric::static_shared_bytes)
@@ -65,8 +124,10 @@ void write_static_table(const RunReport& report, std::ostream& out, std::size_t 
 
 } // namespace
 
-void write_console_table(const RunReport& report, std::ostream& out)
+void write_console_table(const RunReport& report, std::ostream& console)
 {
+    // Names and messages come from files: their control characters are shown, not obeyed.
+    std::ostringstream out;
     std::size_t variant_width = 7, params_width = 6;
     for (const auto& r : report.results) {
         variant_width = std::max(variant_width, r.variant.size());
@@ -75,17 +136,19 @@ void write_console_table(const RunReport& report, std::ostream& out)
     if (report.mode == "static") {
         write_static_table(report, out, variant_width, params_width);
     } else {
-        const std::string header = fmt::format(
-            "{:<{}}  {:<{}}  {:<8}  {:>10}  {:>6}  {:>9}  {:>8}  {:>4}  {:>6}  {:>5}  {}", "variant", variant_width,
-            "params", params_width, "status", "median", "noise", "GFLOP/s", "GB/s", "regs", "smem", "occ", "limiter");
+        const std::size_t status_columns = status_width(report);
+        const std::string header =
+            fmt::format("{:<{}}  {:<{}}  {:<{}}  {:>10}  {:>6}  {:>9}  {:>8}  {:>4}  {:>6}  {:>5}  {}", "variant",
+                        variant_width, "params", params_width, "status", status_columns, "median", "noise", "GFLOP/s",
+                        "GB/s", "regs", "smem", "occ", "limiter");
         fmt::print(out, "{}\n{}\n", header, std::string(header.size(), '-'));
         for (const auto& r : report.results) {
             const std::string status = status_word(r);
             const auto occupancy = r.metric(metric::theoretical_occupancy);
             const auto smem = r.metric(metric::static_shared_bytes);
             const auto dyn = r.metric(metric::dynamic_shared_bytes);
-            fmt::print(out, "{:<{}}  {:<{}}  {:<8}  {:>10}  {:>6}  {:>9}  {:>8}  {:>4}  {:>6}  {:>5}  {}\n", r.variant,
-                       variant_width, r.params_text, params_width, status.substr(0, 8), time_text(r),
+            fmt::print(out, "{:<{}}  {:<{}}  {:<{}}  {:>10}  {:>6}  {:>9}  {:>8}  {:>4}  {:>6}  {:>5}  {}\n", r.variant,
+                       variant_width, r.params_text, params_width, status, status_columns, time_text(r),
                        metric_text(r, metric::time_noise, "{:.1f}%"), metric_text(r, metric::gflops, "{:.1f}"),
                        metric_text(r, metric::bandwidth, "{:.1f}"), metric_text(r, metric::registers, "{:.0f}"),
                        smem ? fmt::format("{:.0f}", *smem + dyn.value_or(0)) : "-",
@@ -100,10 +163,12 @@ void write_console_table(const RunReport& report, std::ostream& out)
         fmt::print(out, "  {} {} [{}]: {}\n", r.variant, r.params_text, case_status_name(r.status), r.message);
     }
     write_console_verdicts(report, out);
+    console << escape_control_characters(out.str());
 }
 
-void write_console_verdicts(const RunReport& report, std::ostream& out)
+void write_console_verdicts(const RunReport& report, std::ostream& console)
 {
+    std::ostringstream out;
     // Most serious first; each verdict kind is one section.
     struct Section {
         Verdict verdict;
@@ -112,6 +177,9 @@ void write_console_verdicts(const RunReport& report, std::ostream& out)
     const Section sections[] = {
         {Verdict::regressed, "regressions"},
         {Verdict::expect_failed, "expect rules that do not hold"},
+        {Verdict::not_measured, "not measured (the baseline holds these figures and this run measures them, but "
+                                "they are missing: failing)"},
+        {Verdict::not_gated, "not gated (no baseline for these figures; CI mode fails them: record a baseline)"},
         {Verdict::improved, report.fail_on_improvement
                                 ? "improvements (failing: --fail-on-improvement; run `harness baseline update`)"
                                 : "improvements (the baseline is stale: run `harness baseline update`)"},
@@ -121,17 +189,19 @@ void write_console_verdicts(const RunReport& report, std::ostream& out)
     // Drift can touch every figure of every case after an edit: the first few, then a count.
     constexpr std::size_t drift_lines = 20;
     for (const auto& section : sections) {
-        std::size_t shown = 0, total = 0;
-        for (const auto& r : report.results)
-            for (const auto& v : r.verdicts) {
-                if (v.verdict != section.verdict) continue;
-                if (total++ == 0) fmt::print(out, "\n{}:\n", section.title);
-                if (section.verdict == Verdict::drifted && shown >= drift_lines) continue;
-                ++shown;
-                fmt::print(out, "  {} {} [{}] {}: {} (rule {})\n", r.variant, r.params_text, r.arch, v.metric,
-                           v.message, v.rule);
-            }
-        if (total > shown) fmt::print(out, "  ... and {} more (results.csv lists every figure)\n", total - shown);
+        const std::vector<VerdictLine> lines = verdict_lines(report, section.verdict);
+        if (lines.empty()) continue;
+        fmt::print(out, "\n{}:\n", section.title);
+        const std::size_t shown = section.verdict == Verdict::drifted || section.verdict == Verdict::not_gated
+                                      ? std::min(lines.size(), drift_lines)
+                                      : lines.size();
+        for (std::size_t i = 0; i < shown; ++i) {
+            const VerdictLine& line = lines[i];
+            fmt::print(out, "  {} {} [{}] {}: {} (rule {})\n", line.variant, cases_text(line.cases), line.arch,
+                       fmt::join(line.metrics, ", "), line.message, line.rule);
+        }
+        if (lines.size() > shown)
+            fmt::print(out, "  ... and {} more (results.csv lists every figure)\n", lines.size() - shown);
     }
     // Comparisons that were not made are summarised, not listed: one line per distinct reason.
     std::map<std::string, std::size_t> unjudged;
@@ -150,13 +220,16 @@ void write_console_verdicts(const RunReport& report, std::ostream& out)
     if (!report.baseline_files.empty()) fmt::print(out, "compared with: {}\n", fmt::join(report.baseline_files, ", "));
 
     const Totals t = totals(report, report.fail_on_improvement);
-    fmt::print(out, "\n{}: {} passed, {} failed, {} regressed, {} skipped; {} improved, {} waived ({} on {}{})\n",
-               report.suite, t.passed, t.failed, t.regressed, t.skipped, t.improved, t.waived,
+    fmt::print(out,
+               "\n{}: {} passed, {} failed, {} regressed, {} not gated, {} skipped; {} improved, {} waived ({} on "
+               "{}{})\n",
+               report.suite, t.passed, t.failed, t.regressed, t.not_gated, t.skipped, t.improved, t.waived,
                report.mode == "static" ? "static tier" : report.mode,
                report.device_name.empty() ? report.arch : report.device_name,
                report.shard.sharded() ? ", shard " + report.shard.text() : "");
     const GateCounts g = gate_counts(report);
     fmt::print(out, "gated: {}{}\n", gate_counts_text(g), g.compared + g.expected == 0 ? " - NOTHING WAS GATED" : "");
+    console << escape_control_characters(out.str());
 }
 
 } // namespace harness::report

@@ -13,6 +13,7 @@ const char* verdict_color(Verdict v)
     switch (v) {
     case Verdict::regressed:
     case Verdict::not_gated:
+    case Verdict::not_measured:
     case Verdict::expect_failed: return color_bad;
     case Verdict::improved: return color_good;
     case Verdict::waived: return color_waived;
@@ -36,6 +37,7 @@ const char* verdict_label(Verdict v)
     case Verdict::skipped: return "not compared";
     case Verdict::drifted: return "moved (reported, not gated)";
     case Verdict::not_gated: return "not gated (no baseline; CI mode)";
+    case Verdict::not_measured: return "not measured (the baseline holds it)";
     }
     return "?";
 }

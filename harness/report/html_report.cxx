@@ -69,9 +69,10 @@ std::map<std::string, std::string> hotspot_anchors(const RunReport& report)
 
 std::string header_section(const RunReport& report, const Totals& t)
 {
-    const bool bad = t.failed > 0 || t.regressed > 0;
+    const bool bad = t.failed > 0 || t.regressed > 0 || t.not_gated > 0;
     std::vector<std::string> problems;
     if (t.regressed) problems.push_back(fmt::format("{} regressed", t.regressed));
+    if (t.not_gated) problems.push_back(fmt::format("{} not gated", t.not_gated));
     if (t.failed) problems.push_back(fmt::format("{} failed", t.failed));
     std::string headline;
     if (bad) {
@@ -103,10 +104,14 @@ std::string header_section(const RunReport& report, const Totals& t)
         "<h1>{suite}</h1>\n<dl class=\"facts\">{facts}</dl>\n<div class=\"counts\">{counts}</div>\n"
         "<p class=\"gated\">{gated}</p>\n</header>\n",
         fmt::arg("status", bad ? "bad" : "good"),
-        fmt::arg("state", bad ? (t.regressed ? "REGRESSED" : "FAILED") : "PASSED"),
+        fmt::arg("state", bad ? (t.regressed ? "REGRESSED"
+                                 : t.failed  ? "FAILED"
+                                             : "NOT GATED")
+                              : "PASSED"),
         fmt::arg("headline", html_escape(headline)), fmt::arg("suite", html_escape(report.suite)),
         fmt::arg("facts", facts), fmt::arg("gated", html_escape("Gated: " + gate_counts_text(gate_counts(report)))),
         fmt::arg("counts", count(t.passed, "passed", "passed") + count(t.regressed, "regressed", "regressed") +
+                               count(t.not_gated, "not gated", "regressed") +
                                count(t.improved, "improved", "improved") + count(t.failed, "failed", "failed") +
                                count(t.waived, "waived", "waived") + count(t.skipped, "skipped", "skipped")));
 }
@@ -341,7 +346,7 @@ std::string html_report(const RunReport& report)
     const VariantColors colors(report);
     const auto anchors = hotspot_anchors(report);
     const bool static_tier = report.mode == "static";
-    const bool failing = t.failed > 0 || t.regressed > 0;
+    const bool failing = t.failed > 0 || t.regressed > 0 || t.not_gated > 0;
     std::string charts = baseline_section(report);
     // The static tier launches nothing: no times, throughputs or counters, so no such sections.
     if (!static_tier) charts += scaling_section(report, colors) + roofline_section(report, colors);
@@ -361,8 +366,10 @@ std::string html_report(const RunReport& report)
     }
     body += cases_section(report);
     body += notes_section(report);
-    const std::string title =
-        fmt::format("{} — {}", report.suite, t.failed || t.regressed ? "regressed or failed" : "passed");
+    const std::string title = fmt::format("{} — {}", report.suite,
+                                          t.failed || t.regressed ? "regressed or failed"
+                                          : t.not_gated           ? "not gated"
+                                                                  : "passed");
     return fmt::format("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                        "<title>{}</title>\n<style>{}</style>\n<script>{}</script>\n</head>\n"

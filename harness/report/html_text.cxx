@@ -1,6 +1,7 @@
 #include "harness/report/html_text.hxx"
 
 #include "harness/core/metrics.hxx"
+#include "harness/core/text.hxx"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -9,25 +10,39 @@ namespace harness::report {
 
 namespace {
 
-/// Markup characters escaped; for XML also the control characters XML 1.0 forbids (compiler logs
-/// hold some), replaced by U+FFFD.
+/// Whether XML 1.0 and HTML take code point `c` as text: not a control character but tab, line
+/// feed and carriage return (XML forbids C0, HTML C0, DEL and C1), and not a noncharacter (XML
+/// forbids U+FFFE and U+FFFF, HTML every one).
+bool is_text_character(char32_t c)
+{
+    if (c < 0x20) return c == '\t' || c == '\n' || c == '\r';
+    if (c >= 0x7F && c <= 0x9F) return false;
+    if (c >= 0xFDD0 && c <= 0xFDEF) return false;
+    return (c & 0xFFFE) != 0xFFFE;
+}
+
+/// Markup characters escaped; characters that are not text (compiler logs and kernel files hold
+/// some) and bytes that are not UTF-8 replaced by U+FFFD, so that every parser reads the file.
 std::string escape_markup(std::string_view text, bool xml)
 {
     std::string out;
     out.reserve(text.size());
-    for (const char c : text) {
-        switch (c) {
+    for (std::size_t i = 0; i < text.size();) {
+        const auto point = utf8_code_point(text, i);
+        if (!point || !is_text_character(point->first)) {
+            out += "&#xFFFD;";
+            i += point ? point->second : 1;
+            continue;
+        }
+        switch (text[i]) {
         case '&': out += "&amp;"; break;
         case '<': out += "&lt;"; break;
         case '>': out += "&gt;"; break;
         case '"': out += "&quot;"; break;
         case '\'': out += xml ? "&apos;" : "&#39;"; break;
-        default:
-            if (xml && static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
-                out += "&#xFFFD;";
-            else
-                out += c;
+        default: out.append(text.substr(i, point->second));
         }
+        i += point->second;
     }
     return out;
 }

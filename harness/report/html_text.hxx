@@ -7,10 +7,12 @@
 namespace harness::report {
 
 /// `text` with & < > " ' replaced by entities: safe in element content and in quoted attributes.
+/// Control characters but tab and line breaks, noncharacters (U+FFFE, U+FFFF, ...) and bytes that
+/// are not UTF-8 become U+FFFD.
 std::string html_escape(std::string_view text);
 
-/// Text for XML content and attribute values (junit.xml): as html_escape, and characters XML 1.0
-/// forbids (control characters from compiler logs) replaced.
+/// Text for XML content and attribute values (junit.xml): as html_escape, so that nothing XML 1.0
+/// forbids (control characters from compiler logs, U+FFFE, U+FFFF) reaches the file.
 std::string xml_escape(std::string_view text);
 
 /// A number for people: digit groups for large integers, three or four significant digits otherwise.

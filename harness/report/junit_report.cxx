@@ -55,11 +55,15 @@ std::string junit_xml(const RunReport& report)
                     if (verdict_fails(v.verdict, report.fail_on_improvement) &&
                         std::find(metrics.begin(), metrics.end(), v.metric) == metrics.end())
                         metrics.push_back(v.metric);
+                const bool regressed = std::any_of(r.verdicts.begin(), r.verdicts.end(), [&](const auto& v) {
+                    return verdict_fails(v.verdict, report.fail_on_improvement) && v.verdict != Verdict::not_gated &&
+                           v.verdict != Verdict::not_measured;
+                });
                 cases += fmt::format(
-                    "      <failure type=\"regression\" message=\"{}\">{}</failure>\n",
-                    xml_escape(fmt::format("{} regressed: {}",
+                    "      <failure type=\"{}\" message=\"{}\">{}</failure>\n", regressed ? "regression" : "not_gated",
+                    xml_escape(fmt::format("{} {}: {}",
                                            metrics.size() == 1 ? "a metric" : fmt::format("{} metrics", metrics.size()),
-                                           join(metrics))),
+                                           regressed ? "regressed" : "not gated", join(metrics))),
                     xml_escape(text));
             }
             break;
@@ -108,7 +112,8 @@ std::string junit_xml(const RunReport& report)
     const GateCounts g = gate_counts(report);
     for (const auto& [name, value] :
          {std::pair{"figures_compared", g.compared}, std::pair{"figures_expected", g.expected},
-          std::pair{"figures_reported_only", g.reported}, std::pair{"figures_not_gated", g.not_gated}})
+          std::pair{"figures_reported_only", g.reported}, std::pair{"figures_not_measured", g.not_measured},
+          std::pair{"figures_not_gated", g.not_gated}})
         properties += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, value);
     const std::string counts =
         fmt::format("tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"", tests, failures, errors, skipped);

@@ -1,6 +1,7 @@
 // summary.md: a short Markdown summary for pull requests and the GitHub job summary.
 
 #include "harness/core/metrics.hxx"
+#include "harness/core/text.hxx"
 #include "harness/report/reporters.hxx"
 
 #include <cmath>
@@ -73,10 +74,12 @@ constexpr std::size_t step_summary_limit = 1024 * 1024;
 std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
 {
     const Totals t = totals(report, report.fail_on_improvement);
-    const bool failing = t.failed > 0 || t.regressed > 0;
-    std::string head = fmt::format("## harness: {} — {}\n\n", report.suite,
-                                   failing ? fmt::format(":x: {} regressed, {} failed", t.regressed, t.failed)
-                                           : std::string(":white_check_mark: passed"));
+    const bool failing = t.failed > 0 || t.regressed > 0 || t.not_gated > 0;
+    std::string head =
+        fmt::format("## harness: {} — {}\n\n", report.suite,
+                    failing ? fmt::format(":x: {} regressed, {}{} failed", t.regressed,
+                                          t.not_gated ? fmt::format("{} not gated, ", t.not_gated) : "", t.failed)
+                            : std::string(":white_check_mark: passed"));
     head += fmt::format("{} on {}{}{}{}\n\n", report.mode == "static" ? "static tier" : "GPU run",
                         report.device_name.empty() ? report.arch : report.device_name,
                         report.shard.sharded() ? ", shard " + report.shard.text() + " of the sweep points" : "",
@@ -84,28 +87,31 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
                         report.baseline_files.empty()
                             ? ", no baselines"
                             : fmt::format(", compared with {} baseline files", report.baseline_files.size()));
-    head += "| passed | failed | regressed | skipped | improved | waived |\n|---:|---:|---:|---:|---:|---:|\n";
-    head += fmt::format("| {} | {} | {} | {} | {} | {} |\n", t.passed, t.failed, t.regressed, t.skipped, t.improved,
-                        t.waived);
+    head += "| passed | failed | regressed | not gated | skipped | improved | waived |\n"
+            "|---:|---:|---:|---:|---:|---:|---:|\n";
+    head += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", t.passed, t.failed, t.regressed, t.not_gated,
+                        t.skipped, t.improved, t.waived);
     const GateCounts g = gate_counts(report);
     head += fmt::format("\nGated: {}{}\n", gate_counts_text(g),
                         g.compared + g.expected == 0 ? " — **nothing was gated**" : "");
 
     // The rows that need attention, most serious first.
     std::vector<std::string> rows;
-    const Verdict order[] = {Verdict::regressed, Verdict::expect_failed, Verdict::improved, Verdict::waived};
+    const Verdict order[] = {Verdict::regressed, Verdict::expect_failed, Verdict::not_measured,
+                             Verdict::not_gated, Verdict::improved,      Verdict::waived};
     for (const Verdict wanted : order)
         for (const auto& r : report.results)
             for (const auto& v : r.verdicts)
                 if (v.verdict == wanted)
-                    rows.push_back(fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", verdict_name(v.verdict),
-                                               cell(r.variant + " " + r.params_text), r.arch, v.metric,
-                                               number(v.baseline), number(v.value), cell(v.message), cell(v.location)));
+                    rows.push_back(escape_control_characters(
+                        fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", verdict_name(v.verdict),
+                                    cell(r.variant + " " + r.params_text), r.arch, v.metric, number(v.baseline),
+                                    number(v.value), cell(v.message), cell(v.location))));
     for (const auto& r : report.results)
         if (case_status_fails(r.status))
-            rows.push_back(fmt::format("| {} | {} | {} | | | | {} | |\n", case_status_name(r.status),
-                                       cell(r.variant + " " + r.params_text), r.arch,
-                                       cell(r.message.substr(0, std::min<std::size_t>(r.message.size(), 500)))));
+            rows.push_back(escape_control_characters(fmt::format(
+                "| {} | {} | {} | | | | {} | |\n", case_status_name(r.status), cell(r.variant + " " + r.params_text),
+                r.arch, cell(r.message.substr(0, std::min<std::size_t>(r.message.size(), 500))))));
 
     // Then every figure compared with its baseline, case by case.
     const std::string comparison_head = "\n### Figures against the baseline\n\n"
@@ -114,9 +120,10 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
     const std::size_t attention_rows = rows.size();
     for (const auto& r : report.results)
         for (const auto& v : r.verdicts)
-            if (compared_with_baseline(v)) rows.push_back(comparison_row(r, v));
+            if (compared_with_baseline(v)) rows.push_back(escape_control_characters(comparison_row(r, v)));
 
-    std::string out = head;
+    // Names and messages come from files: their control characters are shown, not obeyed.
+    std::string out = escape_control_characters(head);
     if (attention_rows > 0)
         out += "\n| verdict | case | arch | metric | baseline | value | message | source |\n"
                "|---|---|---|---|---:|---:|---|---|\n";

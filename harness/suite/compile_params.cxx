@@ -84,6 +84,47 @@ std::string substitute_params(std::string_view text, const Bindings& point)
     return out;
 }
 
+namespace {
+
+/// `value` parsed as an expression whose names all satisfy `known`, else nullopt.
+template <typename Known> std::optional<Expression> expression_over(std::string_view value, Known known)
+{
+    // C reads 010 as octal 8, the expression syntax as ten: such text stays text.
+    for (std::size_t i = 0; i + 1 < value.size(); ++i)
+        if (value[i] == '0' && std::isdigit(static_cast<unsigned char>(value[i + 1])) &&
+            (i == 0 || !identifier_char(value[i - 1])))
+            return std::nullopt;
+    try {
+        Expression e = Expression::parse(std::string(value));
+        if (e.empty()) return std::nullopt;
+        for (const auto& [name, offset] : e.names())
+            if (!known(name)) return std::nullopt;
+        return e;
+    } catch (const ExpressionError&) {
+        return std::nullopt;
+    }
+}
+
+} // namespace
+
+std::optional<Expression> define_expression(std::string_view value, const std::set<std::string, std::less<>>& params)
+{
+    return expression_over(value, [&](const std::string& name) { return params.contains(name); });
+}
+
+std::string resolve_define(std::string_view value, const Bindings& point)
+{
+    if (const auto e = expression_over(value, [&](const std::string& name) { return point.contains(name); })) {
+        try {
+            return std::to_string(e->evaluate(point));
+        } catch (const ExpressionError&) {
+            // The loader evaluates every define at every sweep point; text is the fallback only
+            // for a point it did not see.
+        }
+    }
+    return substitute_params(value, point);
+}
+
 std::string resolve_entry(const std::string& entry, const Bindings& point)
 {
     const std::size_t open = entry.find('<');
@@ -93,9 +134,8 @@ std::string resolve_entry(const std::string& entry, const Bindings& point)
 
 std::map<std::string, std::string> resolve_defines(const VariantSpec& variant, const Bindings& point)
 {
-    if (variant.compile_params.empty()) return variant.defines;
     std::map<std::string, std::string> out;
-    for (const auto& [name, value] : variant.defines) out[name] = substitute_params(value, point);
+    for (const auto& [name, value] : variant.defines) out[name] = resolve_define(value, point);
     return out;
 }
 

@@ -5,11 +5,14 @@
 // `entry` and in the value of a `defines` entry, every identifier that is the name of a sweep
 // parameter is replaced by the parameter's value at the case's point; every other token (numbers,
 // types, names the source defines, the kernel's own name, macro names) reaches the compiler as
-// written. Cases whose substituted entries and defines are equal share one compiled module.
+// written. A define's value that is an integer expression of sweep parameters (`TILE / 4`) is
+// evaluated and passed as its number, so that `256 / BLOCK_ROWS` in the kernel divides by it.
+// Cases whose substituted entries and defines are equal share one compiled module.
 
 #include "harness/suite/suite.hxx"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -23,6 +26,15 @@ std::vector<std::string> param_names_in(std::string_view text, const std::set<st
 
 /// `text` with every identifier that is a key of `point` replaced by its value.
 std::string substitute_params(std::string_view text, const Bindings& point);
+
+/// A define's value as an expression, when it is one: integer arithmetic in the expression syntax
+/// (expression.hxx) whose every name is in `params`. nullopt for other text (`float`, `1e5`, `0x1F`,
+/// `sizeof(float)`, `TILE * PAD_BYTES` with PAD_BYTES from the source, an octal `010`).
+std::optional<Expression> define_expression(std::string_view value, const std::set<std::string, std::less<>>& params);
+
+/// A define's value as compiled at `point`: an expression (define_expression) evaluated to its
+/// number, any other text with the point's parameters substituted.
+std::string resolve_define(std::string_view value, const Bindings& point);
 
 /// The entry as compiled at `point`: its template arguments substituted, the kernel name kept.
 std::string resolve_entry(const std::string& entry, const Bindings& point);

@@ -35,7 +35,7 @@ Suite Loader::suite(const YAML::Node& root)
     if (!root.IsMap()) fail(root, "", "a suite file is a YAML map (see docs/suite-format.md)");
     check_keys(root, "",
                {"suite", "description", "include", "archs", "params", "reference", "tolerance", "timing", "buffers",
-                "flops", "bytes", "variants", "compare", "expect", "metrics"},
+                "flops", "bytes", "variants", "compare", "expect", "metrics", "compile"},
                {"suite", "params", "reference", "variants"});
     Suite s;
     s.file = file_;
@@ -115,11 +115,21 @@ Suite Loader::suite(const YAML::Node& root)
                  fmt::format("{} is below timing.min_samples ({})", s.timing.max_samples, s.timing.min_samples));
         }
         if (t["max_noise"]) s.timing.max_noise = number_in(t["max_noise"], "timing.max_noise", 0.0, 1.0);
-        if (t["budget_s"]) s.timing.budget_s = number_in(t["budget_s"], "timing.budget_s", 0.0, 3600.0);
+        if (t["budget_s"]) s.timing.budget_s = number_in(t["budget_s"], "timing.budget_s", 0.0, max_budget_s);
         if (t["timeout_s"]) {
-            s.timing.timeout_s = number_in(t["timeout_s"], "timing.timeout_s", 0.0, 86400.0);
+            s.timing.timeout_s = number_in(t["timeout_s"], "timing.timeout_s", 0.0, max_timeout_s);
             if (s.timing.timeout_s <= 0) fail(t["timeout_s"], "timing.timeout_s", "must be positive");
         }
+    }
+    if (root["compile"]) {
+        const YAML::Node c = root["compile"];
+        check_keys(c, "compile", {"timeout_s", "memory_mib"});
+        if (c["timeout_s"]) {
+            s.compile_limits.timeout_s = number_in(c["timeout_s"], "compile.timeout_s", 0.0, 86400.0);
+            if (s.compile_limits.timeout_s <= 0) fail(c["timeout_s"], "compile.timeout_s", "must be positive");
+        }
+        if (c["memory_mib"])
+            s.compile_limits.memory_mib = integer_in(c["memory_mib"], "compile.memory_mib", 64, 1024 * 1024);
     }
     if (root["buffers"]) s.buffers = buffers(root["buffers"], "buffers", names);
     if (root["compare"]) s.compare = compare_rules(root["compare"], "compare");

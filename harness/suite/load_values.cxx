@@ -72,24 +72,15 @@ std::string Loader::scalar(const YAML::Node& node, const std::string& field) con
 double Loader::number(const YAML::Node& node, const std::string& field) const
 {
     const std::string text = scalar(node, field);
-    try {
-        std::size_t used = 0;
-        const double v = std::stod(text, &used);
-        if (used == text.size() && std::isfinite(v)) return v;
-    } catch (const std::exception&) {
-    }
+    if (const auto v = parse_decimal_number(text)) return *v;
     fail(node, field, fmt::format("expected a finite number, got '{}'", text));
 }
 
 std::int64_t Loader::integer(const YAML::Node& node, const std::string& field) const
 {
     const std::string text = scalar(node, field);
-    try {
-        std::size_t used = 0;
-        const long long v = std::stoll(text, &used, 0);
-        if (used == text.size()) return v;
-    } catch (const std::exception&) {
-    }
+    // Decimal, as in expressions: 010 is ten, never C's octal eight.
+    if (const auto v = parse_decimal_integer(text)) return *v;
     fail(node, field, fmt::format("expected an integer, got '{}'", text));
 }
 

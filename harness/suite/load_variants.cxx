@@ -235,6 +235,8 @@ VariantSpec Loader::variant(const std::string& name, const YAML::Node& node, con
                             [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); }))
                 fail(kv.second, f, "a macro value must be one line without control characters");
             v.defines[name] = value;
+            // An expression of the sweep is passed as its number: it must have one at every point.
+            if (const auto e = define_expression(value, params)) check_computable(kv.second, f, *e);
         }
     }
     if (node["options"]) {

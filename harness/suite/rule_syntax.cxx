@@ -16,15 +16,7 @@ namespace {
 /// A finite number filling all of `text`, or nullopt.
 std::optional<double> parse_number(std::string_view text)
 {
-    const std::string s(trim(text));
-    if (s.empty()) return std::nullopt;
-    try {
-        std::size_t used = 0;
-        const double v = std::stod(s, &used);
-        if (used == s.size() && std::isfinite(v)) return v;
-    } catch (const std::exception&) {
-    }
-    return std::nullopt;
+    return parse_decimal_number(text);
 }
 
 /// "5%" -> 0.05; the percent sign is required so that "rel 5" cannot mean 500 %.

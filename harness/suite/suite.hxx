@@ -131,6 +131,15 @@ struct TimingSpec {
     double budget_s = 1.0;
     double timeout_s = 30.0;
 };
+inline constexpr double max_budget_s = 3600.0;   ///< the longest timing budget per case
+inline constexpr double max_timeout_s = 86400.0; ///< the longest a case may run before it counts as hung
+
+/// What one compilation (one variant at one compile configuration, for one architecture) may take
+/// before it is stopped and fails its cases: wall-clock seconds, and MiB of data memory.
+struct CompileLimits {
+    double timeout_s = 300.0;
+    std::int64_t memory_mib = 8192;
+};
 
 /// Limits that keep a suite file from exhausting the machine; an input past one is refused at load.
 inline constexpr std::size_t max_suite_file_bytes = 1024 * 1024;
@@ -157,6 +166,7 @@ struct Suite {
     std::string reference;
     Tolerance tolerance;
     TimingSpec timing;
+    CompileLimits compile_limits; ///< `compile:`
     std::vector<BufferSpec> buffers;
     std::vector<VariantSpec> variants;
     std::vector<CompareSpec> compare; ///< suite-wide rules, over the metric table's defaults

@@ -1,5 +1,6 @@
 #include "harness/compile/compile_suite.hxx"
 #include "harness/compile/static_tier.hxx"
+#include "harness/core/error.hxx"
 #include "harness/suite/compile_params.hxx"
 #include "harness/suite/suite.hxx"
 #include "test_files.hxx"
@@ -188,5 +189,78 @@ __global__ void block_sum(const __nv_bfloat16* in, float* out)
     } catch (const compile::CompileError& e) {
         EXPECT_NE(std::string(e.what()).find("NVRTC cannot compile"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("<cub/block/block_reduce.cuh>"), std::string::npos);
+    }
+}
+
+TEST(CompileParams, ADefineThatIsAnExpressionOfParametersIsPassedAsItsNumber)
+{
+    const Bindings point = {{"TILE", 32}, {"N", 1000}};
+    // As text, BLOCK_ROWS would be `32 / 4`, and `256 / BLOCK_ROWS` in a kernel 256 / 32 / 4 = 2.
+    EXPECT_EQ(suite::resolve_define("TILE / 4", point), "8");
+    EXPECT_EQ(suite::resolve_define("ceil_div(N, TILE) * 2 - 1", point), "63");
+    EXPECT_EQ(suite::resolve_define("-TILE", point), "-32");
+    EXPECT_EQ(suite::resolve_define("64 / 4", point), "16");
+    // Other text reaches the compiler as written, parameters substituted.
+    EXPECT_EQ(suite::resolve_define("float", point), "float");
+    EXPECT_EQ(suite::resolve_define("TILES+1", point), "TILES+1");
+    EXPECT_EQ(suite::resolve_define("TILE * sizeof(float)", point), "32 * sizeof(float)");
+    EXPECT_EQ(suite::resolve_define("1e5", point), "1e5");
+    EXPECT_EQ(suite::resolve_define("0x1F", point), "0x1F");
+    EXPECT_EQ(suite::resolve_define("010", point), "010"); // C's octal 8, not ten
+    EXPECT_EQ(suite::resolve_define("\"TILE / 4\"", point), "\"TILE / 4\"");
+    EXPECT_FALSE(suite::define_expression("float", params));
+    ASSERT_TRUE(suite::define_expression("TILE / 4", params));
+    EXPECT_EQ(suite::define_expression("TILE / 4", params)->text(), "TILE / 4");
+}
+
+TEST(CompileParams, TheKernelSeesAnEvaluatedDefine)
+{
+    TempDir dir{"harness-define-expression"};
+    // The shared array holds 256 / BLOCK_ROWS floats: 32 of them (128 bytes) at TILE = 32.
+    write_file(dir.path / "kernels" / "rows.cu", R"(__global__ void rows(float* out)
+{
+    __shared__ float partial[256 / BLOCK_ROWS];
+    partial[threadIdx.x % (256 / BLOCK_ROWS)] = threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = partial[(threadIdx.x + 1) % (256 / BLOCK_ROWS)];
+}
+)");
+    const std::string text = R"(suite: rows
+archs: [sm_90]
+params:
+  TILE: [32, 64]
+reference: rows
+buffers:
+  out: {type: f32, count: 256, role: out}
+variants:
+  rows:
+    source: ../kernels/rows.cu
+    entry: rows
+    defines: {BLOCK_ROWS: TILE / 4}
+    block: [256]
+    grid: [1]
+    args: [out]
+)";
+    write_file(dir.path / "suites" / "rows.yaml", text);
+    const auto s = suite::load_suite(dir.path / "suites" / "rows.yaml");
+    EXPECT_EQ(suite::resolve_defines(s.variants[0], {{"TILE", 32}}).at("BLOCK_ROWS"), "8");
+    const auto results = compile::run_static_tier(s, {"sm_90"}, nullptr);
+    ASSERT_EQ(results.size(), 2u);
+    for (const auto& r : results) {
+        ASSERT_EQ(r.status, CaseStatus::passed) << r.message;
+        EXPECT_EQ(r.metric("static_shared_bytes"), 4.0 * 256 / (r.params.at("TILE") / 4)) << r.params_text;
+    }
+
+    // An expression must have a value at every sweep point.
+    std::string bad = text;
+    bad.replace(bad.find("TILE / 4"), 8, "64 / (TILE - 64)");
+    try {
+        suite::parse_suite(bad, dir.path / "suites" / "rows.yaml");
+        ADD_FAILURE() << "a define dividing by zero at TILE=64 loaded";
+    } catch (const InputError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("rows.yaml:12:27: variants.rows.defines.BLOCK_ROWS: division by zero"), std::string::npos)
+            << what;
+        EXPECT_NE(what.find("TILE=64"), std::string::npos) << what;
     }
 }

@@ -192,6 +192,27 @@ TEST_P(CubinAgainstPtxas, ParameterBytes)
     EXPECT_EQ(info.kernel("tile_sum").param_bytes, 16); // two pointers
 }
 
+TEST_P(CubinAgainstPtxas, EachParameterWithItsOrdinalOffsetAndSize)
+{
+    const Compiled& compiled = compile(GetParam(), false);
+    const CubinInfo info = read_cubin_info(compiled.cubin);
+    const auto sizes = [&](std::string_view kernel) {
+        std::vector<std::pair<int, int>> offset_and_size;
+        const auto& parameters = info.kernel(kernel).parameters;
+        EXPECT_TRUE(parameters.has_value()) << kernel;
+        for (std::size_t i = 0; parameters && i < parameters->size(); ++i) {
+            EXPECT_EQ((*parameters)[i].ordinal, static_cast<int>(i));
+            offset_and_size.emplace_back((*parameters)[i].offset, (*parameters)[i].size_bytes);
+        }
+        return offset_and_size;
+    };
+    using Sizes = std::vector<std::pair<int, int>>;
+    EXPECT_EQ(sizes("copy"), (Sizes{{0, 8}, {8, 8}, {16, 4}})); // two pointers and an int
+    EXPECT_EQ(sizes("tile_sum"), (Sizes{{0, 8}, {8, 8}}));
+    EXPECT_EQ(sizes("sixteen_barriers"), (Sizes{{0, 8}}));
+    EXPECT_EQ(sizes(compiled.lowered_names.at("many_accumulators<64>")), (Sizes{{0, 8}, {8, 8}, {16, 4}}));
+}
+
 TEST_P(CubinAgainstPtxas, SpillsComeFromThePtxasReport)
 {
     const Compiled& compiled = compile(GetParam(), true);

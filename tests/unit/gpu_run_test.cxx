@@ -1,6 +1,7 @@
 // GPU tests: run real suites through the isolated runner. Skipped, with the reason, without a GPU.
 
 #include "harness/core/arch_limits.hxx"
+#include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/pipeline/run_suite.hxx"
 #include "harness/run/gpu_session.hxx"
@@ -68,6 +69,25 @@ TEST(GpuRun, PlantedFaultsFailOnlyTheirOwnCases)
         EXPECT_NE(wrong.message.find("first at index"), std::string::npos) << wrong.message;
     }
     EXPECT_GE(*find(results, "scale_again", "N=4096").metric("time_samples"), 10.0);
+}
+
+// An argument the kernel's parameter does not take stops the run as bad input before any launch.
+TEST(GpuRun, AnArgumentOfTheWrongSizeIsRefusedBeforeAnyLaunch)
+{
+    REQUIRE_GPU();
+    auto s = suite::load_suite(repo_root() / "suites" / "memory.yaml");
+    s.params = {{"N", {4096}}};
+    s.variants[1].launches[0].args[3].scalar_type = suite::ElementType::i64; // `int n` takes 4 bytes
+    try {
+        pipeline::run_suite_gpu(s, *gpu(), {}, nullptr);
+        ADD_FAILURE() << "the run went ahead";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::bad_input);
+        EXPECT_NE(std::string(e.what()).find("variants.grid_stride.args[3]: {i64: N} is 8 bytes, but parameter 3 of "
+                                             "kernel vector_add_grid_stride is 4 bytes"),
+                  std::string::npos)
+            << e.what();
+    }
 }
 
 TEST(GpuRun, GemmVariantsVerifyAndReportResources)

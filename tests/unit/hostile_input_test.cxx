@@ -8,18 +8,23 @@
 #include "harness/core/error.hxx"
 #include "harness/core/file_transaction.hxx"
 #include "harness/core/input_files.hxx"
+#include "harness/core/text.hxx"
 #include "harness/report/reporters.hxx"
 #include "harness/suite/expression.hxx"
+#include "harness/suite/rule_syntax.hxx"
 #include "harness/suite/suite.hxx"
 #include "suite_edits.hxx"
 #include "test_files.hxx"
 #include "test_paths.hxx"
 
+#include <cstdlib>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <map>
 #include <sstream>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -544,4 +549,271 @@ TEST(FileTransaction, ALinkAtATargetIsReplacedNotWrittenThrough)
     EXPECT_FALSE(fs::is_symlink(dir.path / "b" / "sm_90.csv"));
     EXPECT_EQ(read_file(dir.path / "b" / "sm_90.csv"), "new");
     EXPECT_EQ(std::distance(fs::directory_iterator(dir.path / "b"), fs::directory_iterator{}), 1);
+}
+
+namespace {
+
+/// The exit code of the tool and what it printed on stderr.
+std::pair<int, std::string> tool_with_stderr(const std::vector<std::string>& args)
+{
+    testing::internal::CaptureStdout();
+    testing::internal::CaptureStderr();
+    const int code = cli::run_tool(args);
+    testing::internal::GetCapturedStdout();
+    return {code, testing::internal::GetCapturedStderr()};
+}
+
+/// A static run's results.json for the scratch project's suite, with `extra` ("\"key\": value,")
+/// among its top-level fields.
+std::string static_results(const std::string& extra)
+{
+    return R"({"schema": "harness-results", "schema_version": 2, "mode": "static", "suite": "hostile", )" + extra +
+           R"( "results": [{"suite": "hostile", "variant": "a", "arch": "sm_90", "params": {"N": 256},
+           "params_text": "N=256", "status": "passed", "metrics": {"registers": 8}}]})";
+}
+
+} // namespace
+
+TEST(BaselineUpdate, ALineBreakInTheResultsMetadataIsRefusedAndNothingIsWritten)
+{
+    Project p;
+    const fs::path results = p.dir.path / "results.json";
+    const auto update = [&] {
+        return cli::run_tool({"baseline", "update", "--no-ci", "--no-cache", "--from", results.string(),
+                              p.suite.string(), "--baseline-dir", p.baselines.string()});
+    };
+    // The file itself records.
+    write_file(results, static_results(R"("cuda_version": "13.0", "device_name": "", "timestamp": "2026-01-01",)"));
+    ASSERT_EQ(update(), 0);
+    const auto recorded = snapshot(p.baselines);
+    ASSERT_EQ(recorded.size(), 1u);
+
+    for (const char* field :
+         {"cuda_version", "device_name", "driver_version", "git_revision", "timestamp", "harness_version"})
+        for (const char* value : {"13.0\\n# schema_version: 1", "a\\rb", "a\\u0001b", "tab\\there"}) {
+            write_file(results, static_results(fmt::format("\"{}\": \"{}\",", field, value)));
+            const auto [code, err] =
+                tool_with_stderr({"baseline", "update", "--no-ci", "--no-cache", "--from", results.string(),
+                                  p.suite.string(), "--baseline-dir", p.baselines.string()});
+            EXPECT_EQ(code, 2) << field;
+            EXPECT_NE(err.find(std::string(field) + ": holds a control character"), std::string::npos) << err;
+            EXPECT_EQ(snapshot(p.baselines), recorded) << field;
+        }
+    // No header line can be broken by any caller: the writer refuses it too.
+    compare::BaselineFile file;
+    EXPECT_THROW(file.set_meta("gpu", "NVIDIA H100\n# schema_version: 1"), Error);
+    EXPECT_THROW(file.set_meta("a: b", "c"), Error);
+    EXPECT_THROW(file.set_meta("date", std::string("2026\0x", 6)), Error);
+    file.set_meta("schema_version", "1");
+    file.set_meta("gpu", "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(compare::parse_baseline(compare::baseline_text(file), "b.csv").meta("gpu"), "NVIDIA H100 80GB HBM3");
+}
+
+TEST(HostileCli, TwoSuitesOfOneNameAreRefusedByEveryCommand)
+{
+    Project p;
+    const fs::path second = p.dir.path / "suites" / "hostile_b.yaml";
+    write_file(second, valid);
+    const auto before = snapshot(p.dir.path);
+    const std::vector<std::vector<std::string>> commands = {
+        {"list"},
+        {"check", "--no-cache"},
+        {"run", "--static", "--no-ci", "--no-cache"},
+        {"baseline", "update", "--static", "--no-ci", "--no-cache"},
+    };
+    for (auto args : commands) {
+        args.insert(args.end(), {p.suite.string(), second.string()});
+        const auto [code, err] = tool_with_stderr(args);
+        EXPECT_EQ(code, 2) << args[0];
+        EXPECT_NE(err.find(second.string() + ": suite: 'hostile' is also the name of " + p.suite.string()),
+                  std::string::npos)
+            << err;
+    }
+    // The same file twice is the same clash.
+    EXPECT_EQ(cli::run_tool({"list", p.suite.string(), p.suite.string()}), 2);
+    EXPECT_EQ(snapshot(p.dir.path), before);
+    EXPECT_FALSE(fs::exists(p.dir.path / "reports"));
+}
+
+TEST(HostileCli, LinkedReportAndBaselineFoldersAreNotWrittenThrough)
+{
+    Project p;
+    const fs::path victim = p.dir.path / "victim";
+    write_file(victim / "results.json", "someone else's file\n");
+    write_file(victim / "sm_90.csv", "someone else's file\n");
+    const auto victim_before = snapshot(victim);
+    const std::vector<std::string> run = {"run", "--static", "--no-ci", "--no-cache", p.suite.string()};
+    const std::vector<std::string> update = {"baseline", "update",     "--static",
+                                             "--no-ci",  "--no-cache", p.suite.string()};
+    const auto expect_refused = [&](const std::vector<std::string>& args, const fs::path& link) {
+        const auto [code, err] = tool_with_stderr(args);
+        EXPECT_EQ(code, 3) << link;
+        EXPECT_NE(err.find(link.string() + " is a symbolic link"), std::string::npos) << err;
+        EXPECT_EQ(snapshot(victim), victim_before) << link;
+    };
+
+    fs::create_directories(p.dir.path / "reports");
+    fs::create_directory_symlink(victim, p.dir.path / "reports" / "hostile");
+    expect_refused(run, p.dir.path / "reports" / "hostile");
+    fs::remove_all(p.dir.path / "reports");
+    fs::create_directory_symlink(victim, p.dir.path / "reports");
+    expect_refused(run, p.dir.path / "reports");
+    fs::remove(p.dir.path / "reports");
+    // Below a folder named with --out, too.
+    fs::create_directories(p.dir.path / "out");
+    fs::create_directory_symlink(victim, p.dir.path / "out" / "hostile");
+    auto with_out = run;
+    with_out.insert(with_out.end(), {"--out", (p.dir.path / "out").string()});
+    expect_refused(with_out, p.dir.path / "out" / "hostile");
+
+    fs::create_directory_symlink(victim, p.baselines / "hostile");
+    expect_refused(update, p.baselines / "hostile");
+    fs::remove(p.baselines / "hostile");
+    fs::remove_all(p.baselines);
+    fs::create_directory_symlink(victim, p.baselines);
+    expect_refused(update, p.baselines);
+    EXPECT_FALSE(fs::exists(victim / "hostile"));
+}
+
+TEST(HostileReports, CharactersXmlForbidsAndTerminalControlsNeverReachAReport)
+{
+    CaseResult r;
+    r.suite = "hostile";
+    r.variant = "a";
+    r.params_text = "N=256";
+    r.arch = "sm_90";
+    r.status = CaseStatus::compile_error;
+    // U+FFFF and U+FFFE (from a kernel's #error), a byte that is not UTF-8, C0 controls, ESC, a C1 control.
+    r.message = "broken \xEF\xBF\xBF \xEF\xBF\xBE kernel \x80 \x01 \x1b[31mred\x1b[0m \xC2\x9B caf\xC3\xA9";
+    harness::RunReport rep = static_run({r});
+    rep.notes.push_back("note \x1b]0;title\x07");
+
+    const std::string junit = report::junit_xml(rep);
+    const std::string html = report::html_report(rep);
+    for (const auto& [name, text] : {std::pair{"junit.xml", junit}, std::pair{"report.html", html}}) {
+        for (const std::string raw : {"\xEF\xBF\xBF", "\xEF\xBF\xBE", "\x80 ", "\x01", "\x1b", "\x07", "\xC2\x9B"})
+            EXPECT_EQ(text.find(raw), std::string::npos) << name << " holds a raw byte " << int(uint8_t(raw[0]));
+        EXPECT_NE(text.find("&#xFFFD;"), std::string::npos) << name;
+        EXPECT_NE(text.find("caf\xC3\xA9"), std::string::npos) << name << ": text that is fine stays as it is";
+        EXPECT_EQ(invalid_utf8_offset(text), std::string::npos) << name;
+    }
+    // An XML parser accepts the file, where one is installed.
+    if (std::system("command -v xmllint >/dev/null 2>&1") == 0) {
+        TempDir dir{"harness-hostile-test"};
+        write_file(dir.path / "junit.xml", junit);
+        EXPECT_EQ(std::system(("xmllint --noout " + (dir.path / "junit.xml").string()).c_str()), 0);
+    }
+
+    std::ostringstream console;
+    report::write_console_table(rep, console);
+    const std::string summary = report::markdown_summary(rep);
+    for (const auto& [name, text] : {std::pair{"console", console.str()}, std::pair{"summary.md", summary}}) {
+        for (const std::string raw : {"\x1b", "\x01", "\x07", "\x80 ", "\xC2\x9B"})
+            EXPECT_EQ(text.find(raw), std::string::npos) << name;
+        EXPECT_NE(text.find("\\x1b[31mred"), std::string::npos) << name << ": " << text;
+        EXPECT_NE(text.find("\\x01"), std::string::npos) << name;
+    }
+    EXPECT_NE(console.str().find("note \\x1b]0;title\\x07"), std::string::npos) << console.str();
+    EXPECT_EQ(escape_control_characters(std::string("a\tb\nc\0d\x7f\xC2\x85", 10)), "a\tb\nc\\0d\\x7f\\u0085");
+}
+
+TEST(HostileCli, CrosscheckReadsOnlyRegularFilesOfBoundedSize)
+{
+    TempDir dir{"harness-hostile-test"};
+    const fs::path results = dir.path / "results.json";
+    write_file(results, static_results(""));
+    const fs::path fifo = dir.path / "ncu.fifo";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    for (const fs::path& ncu : {fs::path("/dev/zero"), fifo}) {
+        const auto [code, err] = tool_with_stderr({"crosscheck", "--ncu", ncu.string(), results.string()});
+        EXPECT_EQ(code, 2) << ncu;
+        EXPECT_NE(err.find(ncu.string() + ": the ncu CSV file is not a regular file"), std::string::npos) << err;
+    }
+    EXPECT_EQ(
+        cli::run_tool({"crosscheck", "--times", "--times-min-us", "nan", "--ncu", results.string(), results.string()}),
+        2);
+}
+
+TEST(HostileSuite, IntegersAreDecimalNeverOctal)
+{
+    std::string text = valid;
+    text.replace(text.find("[256, 1024]"), 11, "[010, 0256, +64]");
+    text.replace(text.find("seed: 1"), 7, "seed: 010");
+    text.replace(text.find("reference: a"), 12, "reference: a\ntiming: {min_samples: 010, max_samples: 020}");
+    const auto s = suite::parse_suite(text, suite_path);
+    EXPECT_EQ(s.params[0].values, (std::vector<std::int64_t>{10, 256, 64}));
+    EXPECT_EQ(s.buffers[0].seed, 10u);
+    EXPECT_EQ(s.timing.min_samples, 10);
+    EXPECT_EQ(s.timing.max_samples, 20);
+    EXPECT_NE(error_after("[256, 1024]", "[0x100]").find("params.N[0]: expected an integer, got '0x100'"),
+              std::string::npos);
+    EXPECT_NE(error_after("seed: 1", "seed: 0x10").find("buffers.x.seed: expected an integer"), std::string::npos);
+    EXPECT_NE(error_after("reference: a", "reference: a\ntiming: {budget_s: 0x1p-2}").find("timing.budget_s"),
+              std::string::npos);
+    EXPECT_EQ(parse_decimal_integer("-010"), -10);
+    EXPECT_FALSE(parse_decimal_integer("9223372036854775808").has_value());
+    EXPECT_FALSE(parse_decimal_integer("1e3").has_value());
+}
+
+TEST(HostileSuite, ANulInANameIsShownNotCutShort)
+{
+    const std::string e = error_after("  a:\n    source", "  \"a\\0x\":\n    source");
+    EXPECT_NE(e.find("variants.a\\0x"), std::string::npos) << e;
+    EXPECT_NE(e.find("uses a character other than"), std::string::npos) << e;
+
+    Project p;
+    write_file(p.dir.path / "results.json",
+               R"({"schema": "harness-results", "schema_version": 2, "mode": "static", "suite": "hostile",
+                   "results": [{"suite": "hostile", "variant": "a\u0000x", "arch": "sm_90", "params": {},
+                   "params_text": "", "status": "passed", "metrics": {}}]})");
+    const auto [code, err] = tool_with_stderr(
+        {"report", (p.dir.path / "results.json").string(), "-o", (p.dir.path / "report.html").string()});
+    EXPECT_EQ(code, 2);
+    EXPECT_NE(err.find("results[0].variant 'a\\0x' uses a character other than"), std::string::npos) << err;
+    EXPECT_EQ(err.find('\0'), std::string::npos);
+}
+
+TEST(HostileCli, TimeoutAndBudgetAreFinitePositiveSeconds)
+{
+    Project p;
+    for (const auto& [option, value] : std::vector<std::pair<std::string, std::string>>{{"--timeout", "-5"},
+                                                                                        {"--timeout", "0"},
+                                                                                        {"--timeout", "nan"},
+                                                                                        {"--timeout", "inf"},
+                                                                                        {"--timeout", "1e99"},
+                                                                                        {"--budget", "-1"},
+                                                                                        {"--budget", "nan"},
+                                                                                        {"--budget", "0x10"}}) {
+        const auto [code, err] = tool_with_stderr({"run", "--static", "--no-ci", "--no-cache", p.suite.string(), option,
+                                                   value, "--out", (p.dir.path / "out").string()});
+        EXPECT_EQ(code, 2) << option << " " << value;
+        EXPECT_NE(err.find("expected a number of seconds above 0"), std::string::npos) << err;
+    }
+    EXPECT_EQ(cli::run_tool({"baseline", "update", "--no-ci", "--no-cache", p.suite.string(), "--budget", "-1"}), 2);
+    EXPECT_FALSE(fs::exists(p.dir.path / "out"));
+}
+
+TEST(HostileFiles, TinyFiniteNumbersAreNumbers)
+{
+    // Below the smallest normal double (std::stod says ERANGE), and still finite.
+    std::string text = valid;
+    text.replace(text.find("reference: a"), 12, "reference: a\ntolerance: {rel: 1e-310, abs: 4.9e-324}");
+    const auto s = suite::parse_suite(text, suite_path);
+    EXPECT_EQ(s.tolerance.rel, 1e-310);
+    EXPECT_GT(s.tolerance.abs, 0.0);
+    EXPECT_NE(
+        error_after("reference: a", "reference: a\ntolerance: {abs: 1e999}").find("tolerance.abs: expected a finite"),
+        std::string::npos);
+    EXPECT_EQ(suite::parse_rule("abs 1e-310").tolerance, 1e-310);
+
+    const std::string head = "# harness baseline\n# schema_version: 1\nvariant,params,metric,value,samples,source\n";
+    const auto file = compare::parse_baseline(head + "a,N=1,time_median,1e-310,4.9e-324 1e-310,gpu\n", "b.csv");
+    ASSERT_EQ(file.rows.size(), 1u);
+    EXPECT_EQ(file.rows[0].value, 1e-310);
+    EXPECT_EQ(file.rows[0].samples.size(), 2u);
+    EXPECT_THROW(compare::parse_baseline(head + "a,N=1,registers,1e999,,static\n", "b.csv"), InputError);
+    EXPECT_EQ(parse_decimal_number("1e-400"), 0.0);
+    EXPECT_EQ(parse_decimal_number("+.5"), 0.5);
+    for (const char* not_a_number : {"nan", "inf", "-inf", "1e999", "0x10", "", "1e", "5 5", "--1"})
+        EXPECT_FALSE(parse_decimal_number(not_a_number).has_value()) << not_a_number;
 }

@@ -79,7 +79,43 @@ TEST(Report, ConsoleTableShowsEveryCaseAndFailureMessages)
     EXPECT_NE(text.find("123.50 us"), std::string::npos);
     EXPECT_NE(text.find("100%"), std::string::npos);
     EXPECT_NE(text.find("kernel fault: CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos);
-    EXPECT_NE(text.find("gemm: 1 passed, 1 failed, 0 regressed, 0 skipped"), std::string::npos) << text;
+    EXPECT_NE(text.find("gemm: 1 passed, 1 failed, 0 regressed, 0 not gated, 0 skipped"), std::string::npos) << text;
+}
+
+TEST(Report, ConsoleStatusColumnShowsWholeWords)
+{
+    for (const std::string mode : {"gpu", "static"}) {
+        auto rep = sample_report();
+        rep.mode = mode;
+        for (const auto status : {CaseStatus::compile_error, CaseStatus::failed_verification}) {
+            CaseResult r = rep.results[1];
+            r.variant = std::string("case_") + case_status_name(status);
+            r.status = status;
+            rep.results.push_back(r);
+        }
+        std::ostringstream out;
+        report::write_console_table(rep, out);
+        std::istringstream lines(out.str());
+        std::size_t rows = 0;
+        for (std::string line; std::getline(lines, line);) {
+            if (!line.starts_with("case_")) continue;
+            ++rows;
+            const std::string status = line.substr(5, line.find(' ') - 5);
+            // The row's status column holds the word in full, once, after the variant.
+            EXPECT_NE(line.find(" " + status + " "), std::string::npos) << mode << ": " << line;
+        }
+        EXPECT_EQ(rows, 2u) << out.str();
+        // Every row's status starts under the header's "status".
+        const std::string text = out.str();
+        const auto header_end = text.find('\n');
+        const auto status_at = text.substr(0, header_end).find("status");
+        std::istringstream again(text);
+        for (std::string line; std::getline(again, line);) {
+            if (line.starts_with("case_") || line.starts_with("tiled16")) {
+                EXPECT_NE(line.substr(status_at, 1), " ") << mode << ": " << line;
+            }
+        }
+    }
 }
 
 TEST(Report, CaseResultSurvivesJson)
