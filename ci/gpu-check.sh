@@ -35,7 +35,9 @@ for t in "$build"/*gpu*_test "$build"/*_test; do
   [ -x "$t" ] || continue
   name="$(basename "$t")"
   [ -e "$out/$name.xml" ] && continue # a GPU test program, already run
-  if ! (cd "$root" && "$t" --gtest_output="xml:$out/$name.xml") >>"$out/unit-tests.log" 2>&1; then
+  # A program that hangs fails, and the check goes on.
+  if ! (cd "$root" && timeout "${HARNESS_TEST_TIMEOUT:-300}" "$t" --gtest_output="xml:$out/$name.xml") \
+    >>"$out/unit-tests.log" 2>&1; then
     failed_programs+=("$name")
     [ $status -ne 0 ] || status=1
   fi

@@ -158,7 +158,6 @@ void write_all(int fd, const std::string& bytes)
                 write_all(answer_fd, pack(*hit));
                 ::_exit(0);
             }
-        load_nvrtc_builtins();
         confine_to(readable_folders(request), {});
         answer = pack(compile(request, nullptr));
     } catch (const std::bad_alloc&) {
@@ -235,6 +234,9 @@ SuiteModules compile_suite(const suite::Suite& suite, const std::vector<suite::C
         requests.push_back(request_for(suite, suite.variants[unit.variant], unit.point, arch));
     if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
     warn_if_unconfined();
+    // Loaded here, once, so no compiler process calls the dynamic loader after fork(): another
+    // thread of this process may hold its lock at that moment. Loading the library runs no NVRTC.
+    load_nvrtc_builtins();
 
     std::vector<std::optional<CompiledModule>> modules(units.size());
     std::vector<std::string> errors(units.size());

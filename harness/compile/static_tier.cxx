@@ -9,6 +9,7 @@
 #include "harness/suite/compile_params.hxx"
 #include "harness/suite/sweep.hxx"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace harness::compile {
@@ -99,17 +100,20 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
             const CompiledModule& module = compiled.modules.at(key);
             try {
                 ResourceTotals totals;
-                const bool from_log = !module.log.empty();
+                const std::vector<KernelResources> reported = parse_ptxas_log(module.log);
                 for (const auto& launch : variant.launches) {
                     const KernelResources& k =
                         info.kernel(module.lowered_names.at(suite::resolve_entry(launch.entry, c.params)));
+                    // ptxas' report states spills, for the kernels it names; a module file comes
+                    // without one, and a report without this kernel leaves them unmeasured.
+                    const bool from_log = std::any_of(reported.begin(), reported.end(),
+                                                      [&](const KernelResources& r) { return r.name == k.name; });
                     const LaunchFigures f = launch_figures(limits, k, launch, c.params);
                     totals.add({.registers = k.registers,
                                 .static_shared_bytes = k.static_shared_bytes,
                                 .dynamic_shared_bytes = f.dynamic_shared,
                                 .local_bytes = k.local_bytes,
                                 .barriers = k.barriers,
-                                // Only ptxas' report states spills; a module file comes without one.
                                 .spill_store_bytes = from_log ? k.spill_store_bytes.value_or(0) : std::optional<int>(),
                                 .spill_load_bytes = from_log ? k.spill_load_bytes.value_or(0) : std::optional<int>(),
                                 .blocks_per_sm = f.occupancy.blocks_per_sm,

@@ -89,11 +89,11 @@ bool uses_buffer(const suite::VariantSpec& variant, const std::string& buffer)
     return false;
 }
 
-int barriers_of(const compile::CubinInfo& info, const std::string& symbol)
+const compile::KernelResources* kernel_of(const compile::CubinInfo& info, const std::string& symbol)
 {
     for (const auto& k : info.kernels)
-        if (k.name == symbol) return k.barriers;
-    return 0;
+        if (k.name == symbol) return &k;
+    return nullptr;
 }
 
 /// Page-locking for the staging buffer through the driver: uploads from page-locked memory skip
@@ -578,7 +578,11 @@ void CaseRunner::read_resources(Prepared& prepared, CaseResult& r)
     // Static resources of the kernels as loaded; a multi-launch variant reports its most
     // demanding kernel (most registers, least occupancy).
     const compile::ArchLimits* limits = compile::find_arch_limits(session_.info().arch);
-    const compile::CubinInfo cubin_info = compile::read_cubin_info(p->compiled->cubin);
+    compile::CubinInfo cubin_info = compile::read_cubin_info(p->compiled->cubin);
+    // Spills are stated by ptxas' report only: the static tier's figures, measured here too, so
+    // that a GPU run gates them against the same architecture baseline.
+    const auto reported = compile::parse_ptxas_log(p->compiled->log);
+    compile::merge_ptxas_log(cubin_info, reported);
     compile::ResourceTotals totals;
     for (std::size_t li = 0; li < p->launches.size(); ++li) {
         auto& l = p->launches[li];
@@ -596,10 +600,18 @@ void CaseRunner::read_resources(Prepared& prepared, CaseResult& r)
                                         .blocks_per_sm = active,
                                         .occupancy =
                                             static_cast<double>(active * warps) / session_.info().max_warps_per_sm};
+        const compile::KernelResources* kernel = kernel_of(cubin_info, l.symbol);
+        if (kernel) launch.barriers = kernel->barriers;
+        const bool in_report = std::any_of(reported.begin(), reported.end(),
+                                           [&](const compile::KernelResources& k) { return k.name == l.symbol; });
+        if (kernel && in_report) {
+            launch.spill_store_bytes = kernel->spill_store_bytes.value_or(0);
+            launch.spill_load_bytes = kernel->spill_load_bytes.value_or(0);
+        }
         // The driver gives the blocks; the calculator says what limits them, and must agree.
         if (limits) {
             compile::OccupancyOptions o;
-            o.barriers_per_block = barriers_of(cubin_info, l.symbol);
+            o.barriers_per_block = kernel ? kernel->barriers : 0;
             o.shared_opt_in = l.shared_bytes > 48 * 1024;
             const auto calc =
                 compile::theoretical_occupancy(*limits, threads, regs, smem + static_cast<int>(l.shared_bytes), o);
