@@ -144,9 +144,13 @@ void write_all(int fd, const std::string& bytes)
 {
     std::string answer;
     try {
+#if !defined(__SANITIZE_ADDRESS__)
+        // AddressSanitizer's shadow memory counts as data: under it, the parent's watch of the
+        // resident size alone holds the limit.
         const rlim_t memory = static_cast<rlim_t>(limits.memory_mib) << 20;
         const rlimit data = {memory, memory};
         ::setrlimit(RLIMIT_DATA, &data);
+#endif
         const rlim_t cpu = static_cast<rlim_t>(std::ceil(limits.timeout_s)) + 5; // the parent stops it first
         const rlimit cpu_limit = {cpu, cpu};
         ::setrlimit(RLIMIT_CPU, &cpu_limit);
@@ -173,6 +177,17 @@ void write_all(int fd, const std::string& bytes)
     }
     write_all(answer_fd, answer);
     ::_exit(0);
+}
+
+/// The resident memory of process `pid` in MiB, or 0 when it cannot be read.
+long resident_mib(pid_t pid)
+{
+    std::FILE* statm = std::fopen(fmt::format("/proc/{}/statm", pid).c_str(), "r");
+    if (!statm) return 0;
+    long size = 0, resident = 0;
+    const int read = std::fscanf(statm, "%ld %ld", &size, &resident);
+    std::fclose(statm);
+    return read == 2 ? resident * (::sysconf(_SC_PAGESIZE) / 1024) / 1024 : 0;
 }
 
 /// A compiler process under way.
@@ -274,7 +289,7 @@ SuiteModules compile_suite(const suite::Suite& suite, const std::vector<suite::C
         Clock::time_point soonest = running.front().deadline;
         for (const auto& c : running) soonest = std::min(soonest, c.deadline);
         const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(soonest - Clock::now()).count();
-        if (::poll(polled.data(), polled.size(), static_cast<int>(std::clamp<long long>(wait + 1, 0, 1000))) < 0 &&
+        if (::poll(polled.data(), polled.size(), static_cast<int>(std::clamp<long long>(wait + 1, 0, 200))) < 0 &&
             errno != EINTR)
             throw Error(ErrorKind::environment,
                         fmt::format("compiling {}: poll failed: {}", suite.name, std::strerror(errno)));
@@ -283,6 +298,7 @@ SuiteModules compile_suite(const suite::Suite& suite, const std::vector<suite::C
             Compiling& c = running[i];
             bool finished = false;
             bool timed_out = false;
+            long over_memory_mib = 0;
             if (polled[i].revents & (POLLIN | POLLHUP | POLLERR)) {
                 char chunk[65536];
                 const ssize_t n = ::read(c.fd, chunk, sizeof chunk);
@@ -295,6 +311,12 @@ SuiteModules compile_suite(const suite::Suite& suite, const std::vector<suite::C
                 ::kill(c.pid, SIGKILL);
                 finished = timed_out = true;
             }
+            if (!finished)
+                if (const long mib = resident_mib(c.pid); mib > limits.memory_mib) {
+                    ::kill(c.pid, SIGKILL);
+                    finished = true;
+                    over_memory_mib = mib;
+                }
             if (!finished) continue;
             ::close(c.fd);
             int status = 0;
@@ -302,7 +324,11 @@ SuiteModules compile_suite(const suite::Suite& suite, const std::vector<suite::C
             while (::wait4(c.pid, &status, 0, &usage) < 0 && errno == EINTR) {
             }
             const CompileRequest& request = requests[c.unit];
-            if (timed_out) {
+            if (over_memory_mib > 0) {
+                errors[c.unit] = fmt::format("{}: compiling for {} took {} MiB, more than the limit of {} MiB, and was "
+                                             "stopped (the suite's compile.memory_mib)",
+                                             request.source.string(), request.arch, over_memory_mib, limits.memory_mib);
+            } else if (timed_out) {
                 errors[c.unit] = fmt::format("{}: compiling for {} took longer than {} s and was stopped (the suite's "
                                              "compile.timeout_s)",
                                              request.source.string(), request.arch, limits.timeout_s);
