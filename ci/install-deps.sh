@@ -16,6 +16,7 @@ esac
 
 packages=(
   cmake ninja-build g++ pkg-config
+  git               # harness bisect: the commits it tests, in worktrees
   libyaml-cpp-dev   # suite files
   libcsv-dev        # CSV results and baselines
   libfmt-dev        # formatting
@@ -23,6 +24,7 @@ packages=(
   nlohmann-json3-dev # worker protocol, JSON results
   libxxhash-dev     # compile cache keys
   libssl-dev        # SHA-256 of module sources (libcrypto)
+  libsqlite3-dev    # the history's query index (static archive)
 )
 ((tool_only)) || packages+=(
   libgtest-dev      # tests

@@ -26,6 +26,10 @@ const Subcommand commands[] = {
      crosscheck_command},
     {"stability", "check that repeated runs of a suite repeat every exact figure: `stability A.json B.json ...`",
      stability_command},
+    {"bisect", "find the first commit at which a figure moved: `bisect --good REV --bad REV SUITE`", bisect_command},
+    {"history",
+     "a performance history across commits: `history record|list|page --store DIR ...`, change points and creep",
+     history_command},
     {"help", "show this help", help_command},
 };
 

@@ -27,6 +27,8 @@ int merge_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
 int crosscheck_command(const std::vector<std::string>& args);
 int stability_command(const std::vector<std::string>& args);
+int bisect_command(const std::vector<std::string>& args);
+int history_command(const std::vector<std::string>& args);
 int help_command(const std::vector<std::string>& args);
 
 } // namespace harness::cli

@@ -316,8 +316,12 @@ TEST(HtmlReport, APassingRunLeadsWithItsVerdictThenTheCharts)
     ASSERT_NE(first_chart, std::string::npos);
     EXPECT_LT(html.find("<header"), verdict);
     EXPECT_LT(verdict, first_chart);
-    if (html.find("id=\"hotspots\"") != std::string::npos) EXPECT_LT(first_chart, html.find("id=\"hotspots\""));
-    if (html.find("id=\"improvements\"") != std::string::npos) EXPECT_LT(first_chart, html.find("id=\"improvements\""));
+    if (html.find("id=\"hotspots\"") != std::string::npos) {
+        EXPECT_LT(first_chart, html.find("id=\"hotspots\""));
+    }
+    if (html.find("id=\"improvements\"") != std::string::npos) {
+        EXPECT_LT(first_chart, html.find("id=\"improvements\""));
+    }
     // Every table that lists cases has an arch column.
     EXPECT_NE(html.find("<th>arch</th>"), std::string::npos);
 }

@@ -99,6 +99,9 @@ TEST(DocumentedCommands, EveryHarnessCommandInTheReadmeAndDocsRuns)
     for (const auto& c : commands) {
         std::vector<std::string> args = arguments(c.text);
         args.erase(args.begin()); // "harness"
+        // A bisect names commits of a repository's history, which the scratch copy has none of;
+        // bisect_test runs it on a repository of its own.
+        if (!args.empty() && args[0] == "bisect") continue;
         // Run as a user would without a GPU: outside CI mode, on the static tier (what `run` and
         // `baseline update` fall back to by themselves), on a GPU machine too, where the commands'
         // full GPU runs (five of gemm for `--runs 5`) would take minutes and test nothing more here.

@@ -1,0 +1,87 @@
+#pragma once
+// A git repository seen from the outside: git runs as a child process with an argument vector (no
+// shell, so a revision a user typed is never interpreted), and commits are materialised in
+// temporary worktrees that leave the user's work tree and index alone.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace harness::pipeline {
+
+/// What a program run to completion printed, and how it ended.
+struct ProgramOutput {
+    int exit_code = -1; ///< the exit status; -1 when a signal ended it
+    std::string out;    ///< its standard output
+    std::string err;    ///< its standard error
+};
+
+/// Runs `argv` (argv[0] looked up in PATH) in `cwd` (empty: this process's folder) and collects its
+/// output. With `capture` false the child writes to this process's stdout and stderr instead.
+/// Throws Error(environment) when the program cannot be started (not installed).
+ProgramOutput run_program(const std::vector<std::string>& argv, const std::filesystem::path& cwd = {},
+                          bool capture = true);
+
+/// One commit's identity, as a report names it.
+struct CommitInfo {
+    std::string hash;        ///< the full object name
+    std::string subject;     ///< the first line of its message
+    std::string author_date; ///< ISO 8601, as `git log --format=%aI` prints it
+};
+
+/// The git repository that holds a folder.
+class GitRepository {
+public:
+    /// The repository whose work tree holds `folder`; throws Error(environment) when git is missing or
+    /// `folder` is not inside a work tree.
+    static GitRepository containing(const std::filesystem::path& folder);
+
+    /// The top of the work tree (absolute).
+    const std::filesystem::path& top() const { return top_; }
+
+    /// The full hash of the commit `rev` names, or nullopt when it names none. `rev` is checked by
+    /// `git rev-parse --verify --quiet REV^{commit}`; a revision starting with '-' names none.
+    std::optional<std::string> resolve_commit(const std::string& rev) const;
+
+    /// The first-parent commits after `good` up to and including `bad`, oldest first.
+    std::vector<std::string> first_parent_range(const std::string& good, const std::string& bad) const;
+
+    /// Hash, subject and author date of `commit`.
+    CommitInfo describe(const std::string& commit) const;
+
+    /// Whether `commit` holds a file at `path` (relative to the top of the tree).
+    bool has_file(const std::string& commit, const std::filesystem::path& path) const;
+
+    /// Runs git in the repository with `args`; throws Error(environment) when git fails.
+    std::string git(const std::vector<std::string>& args) const;
+
+    /// The output of `git worktree list --porcelain`.
+    std::string worktree_list() const;
+
+private:
+    explicit GitRepository(std::filesystem::path top) : top_(std::move(top)) {}
+    std::filesystem::path top_;
+};
+
+/// A commit checked out, detached, in a temporary folder by `git worktree add`; removed with
+/// `git worktree remove --force` and `git worktree prune` when it goes out of scope, also when an
+/// error unwinds the stack.
+class Worktree {
+public:
+    /// Throws Error(environment) when git cannot add the worktree.
+    Worktree(const GitRepository& repository, const std::string& commit);
+    ~Worktree();
+    Worktree(const Worktree&) = delete;
+    Worktree& operator=(const Worktree&) = delete;
+
+    /// The checked-out tree.
+    const std::filesystem::path& path() const { return path_; }
+
+private:
+    const GitRepository& repository_;
+    std::filesystem::path scratch_; ///< the temporary folder that holds `path_`
+    std::filesystem::path path_;
+};
+
+} // namespace harness::pipeline

@@ -1,0 +1,356 @@
+// `harness bisect` on scratch git repositories built from the project's register-cliff kernel: it
+// names the commit that crossed the occupancy boundary in the static tier, skips a commit that
+// does not compile, leaves the user's work tree, index and worktree list as they were, and refuses
+// bad revisions. The search and the time verdict are also tested on their own, on synthetic input.
+
+#include "harness/cli/commands.hxx"
+#include "harness/compare/bisect_verdict.hxx"
+#include "harness/pipeline/bisect.hxx"
+#include "harness/pipeline/git_repository.hxx"
+#include "test_files.hxx"
+#include "test_paths.hxx"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <random>
+
+using namespace harness;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string suite_text =
+    R"yaml(# The register cliff kernel at one point; MIN_BLOCKS comes from the kernel's own default.
+suite: walk
+description: a register-limited occupancy cliff across commits
+archs: [sm_90]
+params:
+  N: [1048576]
+reference: walk
+buffers:
+  in: {type: f32, count: N, init: uniform, seed: 1, min: 0, max: 1, role: in}
+  out: {type: f32, count: N, init: zeros, role: out}
+variants:
+  walk:
+    source: ../kernels/register_cliff.cu
+    entry: register_cliff
+    defines: {PARTIALS: 16}
+    block: [256]
+    grid: ["ceil_div(N, 256)"]
+    args: [in, out, {i32: N}]
+)yaml";
+
+/// The project's register-cliff kernel, its register budget set by `min_blocks` (8: 32 registers,
+/// 100 % occupancy on sm_90; 6: 40 registers, 75 %), with `note` as a trailing comment.
+std::string kernel_text(int min_blocks, const std::string& note, bool broken = false)
+{
+    std::string text = read_file(repo_root() / "tests" / "kernels" / "register_cliff.cu");
+    const std::string from = "#define MIN_BLOCKS 8";
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos);
+    text.replace(at, from.size(), "#define MIN_BLOCKS " + std::to_string(min_blocks));
+    if (broken) text += "this line is not C++\n";
+    return text + "// " + note + "\n";
+}
+
+/// Runs git in `repo` with a fixed identity (a machine without git config works too).
+std::string git(const fs::path& repo, std::vector<std::string> args)
+{
+    std::vector<std::string> argv = {"git",
+                                     "-C",
+                                     repo.string(),
+                                     "-c",
+                                     "user.name=Harness Test",
+                                     "-c",
+                                     "user.email=harness@example.com",
+                                     "-c",
+                                     "commit.gpgsign=false",
+                                     "-c",
+                                     "init.defaultBranch=main"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const auto r = pipeline::run_program(argv);
+    EXPECT_EQ(r.exit_code, 0) << "git " << args.front() << ": " << r.err;
+    std::string out = r.out;
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return out;
+}
+
+/// How each commit of a scratch history changes the kernel.
+struct History {
+    int commits = 32;  ///< after the first one
+    int cliff_at = 19; ///< the commit that lowers MIN_BLOCKS to 6
+    int broken_at = 0; ///< a commit whose kernel does not compile (the next one mends it); 0: none
+};
+
+/// A repository whose commit 0 holds the suite and kernel and whose commits 1..n each make a benign
+/// edit (a comment in the kernel, or a line of an unrelated file), one of them the cliff. Returns
+/// the hash of every commit, 0 first.
+std::vector<std::string> make_history(const fs::path& repo, const History& h)
+{
+    fs::create_directories(repo);
+    git(repo, {"init", "-q"});
+    std::vector<std::string> hashes;
+    int min_blocks = 8;
+    for (int k = 0; k <= h.commits; ++k) {
+        std::string subject = k == 0 ? "add the walk suite" : fmt::format("edit number {}", k);
+        if (k == h.cliff_at) {
+            min_blocks = 6;
+            subject = "let the walk keep its sums in registers";
+        }
+        const bool broken = h.broken_at > 0 && k == h.broken_at;
+        if (broken) subject = "half-finished edit";
+        if (k == 0) write_file(repo / "suites" / "walk.yaml", suite_text);
+        if (k % 2 == 0 || k == h.cliff_at || broken || k == h.broken_at + 1)
+            write_file(repo / "kernels" / "register_cliff.cu",
+                       kernel_text(min_blocks, fmt::format("revision {}", k), broken));
+        else
+            write_file(repo / "notes.txt", fmt::format("tuning notes, revision {}\n", k));
+        git(repo, {"add", "-A"});
+        git(repo, {"commit", "-q", "-m", subject});
+        hashes.push_back(git(repo, {"rev-parse", "HEAD"}));
+    }
+    return hashes;
+}
+
+struct BisectRun {
+    int code = -1;
+    nlohmann::json result;
+};
+
+BisectRun run_bisect(const fs::path& repo, const fs::path& json, std::vector<std::string> revs)
+{
+    std::vector<std::string> args = {"bisect"};
+    args.insert(args.end(), revs.begin(), revs.end());
+    for (const std::string a : {"--static", "--arch", "sm_90", "--case", "walk", "N=1048576", "--no-cache", "--json"})
+        args.push_back(a);
+    args.push_back(json.string());
+    args.push_back((repo / "suites" / "walk.yaml").string());
+    BisectRun run;
+    run.code = cli::run_tool(args);
+    if (fs::exists(json)) run.result = nlohmann::json::parse(read_file(json));
+    return run;
+}
+
+const nlohmann::json* change_of(const nlohmann::json& result, const std::string& metric)
+{
+    for (const auto& c : result["changes"])
+        if (c["metric"] == metric) return &c;
+    return nullptr;
+}
+
+/// Worktrees git knows of, the main one included.
+int worktree_count(const fs::path& repo)
+{
+    const std::string list = git(repo, {"worktree", "list", "--porcelain"});
+    int count = 0;
+    for (std::size_t at = 0; (at = list.find("worktree ", at)) != std::string::npos; at += 9)
+        if (at == 0 || list[at - 1] == '\n') ++count;
+    return count;
+}
+
+} // namespace
+
+TEST(Bisect, NamesTheRegisterCliffCommitInLogarithmicSteps)
+{
+    TempDir dir("harness-bisect-test");
+    const fs::path repo = dir.path / "repo";
+    const History history;
+    const auto hashes = make_history(repo, history);
+    ASSERT_EQ(hashes.size(), 33u);
+
+    const auto run = run_bisect(repo, dir.path / "bisect.json", {"--good", hashes.front(), "--bad", "HEAD"});
+    ASSERT_EQ(run.code, 0);
+    const auto& r = run.result;
+    EXPECT_EQ(r["schema"], "harness-bisect");
+    EXPECT_EQ(r["schema_version"], pipeline::bisect_schema_version);
+    EXPECT_EQ(r["outcome"], "found");
+    EXPECT_EQ(r["mode"], "static");
+    EXPECT_EQ(r["commits"], 32);
+    EXPECT_EQ(r["first"]["hash"], hashes[history.cliff_at]);
+    EXPECT_EQ(r["first"]["subject"], "let the walk keep its sums in registers");
+    EXPECT_FALSE(r["first"]["author_date"].get<std::string>().empty());
+    // The good end and the steps: log2(32) + 1 = 6 runs at most.
+    const int runs = r["runs"];
+    const int bound = static_cast<int>(std::log2(32.0)) + 1;
+    EXPECT_LE(runs, bound);
+    EXPECT_EQ(r["steps"].size(), static_cast<std::size_t>(runs));
+    std::printf("bisect over %d commits: %d runs (bound %d), %.1f s\n", r["commits"].get<int>(), runs, bound,
+                r["wall_s"].get<double>());
+
+    const auto* registers = change_of(r, "registers");
+    ASSERT_NE(registers, nullptr) << r.dump(2);
+    EXPECT_EQ((*registers)["before"], 32.0);
+    EXPECT_EQ((*registers)["after"], 40.0);
+    EXPECT_EQ((*registers)["arch"], "sm_90");
+    const auto* occupancy = change_of(r, "theoretical_occupancy");
+    ASSERT_NE(occupancy, nullptr);
+    EXPECT_EQ((*occupancy)["before"], 1.0);
+    EXPECT_EQ((*occupancy)["after"], 0.75);
+    EXPECT_NE((*occupancy)["message"].get<std::string>().find("occupancy cliff: registers 32 -> 40"), std::string::npos)
+        << (*occupancy)["message"];
+}
+
+TEST(Bisect, SkipsACommitThatDoesNotCompile)
+{
+    TempDir dir("harness-bisect-test");
+    const fs::path repo = dir.path / "repo";
+    // Commit 16 is the search's first midpoint: it cannot be judged, and a neighbour is tried.
+    const History history{.commits = 32, .cliff_at = 19, .broken_at = 16};
+    const auto hashes = make_history(repo, history);
+
+    const auto run = run_bisect(repo, dir.path / "bisect.json", {"--good", hashes.front(), "--bad", hashes.back()});
+    ASSERT_EQ(run.code, 0);
+    const auto& r = run.result;
+    EXPECT_EQ(r["first"]["hash"], hashes[history.cliff_at]);
+    bool skipped = false;
+    for (const auto& s : r["steps"])
+        if (s["commit"] == hashes[history.broken_at]) {
+            EXPECT_EQ(s["verdict"], "skipped");
+            EXPECT_NE(s["note"].get<std::string>().find("compile_error"), std::string::npos) << s["note"];
+            skipped = true;
+        }
+    EXPECT_TRUE(skipped) << r["steps"].dump(2);
+    std::printf("with a skipped commit: %d runs\n", r["runs"].get<int>());
+}
+
+TEST(Bisect, LeavesTheWorkTreeIndexAndWorktreeListAlone)
+{
+    TempDir dir("harness-bisect-test");
+    const fs::path repo = dir.path / "repo";
+    const History history{.commits = 8, .cliff_at = 5};
+    const auto hashes = make_history(repo, history);
+    // Work in progress: an edit staged, another not, and a file git does not track.
+    write_file(repo / "notes.txt", "staged edit\n");
+    git(repo, {"add", "notes.txt"});
+    write_file(repo / "notes.txt", "staged edit, then more\n");
+    write_file(repo / "scratch.txt", "untracked\n");
+    const auto files_before = snapshot(repo);
+    const std::string index_before = git(repo, {"ls-files", "--stage"});
+    const std::string status_before = git(repo, {"status", "--porcelain"});
+    const std::string head_before = git(repo, {"rev-parse", "HEAD"});
+
+    const auto run = run_bisect(repo, dir.path / "bisect.json", {"--good", hashes.front(), "--bad", "main"});
+    ASSERT_EQ(run.code, 0);
+    EXPECT_EQ(run.result["first"]["hash"], hashes[history.cliff_at]);
+
+    EXPECT_EQ(snapshot(repo), files_before);
+    EXPECT_EQ(git(repo, {"ls-files", "--stage"}), index_before);
+    EXPECT_EQ(git(repo, {"status", "--porcelain"}), status_before);
+    EXPECT_EQ(git(repo, {"rev-parse", "HEAD"}), head_before);
+    EXPECT_EQ(worktree_count(repo), 1);
+    EXPECT_FALSE(fs::exists(repo / ".git" / "worktrees") && !fs::is_empty(repo / ".git" / "worktrees"));
+}
+
+TEST(Bisect, EqualFiguresAtBothEndsAreNotFound)
+{
+    TempDir dir("harness-bisect-test");
+    const fs::path repo = dir.path / "repo";
+    const auto hashes = make_history(repo, {.commits = 4, .cliff_at = 99});
+    const auto run = run_bisect(repo, dir.path / "bisect.json", {"--good", hashes.front(), "--bad", "HEAD"});
+    EXPECT_EQ(run.code, 1);
+    EXPECT_EQ(run.result["outcome"], "unchanged");
+    EXPECT_EQ(worktree_count(repo), 1);
+}
+
+TEST(Bisect, BadRevisionsAndMissingSuitesAreBadInput)
+{
+    TempDir dir("harness-bisect-test");
+    const fs::path repo = dir.path / "repo";
+    const auto hashes = make_history(repo, {.commits = 3, .cliff_at = 2});
+    const fs::path json = dir.path / "bisect.json";
+    EXPECT_EQ(run_bisect(repo, json, {"--good", "no-such-revision", "--bad", "HEAD"}).code, 2);
+    EXPECT_EQ(run_bisect(repo, json, {"--good", hashes.front(), "--bad", "HEAD~99"}).code, 2);
+    EXPECT_EQ(run_bisect(repo, json, {"--good=--output=x", "--bad", "HEAD"}).code, 2);
+    // Reversed: the bad commit is not after the good one.
+    EXPECT_EQ(run_bisect(repo, json, {"--good", "HEAD", "--bad", hashes.front()}).code, 2);
+    // The suite did not exist at the good commit.
+    git(repo, {"checkout", "-q", "--orphan", "other"});
+    git(repo, {"rm", "-r", "-q", "--cached", "."});
+    write_file(repo / "README", "another line of history\n");
+    git(repo, {"add", "README"});
+    git(repo, {"commit", "-q", "-m", "a root without the suite"});
+    const std::string orphan = git(repo, {"rev-parse", "HEAD"});
+    git(repo, {"checkout", "-q", "-f", "main"});
+    git(repo, {"merge", "-q", "--allow-unrelated-histories", "-m", "merge", orphan});
+    EXPECT_EQ(run_bisect(repo, json, {"--good", orphan, "--bad", "HEAD"}).code, 2);
+    EXPECT_FALSE(fs::exists(json)) << "nothing is written for bad input";
+    EXPECT_EQ(worktree_count(repo), 1);
+}
+
+TEST(Bisect, OutsideAGitRepositoryIsAnEnvironmentError)
+{
+    TempDir dir("harness-bisect-test");
+    write_file(dir.path / "suites" / "walk.yaml", suite_text);
+    write_file(dir.path / "kernels" / "register_cliff.cu", kernel_text(8, "no history"));
+    EXPECT_EQ(run_bisect(dir.path, dir.path / "bisect.json", {"--good", "HEAD~1", "--bad", "HEAD"}).code, 3);
+}
+
+// The search on its own: every position of the first change among n commits, with the probes counted.
+TEST(BisectSearch, FindsEveryPositionWithinTheBound)
+{
+    for (std::size_t n : {1u, 2u, 3u, 7u, 8u, 31u, 32u, 33u, 64u, 100u})
+        for (std::size_t first = 0; first < n; ++first) {
+            int probes = 0;
+            const auto found = pipeline::search_first_change(n, [&](std::size_t i) {
+                ++probes;
+                return i >= first ? pipeline::Probe::different : pipeline::Probe::same;
+            });
+            ASSERT_EQ(found.outcome, pipeline::BisectOutcome::found) << n << " " << first;
+            EXPECT_EQ(found.first, first);
+            EXPECT_LE(probes, static_cast<int>(std::ceil(std::log2(static_cast<double>(n)))) + 1) << n << " " << first;
+        }
+}
+
+TEST(BisectSearch, SkippedCommitsAreWorkedAroundOrGiveARange)
+{
+    const auto with_skips = [](std::size_t n, std::size_t first, std::vector<std::size_t> skip) {
+        return pipeline::search_first_change(n, [&](std::size_t i) {
+            if (std::find(skip.begin(), skip.end(), i) != skip.end()) return pipeline::Probe::skipped;
+            return i >= first ? pipeline::Probe::different : pipeline::Probe::same;
+        });
+    };
+    auto r = with_skips(32, 18, {15});
+    EXPECT_EQ(r.outcome, pipeline::BisectOutcome::found);
+    EXPECT_EQ(r.first, 18u);
+    // Only the skipped commit 17 lies between the last same (16) and the first different (18).
+    r = with_skips(32, 18, {17});
+    EXPECT_EQ(r.outcome, pipeline::BisectOutcome::range);
+    EXPECT_EQ(r.first, 17u);
+    EXPECT_EQ(r.last, 18u);
+    r = with_skips(8, 3, {0, 1, 2, 3, 4, 5, 6});
+    EXPECT_EQ(r.outcome, pipeline::BisectOutcome::range);
+    EXPECT_EQ(r.first, 0u);
+    EXPECT_EQ(r.last, 7u);
+    r = with_skips(8, 99, {});
+    EXPECT_EQ(r.outcome, pipeline::BisectOutcome::unchanged);
+    r = with_skips(8, 99, {7});
+    EXPECT_TRUE(r.bad_skipped);
+}
+
+// The time verdict on synthetic samples: a 4 % step with 0.5 % noise, and samples that cannot tell.
+TEST(BisectTimeVerdict, SameDifferentOrUnsure)
+{
+    std::mt19937 rng(7);
+    const auto sample = [&](double centre, double noise, int count) {
+        std::normal_distribution<double> d(centre, centre * noise);
+        std::vector<double> v;
+        for (int i = 0; i < count; ++i) v.push_back(d(rng));
+        return v;
+    };
+    const auto good = sample(100.0, 0.005, 30);
+    const auto bad = sample(104.0, 0.005, 30);
+    using compare::StepVerdict;
+    EXPECT_EQ(compare::compare_samples(good, bad), StepVerdict::different);
+    EXPECT_EQ(compare::time_step_verdict(good, bad, sample(100.0, 0.005, 30)), StepVerdict::same);
+    EXPECT_EQ(compare::time_step_verdict(good, bad, sample(104.0, 0.005, 30)), StepVerdict::different);
+    // Too few samples to say anything.
+    EXPECT_EQ(compare::time_step_verdict(good, bad, sample(104.0, 0.005, 3)), StepVerdict::unsure);
+    // Noise far above the step: the samples match neither end clearly.
+    EXPECT_EQ(compare::time_step_verdict(good, bad, sample(102.0, 0.05, 8)), StepVerdict::unsure);
+    // Between two changes: unlike both ends; the nearer median decides.
+    EXPECT_EQ(compare::time_step_verdict(good, bad, sample(103.0, 0.002, 30)), StepVerdict::different);
+    EXPECT_EQ(compare::time_step_verdict(good, bad, sample(101.0, 0.002, 30)), StepVerdict::same);
+    EXPECT_STREQ(compare::step_verdict_name(StepVerdict::unsure), "unsure");
+}
