@@ -153,6 +153,8 @@ GITHUB_ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 PINNED_ACTION = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[^@\s]+)?@(v\d+(\.\d+){0,2}|[0-9a-f]{40})$")
 PINNED_DOCKER = re.compile(r"^docker://[^\s:@]+(:[^\s:@/]+|@sha256:[0-9a-f]{64})$")
 EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.S)
+# `harness bisect` walks every commit between its two ends: a shallow clone holds only the last.
+BISECT = re.compile(r"\bharness\s+bisect\b")
 
 
 def check_github(doc, report):
@@ -204,12 +206,27 @@ def check_github_job(job_id, job, jobs, report):
             report.error(job.line_of("steps"), f"job '{job_id}' has no 'steps' (a non-empty list)")
         else:
             check_github_steps(job_id, steps, job.line_of("steps"), report)
+    check_github_bisect_history(job_id, job, report)
     matrix = check_github_strategy(job_id, job, report)
     step_ids = {s.get("id") for s in job.get("steps") or [] if isinstance(s, dict) and "id" in s}
     context = {"matrix": matrix, "needs": set(needs), "steps": step_ids}
     for key, value in job.items():
         for text in strings_in(value):
             check_github_expressions(text, context, job.line_of(key), f"job '{job_id}'", report)
+
+
+def check_github_bisect_history(job_id, job, report):
+    """A job that runs `harness bisect` checks out the whole history (actions/checkout fetches one commit)."""
+    steps = [s for s in job.get("steps") or [] if isinstance(s, dict)]
+    if not any(isinstance(s.get("run"), str) and BISECT.search(s["run"]) for s in steps):
+        return
+    for step in steps:
+        with_ = step.get("with")
+        if (str(step.get("uses", "")).startswith("actions/checkout@") and isinstance(with_, dict)
+                and str(with_.get("fetch-depth")) == "0"):
+            return
+    report.error(job.line, f"job '{job_id}' runs `harness bisect` without the whole history "
+                           "(actions/checkout with fetch-depth: 0)")
 
 
 def check_github_strategy(job_id, job, report):
@@ -350,9 +367,11 @@ def check_gitlab(doc, report):
         else:
             jobs[name] = value
     stages = check_gitlab_globals(doc, report)
+    global_variables = doc.get("variables") if isinstance(doc.get("variables"), dict) else {}
     resolved = {name: resolve_extends(name, job, jobs, templates, report) for name, job in jobs.items()}
     for name, job in jobs.items():
         check_gitlab_job(name, job, resolved[name], resolved, stages, report)
+        check_gitlab_bisect_history(name, job, resolved[name], global_variables, report)
     edges = {name: [n for n, _ in needed_jobs(job)] for name, job in resolved.items()}
     cycle = find_cycle(edges)
     if cycle:
@@ -439,6 +458,17 @@ def check_gitlab_job(name, job, resolved, all_jobs, stages, report):
     check_gitlab_parallel(name, job, resolved, report)
     if "artifacts" in resolved:
         check_gitlab_artifacts(name, job, resolved["artifacts"], report)
+
+
+def check_gitlab_bisect_history(name, job, resolved, global_variables, report):
+    """A job that runs `harness bisect` clones the whole history (GitLab clones 20 commits by default)."""
+    scripts = [resolved.get(key) for key in ("before_script", "script")]
+    if not any(BISECT.search(text) for text in strings_in(scripts)):
+        return
+    variables = dict(global_variables)
+    variables.update(resolved.get("variables") or {})
+    if str(variables.get("GIT_DEPTH")) != "0":
+        report.error(job.line, f"job '{name}' runs `harness bisect` without the whole history (GIT_DEPTH: \"0\")")
 
 
 def check_gitlab_scripts(name, job, report):
@@ -594,6 +624,8 @@ BREAKS = [
     ("github", "needs.build.result", "needs.static.result", "reads needs.static, but 'static' is not in its"),
     ("github", "\njobs:\n", "\njobs:\n  static:\n    runs-on: ubuntu-24.04\n", "duplication of key"),
     ("github", "\non:\n", "\ntriggers:\n", "no 'on'"),
+    ("github", "      - uses: actions/checkout@v5\n        with:\n          fetch-depth: 0\n",
+     "      - uses: actions/checkout@v5\n", "job 'bisect' runs `harness bisect` without the whole history"),
     ("gitlab", "needs: [harness-build, harness-gpu]", "needs: [harness-build, harness-gpus]",
      "needs 'harness-gpus', which is not a job"),
     ("gitlab", "stage: gate\n", "stage: report\n", "stage 'report' is not in 'stages'"),
@@ -606,6 +638,8 @@ BREAKS = [
     ("gitlab", "  needs: [harness-build]\n  # Registers", "  dependencies: [harness-gate]\n  # Registers",
      "dependency 'harness-gate' is not in an earlier stage"),
     ("gitlab", "paths: [merged/]", "paths: [merged/*/report.html]", "'expose_as' cannot expose"),
+    ("gitlab", '    GIT_DEPTH: "0"\n', '    GIT_DEPTH: "20"\n',
+     "job 'harness-bisect' runs `harness bisect` without the whole history"),
 ]
 
 

@@ -82,8 +82,10 @@ int merge_command(const std::vector<std::string>& args)
     add_gate_options(app, gate, true, false);
     app.add_flag("--fail-on-improvement", fail_on_improvement,
                  "with --gate: fail when a metric improved beyond its rule (the baseline is stale)");
+    std::string history_store;
+    add_history_option(app, history_store);
     for (const char* only_with_gate : {"--suite", "--sources-anywhere", "--root", "--baseline-dir", "--waivers", "--ci",
-                                       "--no-ci", "--strict", "--fail-on-improvement"})
+                                       "--no-ci", "--strict", "--fail-on-improvement", "--history"})
         app.get_option(only_with_gate)->needs(gating);
     if (auto code = parse(app, args)) return *code;
 
@@ -100,8 +102,8 @@ int merge_command(const std::vector<std::string>& args)
                                                           "among them: give --out <folder>/results.json, not '{}'",
                                                           output));
         const suite::Suite s = suite_of(merged, suite_file, sources_anywhere);
-        pipeline::gate_and_report(merged, s, compare_options(project_paths(project, s), gate), fail_on_improvement,
-                                  out.parent_path(), std::cout);
+        pipeline::gate_and_report(merged, s, compare_options(project_paths(project, s), gate),
+                                  {out.parent_path(), fail_on_improvement, history_store}, std::cout);
     } else {
         write_file_atomically(output, harness::results_json(merged));
     }

@@ -210,4 +210,12 @@ std::optional<compile::CompileCache> make_cache(const CommonOptions& o)
     return compile::CompileCache(cache_dir(o));
 }
 
+void add_history_option(CLI::App& app, std::string& store)
+{
+    app.add_option("--history", store,
+                   "a history store (`harness history record`): each regressed, expect-failed or not-measured figure "
+                   "of summary.md and report.html shows a sparkline of its last 20 commits on the default branch; a "
+                   "missing or empty store shows nothing");
+}
+
 } // namespace harness::cli

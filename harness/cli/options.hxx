@@ -93,6 +93,9 @@ struct GateOptions {
 /// --ci, --no-ci, and --strict and --require-gpu where the command has a use for them.
 void add_gate_options(CLI::App& app, GateOptions& o, bool with_strict, bool with_require_gpu = true);
 
+/// `--history DIR`: a history store whose recent values the failing figures of the reports show.
+void add_history_option(CLI::App& app, std::string& store);
+
 /// How to compare a suite's results: its project's baselines and waivers, under `gate`.
 compare::CompareOptions compare_options(const ProjectPaths& paths, const GateOptions& gate);
 

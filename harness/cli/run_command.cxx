@@ -63,6 +63,8 @@ int run_command(const std::vector<std::string>& args)
     add_gate_options(app, gate, true);
     app.add_flag("--fail-on-improvement", fail_on_improvement,
                  "fail when a metric improved beyond its rule (the baseline is stale)");
+    std::string history_store;
+    add_history_option(app, history_store);
     auto* device_option = app.add_option("--device", options.device, "CUDA device ordinal")->capture_default_str();
     app.add_option("--devices", options.devices,
                    "run cases on several GPUs of this host at once, one worker per GPU: 'all' or a list such as "
@@ -138,9 +140,9 @@ int run_command(const std::vector<std::string>& args)
         suite_options.baseline_dir = paths[i].baselines;
         if (const auto share = parse_shard(shard))
             suite_options.shard = {share->first, share->second, paths[i].baselines};
-        const harness::RunReport rep =
-            pipeline::run_and_report(s, device, suite_options, cache ? &*cache : nullptr,
-                                     compare_options(paths[i], gate), fail_on_improvement, out_dirs[i], std::cout);
+        const pipeline::ReportOptions reports{out_dirs[i], fail_on_improvement, history_store};
+        const harness::RunReport rep = pipeline::run_and_report(s, device, suite_options, cache ? &*cache : nullptr,
+                                                                compare_options(paths[i], gate), reports, std::cout);
         const harness::Totals t = harness::totals(rep, fail_on_improvement);
         if (t.failed > 0 || t.regressed > 0 || t.not_gated > 0) exit_code = exit_failure;
         // A suite's report reaches a log before the next suite's progress (on stderr) does.

@@ -57,6 +57,10 @@ struct MetricVerdict {
     /// A "samples" verdict that passed only for want of evidence: the median moved beyond the rule
     /// but the samples do not show it (see compare::judge_samples); more samples would decide.
     bool unsure = false;
+    /// The figure's recent values on the default branch, oldest first, one per commit (the median of
+    /// its runs), for a sparkline beside the verdict; filled from a history store before the reports
+    /// are written (`--history`), empty otherwise. Not part of results.json.
+    std::vector<double> recent;
 };
 
 /// A source line that causes excess traffic, from the SASS metrics (exact, per instruction).

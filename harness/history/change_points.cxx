@@ -153,13 +153,15 @@ double theil_sen_slope(std::span<const double> values)
     return median_of(std::move(slopes));
 }
 
-std::optional<Creep> find_creep(std::span<const double> values, double noise, const ChangePointOptions& options)
+namespace {
+
+/// The creep check on the `k` points from `first`.
+std::optional<Creep> creep_in(std::span<const double> values, std::size_t first, std::size_t k, double noise,
+                              const ChangePointOptions& options)
 {
-    const std::size_t k = std::min(options.creep_window, values.size());
-    if (k < 6 || noise <= 0.0) return std::nullopt;
-    const auto window = values.subspan(values.size() - k, k);
+    const auto window = values.subspan(first, k);
     Creep c;
-    c.first = values.size() - k;
+    c.first = first;
     c.window = k;
     c.mann_kendall_z = mann_kendall_z(window);
     const double slope = theil_sen_slope(window);
@@ -188,6 +190,21 @@ std::optional<Creep> find_creep(std::span<const double> values, double noise, co
     if (line_fit >= step_fit) return std::nullopt;
     c.start_level = ym - b * xm;
     return c;
+}
+
+} // namespace
+
+std::optional<Creep> find_creep(std::span<const double> values, double noise, const ChangePointOptions& options)
+{
+    const std::size_t k = std::min(options.creep_window, values.size());
+    if (k < 6 || noise <= 0.0) return std::nullopt;
+    // Every window of k commits, the latest first: a creep that stopped a few commits ago is still
+    // one. The largest drift against the noise is the one shown.
+    std::optional<Creep> found;
+    for (std::size_t first = values.size() - k + 1; first-- > 0;)
+        if (auto c = creep_in(values, first, k, noise, options); c && (!found || c->noise_units > found->noise_units))
+            found = c;
+    return found;
 }
 
 SeriesAnalysis analyze_noisy(std::span<const double> values, double measured_noise, const ChangePointOptions& options)

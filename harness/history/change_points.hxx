@@ -3,7 +3,7 @@
 // fixed kernel, so every step is a change. Noisy figures (time) are segmented by PELT (Killick,
 // Fearnhead and Eckley, "Optimal detection of changepoints with a linear computational cost",
 // JASA 2012) under a Gaussian change-in-mean cost whose variance is the measured noise, and a
-// creep check (Mann-Kendall trend test with a Theil-Sen slope) flags a drift over the last commits
+// creep check (Mann-Kendall trend test with a Theil-Sen slope) flags a drift over any window of commits
 // that no single step explains.
 
 #include <cstddef>
@@ -80,7 +80,7 @@ double mann_kendall_z(std::span<const double> values);
 /// The Theil-Sen slope: the median of the pairwise slopes, per point.
 double theil_sen_slope(std::span<const double> values);
 
-/// The creep check alone, on the last options.creep_window points.
+/// The creep check alone, on every window of options.creep_window points; the largest drift found.
 std::optional<Creep> find_creep(std::span<const double> values, double noise, const ChangePointOptions& options = {});
 
 } // namespace harness::history

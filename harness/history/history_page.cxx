@@ -85,12 +85,14 @@ std::string change_rows(const SuiteHistory& h, const std::vector<Move>& moves,
                                                    value_text(s->metric, s->analysis.noise));
         rows += fmt::format(
             "<tr class=\"{}\"><td><a href=\"#{}\">{}</a>{}</td><td class=\"metric\">{}</td><td>{}</td>"
-            "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num change\" data-value=\"{}\">{:+.2f} "
-            "%</td><td>{}</td><td>{}</td></tr>\n",
+            "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num change\" data-value=\"{}\">{}</td>"
+            "<td>{}</td><td>{}</td></tr>\n",
             worse ? "worse" : "better", series_anchor(index.at(s)), html_escape(s->case_label()),
             s->machine.empty() ? "" : fmt::format(" <span class=\"tag\">{}</span>", html_escape(s->machine)),
             html_escape(s->metric), commit_range(h, *s, c->index), html_escape(value_text(s->metric, c->before)),
-            html_escape(value_text(s->metric, c->after)), std::fabs(pct), pct, html_escape(size),
+            html_escape(value_text(s->metric, c->after)), c->before == 0.0 ? 1e300 : std::fabs(pct),
+            // A figure that was 0 (excess wavefronts of a conflict-free kernel) has no percentage.
+            c->before == 0.0 ? std::string("from 0") : fmt::format("{:+.2f} %", pct), html_escape(size),
             report_link(s->points[c->index].results_path, context));
     }
     return rows;

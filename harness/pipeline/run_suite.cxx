@@ -7,6 +7,7 @@
 #include "harness/core/metrics.hxx"
 #include "harness/core/stopwatch.hxx"
 #include "harness/core/text.hxx"
+#include "harness/history/recent_values.hxx"
 #include "harness/pipeline/shard.hxx"
 #include "harness/run/device_schedule.hxx"
 #include "harness/run/isolated_runner.hxx"
@@ -17,6 +18,7 @@
 #include <cstdio>
 #include <exception>
 #include <fmt/format.h>
+#include <fmt/ostream.h>
 #include <limits>
 #include <mutex>
 #include <thread>
@@ -398,15 +400,15 @@ harness::RunReport run_suite(const suite::Suite& suite, const std::optional<run:
 
 harness::RunReport run_and_report(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
                                   const SuiteRunOptions& options, const compile::CompileCache* cache,
-                                  const compare::CompareOptions& gate, bool fail_on_improvement,
-                                  const fs::path& out_dir, std::ostream& console)
+                                  const compare::CompareOptions& gate, const ReportOptions& reports,
+                                  std::ostream& console)
 {
     harness::RunReport rep = run_suite(suite, device, options, cache);
     if (device && rep.mode == "gpu" && !options.verify_only && !options.external_profiler) {
         resample_unsure(rep, suite, *device, options, cache, gate);
         confirm_time_regressions(rep, suite, *device, options, cache, gate);
     }
-    gate_and_report(rep, suite, gate, fail_on_improvement, out_dir, console);
+    gate_and_report(rep, suite, gate, reports, console);
     return rep;
 }
 
@@ -652,12 +654,26 @@ void confirm_time_regressions(harness::RunReport& rep, const suite::Suite& suite
                                     regressed.size(), fresh_processes, wanted, pending.size(), not_reproduced));
 }
 
+void add_recent_history(harness::RunReport& rep, const fs::path& store, const fs::path& repo, std::ostream& console)
+{
+    try {
+        const auto added = history::attach_recent_history(rep, store, repo);
+        for (const auto& problem : added.problems)
+            fmt::print(console, "history {}: left out: {}\n", store.string(), problem);
+    } catch (const Error& e) {
+        // The history only explains a verdict; a store that cannot be read must not change one.
+        rep.notes.push_back(fmt::format("no recent history shown: {}", e.what()));
+    }
+}
+
 void gate_and_report(harness::RunReport& rep, const suite::Suite& suite, const compare::CompareOptions& gate,
-                     bool fail_on_improvement, const fs::path& out_dir, std::ostream& console)
+                     const ReportOptions& reports, std::ostream& console)
 {
     compare::compare_run(rep, suite, gate);
-    rep.fail_on_improvement = fail_on_improvement;
-    for (const auto& reporter : report::reporter_table()) reporter.write(rep, out_dir, console);
+    rep.fail_on_improvement = reports.fail_on_improvement;
+    if (!reports.history_store.empty())
+        add_recent_history(rep, reports.history_store, fs::absolute(suite.file).parent_path(), console);
+    for (const auto& reporter : report::reporter_table()) reporter.write(rep, reports.out_dir, console);
 }
 
 } // namespace harness::pipeline

@@ -114,18 +114,33 @@ void confirm_time_regressions(harness::RunReport& rep, const suite::Suite& suite
                               const SuiteRunOptions& options, const compile::CompileCache* cache,
                               const compare::CompareOptions& gate);
 
+/// Where a suite's reports go and what they show beside the run.
+struct ReportOptions {
+    std::filesystem::path out_dir;    ///< every reporter's file goes here
+    bool fail_on_improvement = false; ///< improved figures fail the run
+    /// A history store (`--history`): each failing figure shows its recent values on the default
+    /// branch (the first-parent history of the suite's repository); empty: none.
+    std::filesystem::path history_store;
+};
+
+/// Gives every failing verdict of `report` its recent history from the store at `store`
+/// (history::attach_recent_history), commits ordered by `repo`. A store that cannot be read
+/// leaves the report as it was, with a note saying why; run files left out are named on `console`.
+void add_recent_history(harness::RunReport& report, const std::filesystem::path& store,
+                        const std::filesystem::path& repo, std::ostream& console);
+
 /// Compares a run of `suite` with its baselines and `expect:` rules (replacing an earlier
 /// comparison, as when merged shards are gated together) and writes every reporter's output into
-/// `out_dir` (and the console's to `console`).
+/// `reports.out_dir` (and the console's to `console`).
 void gate_and_report(harness::RunReport& report, const suite::Suite& suite, const compare::CompareOptions& gate,
-                     bool fail_on_improvement, const std::filesystem::path& out_dir, std::ostream& console);
+                     const ReportOptions& reports, std::ostream& console);
 
 /// Runs one suite, compares it with its baselines and `expect:` rules, and writes every reporter's
-/// output into `out_dir` (and the console's to `console`); returns the gated report.
+/// output into `reports.out_dir` (and the console's to `console`); returns the gated report.
 harness::RunReport run_and_report(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
                                   const SuiteRunOptions& options, const compile::CompileCache* cache,
-                                  const compare::CompareOptions& gate, bool fail_on_improvement,
-                                  const std::filesystem::path& out_dir, std::ostream& console);
+                                  const compare::CompareOptions& gate, const ReportOptions& reports,
+                                  std::ostream& console);
 
 /// The short git revision of the repository holding `file`, "" outside git; "+dirty" when it has changes.
 std::string git_revision(const std::filesystem::path& file);

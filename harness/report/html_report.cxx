@@ -12,6 +12,7 @@
 #include "harness/report/html_text.hxx"
 #include "harness/report/page_assets.hxx"
 #include "harness/report/reporters.hxx"
+#include "harness/report/sparkline.hxx"
 #include "harness/report/svg_chart.hxx"
 
 #include <algorithm>
@@ -118,6 +119,14 @@ std::string header_section(const RunReport& report, const Totals& t)
 
 // ---------------------------------------------------------------------------------------------- tables
 
+/// The figure's recent history on the default branch, as a sparkline after its message.
+std::string recent_history(const MetricVerdict& v, const std::string& unit)
+{
+    if (v.recent.empty()) return {};
+    return fmt::format(" <span class=\"recent\">last {} commits {}</span>", v.recent.size(),
+                       svg_sparkline(v.recent, v.value, unit, verdict_color(v.verdict)));
+}
+
 std::string verdict_table(const std::vector<Finding>& rows, const std::map<std::string, std::string>& anchors,
                           std::string_view table_class)
 {
@@ -145,7 +154,7 @@ std::string verdict_table(const std::vector<Finding>& rows, const std::map<std::
             number_cell(v->baseline, value_text(v->baseline, unit)),
             number_cell(v->value, value_text(v->value, unit), "num now"),
             number_cell(pct, change_text(*v, unit), "num change"), text_cell(v->rule.empty() ? "–" : v->rule), source,
-            html_escape(v->message));
+            html_escape(v->message) + recent_history(*v, unit));
     }
     return html + "</table>\n";
 }

@@ -2,7 +2,9 @@
 
 #include "harness/core/metrics.hxx"
 #include "harness/core/text.hxx"
+#include "harness/report/html_text.hxx"
 #include "harness/report/reporters.hxx"
+#include "harness/report/sparkline.hxx"
 
 #include <cmath>
 
@@ -66,6 +68,12 @@ std::string comparison_row(const CaseResult& r, const MetricVerdict& v)
                        verdict_name(v.verdict));
 }
 
+/// The figure's recent history on the default branch, on a line of its own in the message cell.
+std::string recent_history(const MetricVerdict& v)
+{
+    return v.recent.empty() ? std::string() : "<br>" + markdown_sparkline(v.recent, v.value, metric_unit(v.metric));
+}
+
 /// GitHub allows 1 MiB per step summary; several suites may append to the same one.
 constexpr std::size_t step_summary_limit = 1024 * 1024;
 
@@ -106,7 +114,7 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
                     rows.push_back(escape_control_characters(
                         fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", verdict_name(v.verdict),
                                     cell(r.variant + " " + r.params_text), r.arch, v.metric, number(v.baseline),
-                                    number(v.value), cell(v.message), cell(v.location))));
+                                    number(v.value), cell(v.message) + recent_history(v), cell(v.location))));
     for (const auto& r : report.results)
         if (case_status_fails(r.status))
             rows.push_back(escape_control_characters(fmt::format(

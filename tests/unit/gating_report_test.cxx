@@ -33,8 +33,15 @@ harness::RunReport gated_report()
     ok.set_metric("registers", 40);
     CaseResult regressed = ok;
     regressed.params_text = "N=2048";
-    regressed.verdicts = {{"registers", Verdict::regressed, 32.0, 40.0, "exact",
-                           "registers 32 -> 40 <cliff> & \"more\" | pipes", "k.cu:3"}};
+    regressed.verdicts = {{"registers",
+                           Verdict::regressed,
+                           32.0,
+                           40.0,
+                           "exact",
+                           "registers 32 -> 40 <cliff> & \"more\" | pipes",
+                           "k.cu:3",
+                           false,
+                           {}}};
     CaseResult fault = ok;
     fault.variant = "broken";
     fault.status = CaseStatus::fault;

@@ -121,6 +121,28 @@ TEST(HistoryChangePoints, AHalfPercentPerCommitCreepOverTenCommitsIsFlagged)
     EXPECT_EQ(flagged, static_cast<std::size_t>(trials));
 }
 
+// A creep that stopped a few commits before the newest is still one: 0.5 % a commit over commits
+// 4 to 13 of 16, then flat, as in a series whose creeping kernel was left alone afterwards.
+TEST(HistoryChangePoints, ACreepThatStoppedBeforeTheNewestCommitIsFlagged)
+{
+    std::mt19937 rng(17);
+    std::size_t as_creep = 0;
+    const int trials = 100;
+    for (int k = 0; k < trials; ++k) {
+        auto v = noisy_series(rng, 16);
+        double level = 1.0;
+        for (std::size_t i = 0; i < 16; ++i) {
+            if (i >= 3 && i <= 12) level *= 1.005;
+            v[i] *= level;
+        }
+        const auto a = analyze_noisy(v, noise);
+        as_creep += a.creep && a.creep->total > 0 && a.creep->first + a.creep->window <= 16 ? 1 : 0;
+    }
+    std::printf("0.5%%/commit creep over commits 4 to 13 of 16: flagged as creep %d/%d\n", static_cast<int>(as_creep),
+                trials);
+    EXPECT_GE(as_creep, static_cast<std::size_t>(trials * 9 / 10));
+}
+
 TEST(HistoryChangePoints, AStepIsNotACreep)
 {
     std::mt19937 rng(13);
