@@ -16,6 +16,7 @@
 #include <mutex>
 #include <set>
 #include <sqlite3.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -162,10 +163,36 @@ private:
     const fs::path& file_;
 };
 
+/// An exclusive flock on `<index>-lock` for the object's lifetime: processes opening the index take
+/// turns, so that none finds it half created (and takes it for damaged) or meets another's switch
+/// to WAL (which SQLite answers with SQLITE_BUSY at once, without waiting).
+class IndexOpenLock {
+public:
+    explicit IndexOpenLock(const fs::path& index)
+    {
+        const std::string name = index.string() + "-lock";
+        fd_ = ::open(name.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd_ < 0)
+            throw Error(ErrorKind::environment, fmt::format("history index {}: cannot open its lock file: {}",
+                                                            index.string(), std::strerror(errno)));
+        while (::flock(fd_, LOCK_EX) != 0)
+            if (errno != EINTR)
+                throw Error(ErrorKind::environment,
+                            fmt::format("history index {}: cannot lock it: {}", index.string(), std::strerror(errno)));
+    }
+    ~IndexOpenLock() { ::close(fd_); }
+    IndexOpenLock(const IndexOpenLock&) = delete;
+    IndexOpenLock& operator=(const IndexOpenLock&) = delete;
+
+private:
+    int fd_ = -1;
+};
+
 class Index {
 public:
     explicit Index(const fs::path& file) : file_(file)
     {
+        const IndexOpenLock opening(file);
         if (!open() || !usable()) {
             // A damaged index, or one of another version: it is only a cache, so build it anew.
             sqlite3_close(db_);
