@@ -1,6 +1,7 @@
 #include "harness/compile/confinement.hxx"
 
 #include "harness/core/error.hxx"
+#include "harness/core/file_descriptor.hxx"
 
 #include <cerrno>
 #include <cstring>
@@ -28,20 +29,7 @@ __u64 handled_rights(int abi)
     return rights;
 }
 
-class Fd {
-public:
-    explicit Fd(int fd) : fd_(fd) {}
-    ~Fd()
-    {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return fd_; }
-
-private:
-    int fd_;
-};
+using Fd = FileDescriptor;
 
 void allow(int ruleset, const std::filesystem::path& path, __u64 rights)
 {

@@ -2,6 +2,7 @@
 
 #include "harness/core/atomic_file.hxx"
 #include "harness/core/error.hxx"
+#include "harness/core/file_descriptor.hxx"
 
 #include <algorithm>
 #include <cerrno>
@@ -44,31 +45,7 @@ void step(const TransactionStep& before_step, const std::string& what)
     if (before_step) before_step(what);
 }
 
-/// A file descriptor, closed when it goes out of scope.
-class Fd {
-public:
-    Fd() = default;
-    explicit Fd(int fd) : fd_(fd) {}
-    Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-    Fd& operator=(Fd&& other) noexcept
-    {
-        std::swap(fd_, other.fd_);
-        return *this;
-    }
-    ~Fd()
-    {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-
-    int get() const { return fd_; }
-    explicit operator bool() const { return fd_ >= 0; }
-    int release() { return std::exchange(fd_, -1); }
-
-private:
-    int fd_ = -1;
-};
+using Fd = FileDescriptor;
 
 /// The folder `name` of `dir`, never through a link; on failure errno is ELOOP for a link (which
 /// O_DIRECTORY reports as ENOTDIR).

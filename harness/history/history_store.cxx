@@ -2,6 +2,7 @@
 
 #include "harness/core/atomic_file.hxx"
 #include "harness/core/error.hxx"
+#include "harness/core/file_descriptor.hxx"
 #include "harness/core/input_files.hxx"
 #include "harness/core/sha256.hxx"
 
@@ -36,21 +37,7 @@ Error store_error(const std::string& what, const fs::path& path, int error_numbe
                  fmt::format("history store: cannot {} {}: {}", what, path.string(), std::strerror(error_number)));
 }
 
-/// A file descriptor closed on every path out.
-class Fd {
-public:
-    explicit Fd(int fd) : fd_(fd) {}
-    ~Fd()
-    {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return fd_; }
-
-private:
-    int fd_;
-};
+using Fd = FileDescriptor;
 
 void write_all(int fd, std::string_view bytes, const fs::path& path)
 {
