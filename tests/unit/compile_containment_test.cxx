@@ -10,6 +10,7 @@
 #include "harness/compile/nvrtc_compiler.hxx"
 #include "harness/suite/suite.hxx"
 #include "test_files.hxx"
+#include "tool_output.hxx"
 
 #include <cerrno>
 #include <chrono>
@@ -67,20 +68,9 @@ struct LeakProject {
     }
 };
 
-struct ToolOutput {
-    int code = 0;
-    std::string out, err;
-};
-
 ToolOutput tool(const std::vector<std::string>& args)
 {
-    testing::internal::CaptureStdout();
-    testing::internal::CaptureStderr();
-    ToolOutput o;
-    o.code = cli::run_tool(args);
-    o.out = testing::internal::GetCapturedStdout();
-    o.err = testing::internal::GetCapturedStderr();
-    return o;
+    return run_tool_captured(args);
 }
 
 /// Every file under `dir` whose content holds `text`.

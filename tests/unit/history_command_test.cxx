@@ -8,6 +8,7 @@
 #include "harness/history/suite_history.hxx"
 #include "test_files.hxx"
 #include "test_paths.hxx"
+#include "tool_output.hxx"
 
 #include <cstdlib>
 #include <fmt/format.h>
@@ -19,20 +20,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-    int code = -1;
-    std::string out, err;
-};
+using Outcome = ToolOutput;
 
 Outcome tool(const std::vector<std::string>& args)
 {
-    testing::internal::CaptureStdout();
-    testing::internal::CaptureStderr();
-    Outcome o;
-    o.code = cli::run_tool(args);
-    o.out = testing::internal::GetCapturedStdout();
-    o.err = testing::internal::GetCapturedStderr();
-    return o;
+    return run_tool_captured(args);
 }
 
 bool run(const std::string& command)

@@ -10,6 +10,7 @@
 #include "harness/suite/sweep.hxx"
 #include "test_files.hxx"
 #include "test_paths.hxx"
+#include "tool_output.hxx"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -27,21 +28,12 @@ fs::path gemm_suite()
     return repo_root() / "suites" / "gemm.yaml";
 }
 
-struct ToolRun {
-    int code = 0;
-    std::string out, err;
-};
+using ToolRun = ToolOutput;
 
-/// The tool on `args`, outside CI mode unless they say otherwise, with what it printed.
+/// The tool on `args`, with what it printed.
 ToolRun tool(const std::vector<std::string>& args)
 {
-    testing::internal::CaptureStdout();
-    testing::internal::CaptureStderr();
-    ToolRun r;
-    r.code = cli::run_tool(args);
-    r.out = testing::internal::GetCapturedStdout();
-    r.err = testing::internal::GetCapturedStderr();
-    return r;
+    return run_tool_captured(args);
 }
 
 /// `harness run --static` of gemm.yaml into `out`, with `extra` options.
