@@ -1,0 +1,56 @@
+#pragma once
+// Why a series steps between two adjacent points of a scanned axis, from a model of each point's
+// launch on the GPU it ran on (or the architecture the static tier compiled for): waves of blocks
+// over the SMs, a grid's ceil-division by a tile, a pitch against 32-byte sectors, resident blocks
+// per SM.
+
+#include "harness/core/cliff_map.hxx"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace harness::cliff {
+
+/// One point's launch, as the run (or the static tier) knows it.
+struct LaunchShape {
+    double x = 0; ///< the axis value
+    std::array<std::uint64_t, 3> grid{1, 1, 1};
+    std::array<std::uint64_t, 3> block{1, 1, 1};
+    int blocks_per_sm = 0;         ///< resident blocks per SM (the occupancy calculator); 0: unknown
+    std::string limiter;           ///< what limits blocks_per_sm: "registers", "shared memory", ...; "" unknown
+    int registers_per_thread = 0;  ///< 0: unknown
+    std::uint64_t shared_bytes = 0; ///< per block, static + dynamic
+    /// A row pitch or offset in bytes that the suite names for the axis (`scan: {pitch: ...}`);
+    /// nullopt where it names none.
+    std::optional<std::uint64_t> pitch_bytes;
+    /// Global sectors per request measured at this point (profiled either side of a step to
+    /// confirm an alignment cause); nullopt where not measured.
+    std::optional<double> sectors_per_request;
+};
+
+/// What the model needs of the GPU.
+struct GpuShape {
+    int sm_count = 0; ///< 0: unknown (the static tier): waves are not judged
+};
+
+struct Explanation {
+    CliffCause cause = CliffCause::unexplained;
+    std::string text; ///< "wave quantisation: 264 -> 265 blocks, 2 -> 3 waves of 132 SMs x 2 blocks"
+};
+
+/// The cause of a step between `before` and `after` (adjacent points of one axis). Checked in
+/// order: occupancy (blocks per SM changed), waves (the number of waves changed), tiles (a grid
+/// dimension gained a block without the work growing in proportion), alignment (the pitch's
+/// remainder by 32 bytes changed from or to 0; "confirmed" when both points' sectors per request
+/// are known and differ, "not confirmed" when known and equal); else unexplained.
+Explanation explain_step(const LaunchShape& before, const LaunchShape& after, const GpuShape& gpu);
+
+/// Explains `cliff` (found along the axis whose points' launches are `shapes`, in axis order) from
+/// the adjacent pair of points where the model changes within the step, or a point either side of
+/// it where the step finder placed the edge one point off; fills its cause and explanation.
+void explain_cliff(Cliff& cliff, const std::vector<LaunchShape>& shapes, const GpuShape& gpu);
+
+} // namespace harness::cliff
