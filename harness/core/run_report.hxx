@@ -4,6 +4,7 @@
 // read. Every stage after the run fills or reads it; reporters only read it.
 
 #include "harness/core/case_result.hxx"
+#include "harness/core/cliff_map.hxx"
 
 #include <filesystem>
 #include <nlohmann/json_fwd.hpp>
@@ -47,6 +48,9 @@ struct RunReport {
     std::vector<std::string> notes;            ///< remarks of the run itself (profiling time, counters off)
     std::vector<std::string> comparison_notes; ///< remarks of the comparison (missing baselines, expired waivers)
     std::vector<CaseResult> results;
+    /// One per scanned axis of each variant (at each combination of the other parameters), with
+    /// the cliffs found along it; empty when the suite scans no axis.
+    std::vector<CliffMap> cliff_maps;
 };
 
 /// Counts by outcome, for summaries. Every case lands in exactly one of passed / failed /
