@@ -133,22 +133,25 @@ int run_command(const std::vector<std::string>& args)
     options.require_gpu_because = gate.require_gpu ? "--require-gpu" : "CI mode (--ci, or CI=true)";
     const auto device = pipeline::choose_device(options);
 
-    int exit_code = exit_pass;
+    std::vector<pipeline::SuiteJob> jobs;
     for (std::size_t i = 0; i < suites.size(); ++i) {
-        const suite::Suite& s = suites[i];
         pipeline::SuiteRunOptions suite_options = options;
         suite_options.baseline_dir = paths[i].baselines;
         if (const auto share = parse_shard(shard))
             suite_options.shard = {share->first, share->second, paths[i].baselines};
-        const pipeline::ReportOptions reports{out_dirs[i], fail_on_improvement, history_store};
-        const harness::RunReport rep = pipeline::run_and_report(s, device, suite_options, cache ? &*cache : nullptr,
-                                                                compare_options(paths[i], gate), reports, std::cout);
-        const harness::Totals t = harness::totals(rep, fail_on_improvement);
-        if (t.failed > 0 || t.regressed > 0 || t.not_gated > 0) exit_code = exit_failure;
-        // A suite's report reaches a log before the next suite's progress (on stderr) does.
-        std::cout.flush();
-        std::fflush(stdout);
+        jobs.push_back({&suites[i], suite_options, compare_options(paths[i], gate),
+                        pipeline::ReportOptions{out_dirs[i], fail_on_improvement, history_store}});
     }
+    int exit_code = exit_pass;
+    pipeline::run_and_report_all(jobs, device, cache ? &*cache : nullptr, std::cout,
+                                 [&](const harness::RunReport& rep) {
+                                     const harness::Totals t = harness::totals(rep, fail_on_improvement);
+                                     if (t.failed > 0 || t.regressed > 0 || t.not_gated > 0) exit_code = exit_failure;
+                                     // A suite's report reaches a log before the next suite's progress (on stderr)
+                                     // does.
+                                     std::cout.flush();
+                                     std::fflush(stdout);
+                                 });
     return exit_code;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace harness::cliff {
@@ -19,9 +20,9 @@ struct LaunchShape {
     double x = 0; ///< the axis value
     std::array<std::uint64_t, 3> grid{1, 1, 1};
     std::array<std::uint64_t, 3> block{1, 1, 1};
-    int blocks_per_sm = 0;         ///< resident blocks per SM (the occupancy calculator); 0: unknown
-    std::string limiter;           ///< what limits blocks_per_sm: "registers", "shared memory", ...; "" unknown
-    int registers_per_thread = 0;  ///< 0: unknown
+    int blocks_per_sm = 0;          ///< resident blocks per SM (the occupancy calculator); 0: unknown
+    std::string limiter;            ///< what limits blocks_per_sm: "registers", "shared memory", ...; "" unknown
+    int registers_per_thread = 0;   ///< 0: unknown
     std::uint64_t shared_bytes = 0; ///< per block, static + dynamic
     /// A row pitch or offset in bytes that the suite names for the axis (`scan: {pitch: ...}`);
     /// nullopt where it names none.
@@ -36,21 +37,27 @@ struct GpuShape {
     int sm_count = 0; ///< 0: unknown (the static tier): waves are not judged
 };
 
+/// A step's cause and the sentence that shows it.
 struct Explanation {
     CliffCause cause = CliffCause::unexplained;
     std::string text; ///< "wave quantisation: 264 -> 265 blocks, 2 -> 3 waves of 132 SMs x 2 blocks"
 };
 
 /// The cause of a step between `before` and `after` (adjacent points of one axis). Checked in
-/// order: occupancy (blocks per SM changed), waves (the number of waves changed), tiles (a grid
-/// dimension gained a block without the work growing in proportion), alignment (the pitch's
-/// remainder by 32 bytes changed from or to 0; "confirmed" when both points' sectors per request
-/// are known and differ, "not confirmed" when known and equal); else unexplained.
-Explanation explain_step(const LaunchShape& before, const LaunchShape& after, const GpuShape& gpu);
+/// order: occupancy (blocks per SM changed, both known), waves (the number of waves changed;
+/// needs the SM count and blocks per SM), tiles (a grid dimension gained a block without the
+/// axis value growing in proportion), alignment (the pitch's remainder by 32 bytes changed from
+/// or to 0; "confirmed" when both points' sectors per request are known and differ, "not
+/// confirmed" when known and equal); else unexplained. `axis` names the scanned parameter in the
+/// text ("tile of 32 along N").
+Explanation explain_step(const LaunchShape& before, const LaunchShape& after, const GpuShape& gpu,
+                         std::string_view axis = "x");
 
 /// Explains `cliff` (found along the axis whose points' launches are `shapes`, in axis order) from
-/// the adjacent pair of points where the model changes within the step, or a point either side of
-/// it where the step finder placed the edge one point off; fills its cause and explanation.
-void explain_cliff(Cliff& cliff, const std::vector<LaunchShape>& shapes, const GpuShape& gpu);
+/// the adjacent pairs of points from x_before to x_after, or, where the model changes in none of
+/// them, the pair either side (the step finder placed the edge one point off); the first cause in
+/// explain_step's order wins, the earlier pair on a tie. Fills its cause and explanation.
+void explain_cliff(Cliff& cliff, const std::vector<LaunchShape>& shapes, const GpuShape& gpu,
+                   std::string_view axis = "x");
 
 } // namespace harness::cliff

@@ -11,6 +11,7 @@
 #include <csv.h>
 #include <fmt/format.h>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <tuple>
 
@@ -38,12 +39,6 @@ std::string row_text(const std::vector<std::string>& fields)
     return row + "\n";
 }
 
-/// Shortest text that reads back as the same double.
-std::string number_text(double v)
-{
-    return fmt::format("{}", v);
-}
-
 /// The CSV part of a file parsed with libcsv: records of fields, each with its line number.
 struct Records {
     std::vector<std::vector<std::string>> rows;
@@ -53,6 +48,13 @@ struct Records {
     bool row_open = false;
 };
 
+/// "baseline" for "# harness baseline": what a file of that first line is, for messages.
+std::string_view kind_of(std::string_view marker)
+{
+    constexpr std::string_view tool = "# harness ";
+    return marker.starts_with(tool) ? marker.substr(tool.size()) : marker;
+}
+
 double parse_double(const std::string& text, const std::string& name, int line, const std::string& what)
 {
     if (const auto v = parse_decimal_number(text)) return *v;
@@ -61,14 +63,19 @@ double parse_double(const std::string& text, const std::string& name, int line, 
 
 } // namespace
 
-std::string BaselineFile::meta(const std::string& name) const
+std::string number_text(double v)
+{
+    return fmt::format("{}", v);
+}
+
+std::string BaselineHeader::meta(const std::string& name) const
 {
     for (const auto& [k, v] : metadata)
         if (k == name) return v;
     return "";
 }
 
-void BaselineFile::set_meta(const std::string& name, const std::string& value)
+void BaselineHeader::set_meta(const std::string& name, const std::string& value)
 {
     const std::size_t bad_value = control_character_offset(value);
     if (name.empty() || name.find(':') != std::string::npos || control_character_offset(name) != std::string::npos ||
@@ -119,7 +126,7 @@ std::filesystem::path baseline_path(const std::filesystem::path& dir, const std:
     return child_path(child_path(dir, suite, "suite name"), key, "baseline key", ".csv");
 }
 
-void check_baseline_identity(const BaselineFile& file, const std::string& name, const std::string& suite,
+void check_baseline_identity(const BaselineHeader& file, const std::string& name, const std::string& suite,
                              const std::string& key)
 {
     for (const auto& [field, expected] : {std::pair{"suite", suite}, std::pair{"key", key}}) {
@@ -132,25 +139,40 @@ void check_baseline_identity(const BaselineFile& file, const std::string& name, 
     }
 }
 
-std::string baseline_text(const BaselineFile& file)
+bool is_gpu_model_baseline(const std::filesystem::path& path)
+{
+    static const std::regex arch_key("sm_[0-9]+[a-z]?");
+    const std::string stem = path.stem().string();
+    return path.extension() == ".csv" && !std::regex_match(stem, arch_key) && !stem.ends_with(".cliffs");
+}
+
+std::string table_file_text(std::string_view marker, const BaselineHeader& header,
+                            const std::vector<std::string>& columns, const std::vector<std::vector<std::string>>& rows)
 {
     std::string out = std::string(marker) + "\n";
-    for (const auto& [k, v] : file.metadata) out += fmt::format("# {}: {}\n", k, v);
+    for (const auto& [k, v] : header.metadata) out += fmt::format("# {}: {}\n", k, v);
     out += row_text(columns);
+    for (const auto& r : rows) out += row_text(r);
+    return out;
+}
+
+std::string baseline_text(const BaselineFile& file)
+{
+    std::vector<std::vector<std::string>> rows;
     for (const auto& r : file.rows) {
         std::string samples;
         for (double s : r.samples) {
             if (!samples.empty()) samples += ' ';
             samples += number_text(s);
         }
-        out += row_text({r.variant, r.params, r.metric, number_text(r.value), samples, r.source});
+        rows.push_back({r.variant, r.params, r.metric, number_text(r.value), samples, r.source});
     }
-    return out;
+    return table_file_text(marker, file, columns, rows);
 }
 
-BaselineFile parse_baseline(const std::string& text, const std::string& name)
+TableRows parse_table_file(const std::string& text, const std::string& name, std::string_view marker,
+                           const std::vector<std::string>& columns, BaselineHeader& file)
 {
-    BaselineFile file;
     if (const std::size_t bad = invalid_utf8_offset(text); bad != std::string::npos) {
         const auto [at_line, column] = line_and_column(text, bad);
         throw InputError(name, at_line, column, "", "the file is not UTF-8 text");
@@ -166,7 +188,8 @@ BaselineFile parse_baseline(const std::string& text, const std::string& name)
         pos = end + 1;
         if (line == 1) {
             if (comment != marker)
-                throw InputError(name, 1, 1, "", fmt::format("not a baseline file (first line is not '{}')", marker));
+                throw InputError(name, 1, 1, "",
+                                 fmt::format("not a {} file (first line is not '{}')", kind_of(marker), marker));
             continue;
         }
         const std::size_t colon = comment.find(':');
@@ -181,7 +204,8 @@ BaselineFile parse_baseline(const std::string& text, const std::string& name)
         file.metadata.emplace_back(key, value);
     }
     if (line == 0)
-        throw InputError(name, 1, 1, "", fmt::format("not a baseline file (first line is not '{}')", marker));
+        throw InputError(name, 1, 1, "",
+                         fmt::format("not a {} file (first line is not '{}')", kind_of(marker), marker));
     const std::string version = file.meta("schema_version");
     if (version != std::to_string(baseline_schema_version))
         throw InputError(name, 0, 0, "schema_version",
@@ -218,12 +242,25 @@ BaselineFile parse_baseline(const std::string& text, const std::string& name)
     if (!parsed) throw InputError(name, records.line, 1, "", "malformed CSV: " + csv_problem);
     if (records.rows.empty() || records.rows.front() != columns)
         throw InputError(name, line + 1, 1, "", fmt::format("expected the header '{}'", fmt::join(columns, ",")));
-    std::map<std::tuple<std::string, std::string, std::string>, int> seen; // row -> line
+    TableRows out;
     for (std::size_t i = 1; i < records.rows.size(); ++i) {
-        const auto& f = records.rows[i];
-        const int at = records.lines[i];
-        if (f.size() != columns.size())
-            throw InputError(name, at, 1, "", fmt::format("expected {} fields, found {}", columns.size(), f.size()));
+        if (records.rows[i].size() != columns.size())
+            throw InputError(name, records.lines[i], 1, "",
+                             fmt::format("expected {} fields, found {}", columns.size(), records.rows[i].size()));
+        out.rows.push_back(std::move(records.rows[i]));
+        out.lines.push_back(records.lines[i]);
+    }
+    return out;
+}
+
+BaselineFile parse_baseline(const std::string& text, const std::string& name)
+{
+    BaselineFile file;
+    const TableRows table = parse_table_file(text, name, marker, columns, file);
+    std::map<std::tuple<std::string, std::string, std::string>, int> seen; // row -> line
+    for (std::size_t i = 0; i < table.rows.size(); ++i) {
+        const auto& f = table.rows[i];
+        const int at = table.lines[i];
         BaselineRow r{f[0], f[1], f[2], parse_double(f[3], name, at, "value"), {}, f[5]};
         if (const auto [it, fresh] = seen.emplace(std::tuple{r.variant, r.params, r.metric}, at); !fresh)
             throw InputError(name, at, 1, "",

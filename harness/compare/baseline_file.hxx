@@ -14,6 +14,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -32,16 +33,21 @@ struct BaselineRow {
     std::string source;          ///< "static" or "gpu"
 };
 
-/// The contents of one baseline file.
-struct BaselineFile {
+/// The `# name: value` lines that head a baseline file (and a cliff baseline file).
+struct BaselineHeader {
     std::vector<std::pair<std::string, std::string>> metadata; ///< in file order
-    std::vector<BaselineRow> rows;
 
     /// The metadata value for `name`, or "".
     std::string meta(const std::string& name) const;
     /// Sets a `# name: value` line; throws Error (bad_input) for a name or value that would not read
     /// back as the same one line: a control character (a line break), or a ':' in the name.
     void set_meta(const std::string& name, const std::string& value);
+};
+
+/// The contents of one baseline file.
+struct BaselineFile : BaselineHeader {
+    std::vector<BaselineRow> rows;
+
     /// The row for this case and metric, or nullptr.
     const BaselineRow* find(const std::string& variant, const std::string& params, const std::string& metric) const;
 };
@@ -54,6 +60,26 @@ std::string noisy_baseline_key(const std::string& gpu_name);
 /// inside `dir` (see name_problem in core/input_files.hxx).
 std::filesystem::path baseline_path(const std::filesystem::path& dir, const std::string& suite, const std::string& key);
 
+/// Whether `path`, a file in a suite's baseline folder, holds a GPU model's noisy figures: a .csv
+/// file named neither for an architecture (exact figures) nor `<key>.cliffs.csv` (cliffs).
+bool is_gpu_model_baseline(const std::filesystem::path& path);
+
+/// The fields of each CSV row of a file laid out as a baseline file, and the line each starts on.
+struct TableRows {
+    std::vector<std::vector<std::string>> rows;
+    std::vector<int> lines;
+};
+/// Parses a file laid out as baseline files are: the first line `marker`, `# name: value` lines
+/// (into `header`; `# schema_version:` must be baseline_schema_version), a header row equal to
+/// `columns`, then rows of as many fields. Throws InputError naming `name`, the line and the field.
+TableRows parse_table_file(const std::string& text, const std::string& name, std::string_view marker,
+                           const std::vector<std::string>& columns, BaselineHeader& header);
+/// The text of such a file (libcsv quoting).
+std::string table_file_text(std::string_view marker, const BaselineHeader& header,
+                            const std::vector<std::string>& columns, const std::vector<std::vector<std::string>>& rows);
+/// The shortest text that reads back as the same double.
+std::string number_text(double value);
+
 /// The file's text: metadata comments, then the CSV table (libcsv quoting).
 std::string baseline_text(const BaselineFile& file);
 /// Parses a baseline file's text; throws InputError naming `name`, the line and the field.
@@ -62,7 +88,7 @@ BaselineFile parse_baseline(const std::string& text, const std::string& name);
 BaselineFile read_baseline(const std::filesystem::path& path);
 /// Throws InputError when the file's `# suite:` or `# key:` metadata names another suite or key
 /// than the place it was found at (a file copied or planted from elsewhere).
-void check_baseline_identity(const BaselineFile& file, const std::string& name, const std::string& suite,
+void check_baseline_identity(const BaselineHeader& file, const std::string& name, const std::string& suite,
                              const std::string& key);
 /// The largest baseline file read.
 inline constexpr std::size_t max_baseline_file_bytes = 64 * 1024 * 1024;

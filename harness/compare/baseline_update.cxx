@@ -1,6 +1,7 @@
 #include "harness/compare/baseline_update.hxx"
 
 #include "harness/compare/baseline_file.hxx"
+#include "harness/compare/cliff_baseline.hxx"
 #include "harness/core/arch_limits.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/file_transaction.hxx"
@@ -186,6 +187,14 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const harness::RunRep
         files.emplace_back(path, baseline_text(file));
         out.written.push_back(path.string());
     }
+    // The cliffs of the run's maps change with the figures (docs/cliffs.md).
+    CliffBaselineChanges cliffs = cliff_baseline_changes(suite, report, dir);
+    for (auto& file : cliffs.files) {
+        out.written.push_back(file.first.string());
+        files.push_back(std::move(file));
+    }
+    out.unchanged.insert(out.unchanged.end(), cliffs.unchanged.begin(), cliffs.unchanged.end());
+    out.notes.insert(out.notes.end(), cliffs.notes.begin(), cliffs.notes.end());
     // Every file is read, merged and checked above; now all of them change, or none does.
     replace_files_together(files, before_step);
     return out;

@@ -1,15 +1,17 @@
 #include "harness/compare/compare_run.hxx"
 
+#include "harness/compare/cliff_gate.hxx"
 #include "harness/compare/rules.hxx"
 #include "harness/compare/waivers.hxx"
 #include "harness/core/file_transaction.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/suite/sweep.hxx"
 
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <functional>
 #include <map>
-#include <regex>
 #include <set>
 
 namespace harness::compare {
@@ -101,14 +103,12 @@ std::optional<compile::Occupancy> recompute(const compile::ArchLimits& limits, c
 /// GPU models other than `own` with a noisy baseline for this suite: the file names that are not architectures.
 std::string other_gpu_models(const fs::path& suite_dir, const std::string& own)
 {
-    static const std::regex arch_key("sm_[0-9]+[a-z]?");
     std::vector<std::string> models;
     std::error_code ec;
     if (!fs::is_directory(suite_dir, ec)) return "";
     for (const auto& entry : fs::directory_iterator(suite_dir, ec)) {
-        if (entry.path().extension() != ".csv") continue;
         const std::string key = entry.path().stem().string();
-        if (!std::regex_match(key, arch_key) && key != own) models.push_back(key);
+        if (is_gpu_model_baseline(entry.path()) && key != own) models.push_back(key);
     }
     std::sort(models.begin(), models.end());
     return fmt::format("{}", fmt::join(models, ", "));
@@ -151,6 +151,65 @@ void add_not_measured(CaseResult& r, const suite::Suite& suite, const suite::Var
                                     "value for it; the gate would pass whatever it is",
                                     row.metric);
             r.verdicts.push_back(std::move(v));
+        }
+    }
+}
+
+/// Judges every cliff map of `report` (judge_cliff_map) and gives each verdict to its carrier case,
+/// waivers applied, so that the run's totals count it (core/cliff_map.hxx). Called under the
+/// suite's baseline read lock.
+void judge_cliffs(harness::RunReport& report, const suite::Suite& suite, const CompareOptions& options,
+                  const std::vector<Waiver>& waivers, const std::string& today,
+                  const std::function<std::string(const fs::path&)>& shown)
+{
+    std::map<std::string, std::optional<CliffBaselineFile>> files; // by key
+    for (auto& map : report.cliff_maps) {
+        map.verdicts.clear();
+        const std::string key = cliff_baseline_key(map, report.device_name);
+        auto it = files.find(key);
+        if (it == files.end()) {
+            const fs::path path = cliff_baseline_path(options.baseline_dir, suite.name, key);
+            std::optional<CliffBaselineFile> file;
+            if (fs::exists(path)) {
+                file = read_cliff_baseline(path);
+                check_baseline_identity(*file, path.string(), suite.name, key);
+                report.baseline_files.push_back(shown(path));
+            } else {
+                report.comparison_notes.push_back(
+                    fmt::format("no cliff baseline {}{}: record one with `harness baseline update{} {}`", shown(path),
+                                options.ci ? " (CI mode: its cliff maps fail as not gated)" : "",
+                                report.mode == "static" ? " --static --arch " + key : "", report.suite_file));
+            }
+            it = files.emplace(key, std::move(file)).first;
+        }
+        for (auto& v : judge_cliff_map(map, suite, it->second ? &*it->second : nullptr, options.ci)) {
+            const auto case_at = [&](const std::string& params_text) {
+                return std::find_if(report.results.begin(), report.results.end(), [&](const CaseResult& r) {
+                    return r.variant == map.variant && r.arch == map.arch && r.params_text == params_text;
+                });
+            };
+            auto carrier = case_at(v.carrier);
+            // A GPU scan times the axis between its ends without making those points cases: the
+            // case at the scan's first value carries a verdict placed between them.
+            if (const suite::ParamSpec* axis = suite.scanned_param();
+                carrier == report.results.end() && axis && !axis->values.empty()) {
+                const std::string first = suite::point_text(suite, map.axis, axis->values.front(), map.others);
+                if ((carrier = case_at(first)) != report.results.end()) v.carrier = first;
+            }
+            if (carrier == report.results.end() || carrier->status != CaseStatus::passed) {
+                map.verdicts.push_back(std::move(v));
+                continue;
+            }
+            // The carrier's other verdicts have had their waivers: only this one is waived here.
+            CaseResult alone;
+            alone.suite = carrier->suite;
+            alone.variant = carrier->variant;
+            alone.params_text = carrier->params_text;
+            alone.verdicts = {v.judgement};
+            apply_waivers(alone, waivers, today);
+            v.judgement = alone.verdicts.front();
+            carrier->verdicts.push_back(v.judgement);
+            map.verdicts.push_back(std::move(v));
         }
     }
 }
@@ -244,6 +303,8 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
     add_not_measured(r, suite, spec, {exact, noisy});
 
     for (const auto& e : suite.expectations_for(spec)) {
+        // Judged on the cliff maps (judge_cliff_maps), not on a case's figures.
+        if (suite::is_cliff_expectation(e.metric)) continue;
         MetricVerdict v;
         v.metric = e.metric;
         v.rule = "expect " + e.rule.text;
@@ -330,6 +391,7 @@ void compare_run(harness::RunReport& report, const suite::Suite& suite, const Co
         compare_case(r, suite, exact, noisy, elsewhere, options);
         apply_waivers(r, waivers, today);
     }
+    judge_cliffs(report, suite, options, waivers, today, shown);
     for (const auto& w : waivers)
         if (w.expires < today && (w.suite == "*" || w.suite == suite.name))
             report.comparison_notes.push_back(

@@ -7,7 +7,7 @@
 //     - suite: gemm
 //       variant: tiled32          # glob, default "*"
 //       params: "N=4096"          # each word a glob over the case's "NAME=VALUE" words; default "*"
-//       metric: time_median       # a metric of the table, or "*"
+//       metric: time_median       # a metric of the table, a cliff verdict ("cliff@N"), or "*"
 //       reason: driver 580 slows the tail; tracked in the driver bug
 //       expires: 2025-09-30       # YYYY-MM-DD, the last day the waiver holds
 

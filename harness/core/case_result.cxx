@@ -230,6 +230,7 @@ void from_json(const nlohmann::json& j, TimingCost& c)
 CaseCost& CaseCost::operator+=(const CaseCost& o)
 {
     prepare += o.prepare;
+    reference += o.reference;
     verify += o.verify;
     timing += o.timing;
     timing_parts += o.timing_parts;
@@ -240,6 +241,7 @@ CaseCost& CaseCost::operator+=(const CaseCost& o)
 void to_json(nlohmann::json& j, const CaseCost& c)
 {
     j = {{"prepare_s", c.prepare}, {"verify_s", c.verify}, {"timing_s", c.timing}, {"total_s", c.total()}};
+    if (c.reference > 0) j["reference_s"] = c.reference;
     if (c.timing_parts.passes > 0) j["timing"] = c.timing_parts;
     if (c.profile.total() > 0) j["profile"] = c.profile;
 }
@@ -247,6 +249,7 @@ void to_json(nlohmann::json& j, const CaseCost& c)
 void from_json(const nlohmann::json& j, CaseCost& c)
 {
     c.prepare = j.value("prepare_s", 0.0);
+    c.reference = j.value("reference_s", 0.0);
     c.verify = j.value("verify_s", 0.0);
     c.timing = j.value("timing_s", 0.0);
     c.timing_parts = j.value("timing", TimingCost{});

@@ -118,7 +118,10 @@ struct TimingCost {
 
 /// Where the wall time of one case went on the host, in seconds.
 struct CaseCost {
-    double prepare = 0.0;    ///< buffers allocated and filled, the reference's outputs computed
+    double prepare = 0.0; ///< buffers allocated and filled, the reference's outputs computed
+    /// Part of `prepare`: the reference's outputs computed for this case, because the point's
+    /// reference case ran on another GPU (or in an earlier worker)
+    double reference = 0.0;
     double verify = 0.0;     ///< the verification run and the comparison of its outputs
     double timing = 0.0;     ///< the timed samples, warm-up included
     TimingCost timing_parts; ///< part of `timing`: the profiler's batches of samples

@@ -2,9 +2,12 @@
 // Performance cliffs along a scanned axis, as runs, reports and baselines keep them: the series a
 // scan measured and the steps found in it, each with its cause. The analysis lives in cliff/.
 
+#include "harness/core/case_result.hxx"
+
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace harness {
@@ -35,12 +38,47 @@ struct Cliff {
     std::string explanation; ///< "wave quantisation: 264 -> 265 blocks, 2 -> 3 waves of 132 SMs x 1 block"
 };
 
+/// The gate's judgement of one cliff of a map (compare::compare_run fills CliffMap::verdicts).
+///
+/// How it reaches the run's outcome: the same MetricVerdict is also a verdict of one case, the
+/// carrier, so that totals, the exit code, gate counts, waivers, JUnit and the summary count it as
+/// they count every figure. The carrier is the map's case (same variant and arch) at `x_after`;
+/// for a cliff that vanished and is not in this run's points, or a verdict on the whole map, the
+/// map's first point. Its metric is cliff_verdict_metric(axis) ("cliff@N"), its value this run's
+/// depth and its baseline the baseline's (both absent where there is none); `rule` says what
+/// judged it ("cliffs (min_depth 0.05)", "expect cliff_depth <= 0.1").
+///
+/// Verdicts: a cliff the baseline holds at the same place with the same depth `passed`; one that
+/// is new and at least the suite's `cliffs: {min_depth}` deep, or known and deeper (exact series:
+/// any change of depth; noisy ones: beyond their noise), `regressed`; one that vanished or got
+/// shallower `improved`; a map the baseline does not hold `no_baseline` (`not_gated` in CI mode,
+/// one verdict for the whole map); a cliff that breaks an `expect:` rule `expect_failed`.
+struct CliffVerdict {
+    double x_before = 0;     ///< where the cliff is: this run's place, or the baseline's for one that vanished
+    double x_after = 0;      ///< (both 0 for a verdict on the whole map)
+    std::string carrier;     ///< params_text of the case that carries the verdict
+    MetricVerdict judgement; ///< as the carrier holds it (waivers applied)
+};
+
+/// The metric name of every cliff verdict along `axis`: "cliff@N".
+inline std::string cliff_verdict_metric(std::string_view axis)
+{
+    return "cliff@" + std::string(axis);
+}
+/// Whether `metric` names a cliff verdict (cliff_verdict_metric).
+inline bool is_cliff_verdict_metric(std::string_view metric)
+{
+    return metric.starts_with("cliff@") && metric.size() > 6;
+}
+
 /// One scanned axis of one variant (at fixed values of the suite's other parameters): its series
 /// and its cliffs.
 struct CliffMap {
     std::string variant;
-    std::string axis;   ///< the scanned parameter
-    std::string others; ///< the other parameters' values, "K=64 M=128"; "" when there are none
+    std::string axis; ///< the scanned parameter
+    /// the other parameters' values, "K=64 M=128": the case's params_text without the axis
+    /// (suite::others_text); "" when there are none
+    std::string others;
     std::string arch;   ///< sm_90
     std::string figure; ///< what the series is: "time_per_work" (us per unit), "blocks_per_sm", ...
     std::string unit;   ///< of `values`
@@ -48,6 +86,8 @@ struct CliffMap {
     std::vector<double> values;
     std::vector<double> noise; ///< per point, the values' unit; empty for an exact series
     std::vector<Cliff> cliffs; ///< in axis order
+    /// The gate's judgement of the cliffs, in axis order (see CliffVerdict); empty until compared.
+    std::vector<CliffVerdict> verdicts;
 };
 
 } // namespace harness

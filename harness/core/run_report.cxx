@@ -6,10 +6,12 @@
 #include "harness/core/text.hxx"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -17,7 +19,115 @@ namespace harness {
 
 namespace {
 constexpr const char* schema_name = "harness-results";
+
+/// A figure of a cliff map: JSON has no infinity (an exact series' significance) nor NaN (a point
+/// that did not run), so they are written as "inf", "-inf" and null.
+nlohmann::json number_json(double v)
+{
+    if (std::isnan(v)) return nullptr;
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    return v;
 }
+
+double number_from_json(const nlohmann::json& j)
+{
+    if (j.is_null()) return std::numeric_limits<double>::quiet_NaN();
+    if (j.is_string()) {
+        const auto text = j.get<std::string>();
+        if (text == "inf") return std::numeric_limits<double>::infinity();
+        if (text == "-inf") return -std::numeric_limits<double>::infinity();
+        throw Error(ErrorKind::bad_input, fmt::format("cliff map: '{}' is not a number", text.substr(0, 40)));
+    }
+    return j.get<double>();
+}
+
+nlohmann::json numbers_json(const std::vector<double>& values)
+{
+    auto out = nlohmann::json::array();
+    for (const double v : values) out.push_back(number_json(v));
+    return out;
+}
+
+std::vector<double> numbers_from_json(const nlohmann::json& j)
+{
+    std::vector<double> out;
+    for (const auto& v : j) out.push_back(number_from_json(v));
+    return out;
+}
+
+nlohmann::json cliff_map_json(const CliffMap& m)
+{
+    auto cliffs = nlohmann::json::array();
+    for (const auto& c : m.cliffs)
+        cliffs.push_back({{"x_before", number_json(c.x_before)},
+                          {"x_after", number_json(c.x_after)},
+                          {"level_before", number_json(c.level_before)},
+                          {"level_after", number_json(c.level_after)},
+                          {"depth", number_json(c.depth)},
+                          {"significance", number_json(c.significance)},
+                          {"cause", cliff_cause_name(c.cause)},
+                          {"explanation", c.explanation}});
+    auto verdicts = nlohmann::json::array();
+    for (const auto& v : m.verdicts)
+        verdicts.push_back({{"x_before", number_json(v.x_before)},
+                            {"x_after", number_json(v.x_after)},
+                            {"carrier", v.carrier},
+                            {"judgement", v.judgement}});
+    return {{"variant", m.variant},
+            {"axis", m.axis},
+            {"others", m.others},
+            {"arch", m.arch},
+            {"figure", m.figure},
+            {"unit", m.unit},
+            {"x", numbers_json(m.x)},
+            {"values", numbers_json(m.values)},
+            {"noise", numbers_json(m.noise)},
+            {"cliffs", cliffs},
+            {"verdicts", verdicts}};
+}
+
+CliffMap cliff_map_from_json(const nlohmann::json& j)
+{
+    CliffMap m;
+    m.variant = j.at("variant").get<std::string>();
+    m.axis = j.at("axis").get<std::string>();
+    m.others = j.value("others", "");
+    m.arch = j.value("arch", "");
+    m.figure = j.at("figure").get<std::string>();
+    m.unit = j.value("unit", "");
+    m.x = numbers_from_json(j.at("x"));
+    m.values = numbers_from_json(j.at("values"));
+    if (j.contains("noise")) m.noise = numbers_from_json(j.at("noise"));
+    for (const auto& c : j.value("cliffs", nlohmann::json::array())) {
+        Cliff cliff;
+        cliff.x_before = number_from_json(c.at("x_before"));
+        cliff.x_after = number_from_json(c.at("x_after"));
+        cliff.level_before = number_from_json(c.at("level_before"));
+        cliff.level_after = number_from_json(c.at("level_after"));
+        cliff.depth = number_from_json(c.at("depth"));
+        cliff.significance = number_from_json(c.at("significance"));
+        const std::string cause = c.at("cause").get<std::string>();
+        const auto known = cliff_cause_from_name(cause);
+        if (!known)
+            throw Error(ErrorKind::bad_input,
+                        fmt::format("cliff map {} {}: unknown cliff cause '{}'", m.variant.substr(0, max_name_length),
+                                    m.axis.substr(0, max_name_length), cause.substr(0, 40)));
+        cliff.cause = *known;
+        cliff.explanation = c.value("explanation", "");
+        m.cliffs.push_back(std::move(cliff));
+    }
+    for (const auto& v : j.value("verdicts", nlohmann::json::array())) {
+        CliffVerdict verdict;
+        verdict.x_before = number_from_json(v.at("x_before"));
+        verdict.x_after = number_from_json(v.at("x_after"));
+        verdict.carrier = v.value("carrier", "");
+        verdict.judgement = v.at("judgement").get<MetricVerdict>();
+        m.verdicts.push_back(std::move(verdict));
+    }
+    return m;
+}
+
+} // namespace
 
 void to_json(nlohmann::json& j, const RunReport& r)
 {
@@ -42,6 +152,11 @@ void to_json(nlohmann::json& j, const RunReport& r)
          {"notes", r.notes},
          {"comparison_notes", r.comparison_notes},
          {"results", r.results}};
+    if (!r.cliff_maps.empty()) {
+        auto maps = nlohmann::json::array();
+        for (const auto& m : r.cliff_maps) maps.push_back(cliff_map_json(m));
+        j["cliff_maps"] = std::move(maps);
+    }
     if (r.shard.sharded())
         j["shard"] = {{"count", r.shard.count}, {"indices", r.shard.indices}, {"split", r.shard.split}};
 }
@@ -74,6 +189,9 @@ void from_json(const nlohmann::json& j, RunReport& r)
         r.shard.split = s.value("split", "");
     }
     r.results = j.at("results").get<std::vector<CaseResult>>();
+    r.cliff_maps.clear();
+    if (j.contains("cliff_maps"))
+        for (const auto& m : j.at("cliff_maps")) r.cliff_maps.push_back(cliff_map_from_json(m));
 }
 
 std::string results_json(const RunReport& report)
@@ -132,6 +250,19 @@ void check_names(const RunReport& r, const std::string& file)
             if (h.line < 0 || h.snippet_first_line < 0 || h.line > max_source_line ||
                 h.snippet_first_line > max_source_line || h.snippet.size() > 1000)
                 refuse(at + "hotspots", h.file, "has a line number or snippet out of range");
+    }
+    for (std::size_t i = 0; i < r.cliff_maps.size(); ++i) {
+        const CliffMap& m = r.cliff_maps[i];
+        const std::string at = fmt::format("cliff_maps[{}].", i);
+        if (const auto problem = name_problem(m.variant); !problem.empty()) refuse(at + "variant", m.variant, problem);
+        // The axis and the architecture name baseline rows and files.
+        if (const auto problem = name_problem(m.axis); !problem.empty()) refuse(at + "axis", m.axis, problem);
+        if (!m.arch.empty() && (!find_arch_limits(m.arch) || !name_problem(m.arch).empty()))
+            refuse(at + "arch", m.arch, "is not an architecture the harness knows");
+        if (m.values.size() != m.x.size() || (!m.noise.empty() && m.noise.size() != m.x.size()))
+            refuse(at + "values", m.figure,
+                   fmt::format("has {} values and {} noise figures for {} points", m.values.size(), m.noise.size(),
+                               m.x.size()));
     }
 }
 

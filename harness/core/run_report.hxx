@@ -84,9 +84,10 @@ GateCounts gate_counts(const RunReport& report);
 std::string gate_counts_text(const GateCounts& counts);
 
 /// The versioned JSON results file (results.json) that `harness report` and `harness merge` read.
-/// Version 2 added the shard, the comparison's own notes and each case's sweep point; version 1
-/// files still read (as whole runs).
-inline constexpr int results_schema_version = 2;
+/// Version 2 added the shard, the comparison's own notes and each case's sweep point; version 3
+/// the cliff maps (`cliff_maps`, absent when the suite scans nothing). Files of versions 1 and 2
+/// still read (version 1 as whole runs, both without maps).
+inline constexpr int results_schema_version = 3;
 inline constexpr int oldest_results_schema_version = 1;
 inline constexpr std::size_t max_results_file_bytes = 256 * 1024 * 1024;
 inline constexpr int max_source_line = 100000000; ///< the largest line number a hotspot may name

@@ -8,6 +8,7 @@
 #include "harness/core/stopwatch.hxx"
 #include "harness/core/text.hxx"
 #include "harness/history/recent_values.hxx"
+#include "harness/pipeline/cliff_maps.hxx"
 #include "harness/pipeline/shard.hxx"
 #include "harness/run/device_schedule.hxx"
 #include "harness/run/isolated_runner.hxx"
@@ -28,36 +29,6 @@ namespace harness::pipeline {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-/// A one-line progress display: rewritten in place on a terminal, one line per case otherwise.
-class Progress {
-public:
-    explicit Progress(std::size_t total) : total_(total), tty_(isatty(STDERR_FILENO)) {}
-    void begin(const CaseResult& c)
-    {
-        if (tty_) fmt::print(stderr, "\r\033[K[{}/{}] {} {} ...", done_ + 1, total_, c.variant, c.params_text);
-    }
-    void end(const CaseResult& r)
-    {
-        ++done_;
-        const auto t = r.metric(metric::time_median);
-        const std::string what = r.status == CaseStatus::passed
-                                     ? (t ? fmt::format("ok {:.2f} us", *t) : std::string("ok"))
-                                     : case_status_name(r.status);
-        if (tty_)
-            fmt::print(stderr, "\r\033[K[{}/{}] {} {} {}", done_, total_, r.variant, r.params_text, what);
-        else
-            fmt::print(stderr, "[{}/{}] {} {} {}\n", done_, total_, r.variant, r.params_text, what);
-        if (tty_ && done_ == total_) fmt::print(stderr, "\r\033[K");
-    }
-
-private:
-    std::size_t total_;
-    std::size_t done_ = 0;
-    bool tty_;
-};
-
 harness::RunReport report_for(const suite::Suite& s)
 {
     harness::RunReport rep;
@@ -70,7 +41,6 @@ harness::RunReport report_for(const suite::Suite& s)
     return rep;
 }
 
-/// The cases this run covers: all of them, or its shard's (recorded in `shard`).
 std::vector<suite::Case> cases_to_run(const suite::Suite& s, const SuiteRunOptions& options, ShardInfo& shard)
 {
     if (!options.shard) return suite::expand_cases(s);
@@ -95,8 +65,6 @@ std::vector<suite::Case> cases_to_run(const suite::Suite& s, const SuiteRunOptio
     shard = {request.count, {request.index}, split.fingerprint};
     return cases;
 }
-
-} // namespace
 
 std::string utc_timestamp()
 {
@@ -157,6 +125,7 @@ harness::RunReport run_suite_static(const suite::Suite& s, const SuiteRunOptions
             return std::find(options.only_variants.begin(), options.only_variants.end(), r.variant) ==
                    options.only_variants.end();
         });
+    add_static_cliff_maps(rep, s);
     return rep;
 }
 
@@ -183,215 +152,6 @@ std::vector<run::DeviceInfo> choose_devices(const SuiteRunOptions& options, cons
     return devices;
 }
 
-harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, const SuiteRunOptions& options,
-                                 const compile::CompileCache* cache)
-{
-    if (options.budget_s > 0) s.timing.budget_s = options.budget_s;
-    ShardInfo shard;
-    std::vector<suite::Case> cases;
-    for (auto& c : cases_to_run(s, options, shard)) {
-        const auto& name = s.variants[c.variant].name;
-        const auto& only = options.only_variants;
-        if (!only.empty() && name != s.reference && std::find(only.begin(), only.end(), name) == only.end()) continue;
-        const auto& cases_wanted = options.only_cases;
-        if (!cases_wanted.empty() && std::none_of(cases_wanted.begin(), cases_wanted.end(), [&](const auto& w) {
-                return w.second == c.params_text && (w.first == name || name == s.reference);
-            }))
-            continue;
-        cases.push_back(std::move(c));
-    }
-    fmt::print(stderr, "harness: suite {} on {} ({}), compiling...\n", s.name, device.name, device.arch);
-    const auto compile_start = std::chrono::steady_clock::now();
-    const auto compiled = compile::compile_suite(s, cases, device.arch, cache);
-    const double compile_seconds = seconds_since(compile_start);
-    // Before any launch: arguments the kernels' parameters do not take would run with garbage.
-    compile::check_kernel_arguments(s, compiled);
-
-    // Cases that cannot run: their variant (or the reference) did not compile.
-    std::vector<CaseResult> results(cases.size());
-    std::vector<suite::Case> runnable;
-    std::vector<std::size_t> runnable_index;
-    const suite::VariantSpec* reference = s.find_variant(s.reference);
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-        const auto& variant = s.variants[cases[i].variant];
-        if (const std::string* err = compiled.error(variant, cases[i].params)) {
-            results[i] = run::unverifiable_case(s, cases[i], "");
-            results[i].status = CaseStatus::compile_error;
-            results[i].message = *err;
-        } else if (reference && compiled.error(*reference, cases[i].params)) {
-            results[i] = run::unverifiable_case(s, cases[i], "the reference variant did not compile");
-        } else {
-            runnable.push_back(cases[i]);
-            runnable_index.push_back(i);
-        }
-    }
-
-    Progress progress(runnable.size());
-    run::RunObserver observer;
-    observer.on_begin = [&](std::size_t i) {
-        CaseResult r;
-        r.variant = s.variants[runnable[i].variant].name;
-        r.params_text = runnable[i].params_text;
-        progress.begin(r);
-    };
-    observer.on_result = [&](std::size_t, const CaseResult& r) { progress.end(r); };
-    std::size_t workers = 0;
-    double worker_seconds = 0;
-    std::map<std::string, double> worker_parts;
-    observer.on_worker_ready = [&](double seconds, const std::map<std::string, double>& parts) {
-        ++workers;
-        worker_seconds += seconds;
-        for (const auto& [part, s] : parts) worker_parts[part] += s;
-    };
-    std::string rep_devices_note;
-    run::IsolatedRunConfig config;
-    config.options.profile = options.profile && !options.verify_only;
-    config.options.external_profiler = options.external_profiler;
-    config.options.metrics = s.metrics;
-    config.device = options.device;
-    config.options.hot_cache = options.hot;
-    config.options.time_source = options.event_timing ? run::TimeSource::events : run::TimeSource::kernels;
-    config.options.verify_only = options.verify_only;
-    if (options.counter_cache && cache) config.options.counter_cache_dir = cache->dir() / "counters";
-    config.options.fresh_counters = options.fresh_counters;
-    config.case_timeout_s = options.timeout_s > 0 ? options.timeout_s : s.timing.timeout_s;
-    const auto devices = choose_devices(options, device);
-    if (!runnable.empty() && devices.size() == 1) {
-        config.device = devices.front().ordinal;
-        auto ran = run::run_isolated(s, runnable, compiled.modules, config, observer);
-        for (std::size_t k = 0; k < ran.size(); ++k) results[runnable_index[k]] = std::move(ran[k]);
-    } else if (!runnable.empty()) {
-        // One thread per GPU, each with its own workers: a fault or a hang on one GPU fails its own
-        // case, and the other GPUs go on.
-        // Balanced by the points' expected cost, as shards are: a large point costs far more than
-        // a small one with as many cases.
-        const auto schedule = run::schedule_on_devices(
-            runnable, devices.size(),
-            options.baseline_dir.empty() ? std::vector<double>{} : point_costs(s, options.baseline_dir));
-        std::mutex mutex;
-        std::vector<std::exception_ptr> errors(devices.size());
-        std::vector<std::thread> threads;
-        for (std::size_t g = 0; g < devices.size(); ++g)
-            threads.emplace_back([&, g] {
-                try {
-                    const auto& mine = schedule[g];
-                    if (mine.empty()) return;
-                    std::vector<suite::Case> cases;
-                    for (const auto k : mine) cases.push_back(runnable[k]);
-                    run::IsolatedRunConfig on_device = config;
-                    on_device.device = devices[g].ordinal;
-                    run::RunObserver relay;
-                    relay.on_worker_ready = [&](double seconds, const std::map<std::string, double>& parts) {
-                        const std::lock_guard lock(mutex);
-                        observer.on_worker_ready(seconds, parts);
-                    };
-                    relay.on_begin = [&](std::size_t i) {
-                        const std::lock_guard lock(mutex);
-                        observer.on_begin(mine[i]);
-                    };
-                    relay.on_result = [&](std::size_t i, const CaseResult& r) {
-                        const std::lock_guard lock(mutex);
-                        observer.on_result(mine[i], r);
-                    };
-                    auto ran = run::run_isolated(s, cases, compiled.modules, on_device, relay);
-                    const std::lock_guard lock(mutex);
-                    for (std::size_t k = 0; k < ran.size(); ++k) {
-                        ran[k].message +=
-                            fmt::format("{}ran on GPU {}", ran[k].message.empty() ? "" : "; ", devices[g].ordinal);
-                        results[runnable_index[mine[k]]] = std::move(ran[k]);
-                    }
-                } catch (...) {
-                    errors[g] = std::current_exception();
-                }
-            });
-        for (auto& t : threads) t.join();
-        for (const auto& e : errors)
-            if (e) std::rethrow_exception(e);
-        rep_devices_note = fmt::format("cases spread over {} GPUs ({}), one worker each", devices.size(), [&] {
-            std::vector<std::string> parts;
-            for (std::size_t g = 0; g < devices.size(); ++g)
-                parts.push_back(fmt::format("GPU {}: {} cases", devices[g].ordinal, schedule[g].size()));
-            return join(parts, ", ");
-        }());
-    }
-
-    for (std::size_t i = 0; i < cases.size(); ++i) results[i].point = cases[i].point;
-
-    harness::RunReport rep = report_for(s);
-    if (!rep_devices_note.empty()) rep.notes.push_back(rep_devices_note);
-    rep.mode = "gpu";
-    rep.shard = shard;
-    rep.device_name = device.name;
-    rep.arch = device.arch;
-    rep.sm_count = device.sm_count;
-    rep.memory_bandwidth_gbs = device.memory_bandwidth_gbs;
-    rep.fp32_peak_gflops = device.fp32_peak_gflops;
-    CaseCost cost;
-    std::size_t profiled_cases = 0;
-    for (const auto& r : results) {
-        cost += r.cost;
-        if (r.cost.profile.total() > 0) ++profiled_cases;
-    }
-    rep.profiled = profiled_cases > 0;
-    if (const TimingCost& t = cost.timing_parts; t.passes > 0)
-        rep.notes.push_back(fmt::format("timing: {:.2f} s for {} cases, of which {} profiler passes took {:.2f} s "
-                                        "(setup {:.2f} s, samples {:.2f} s, reading {:.2f} s; {} passes taken again "
-                                        "for a kernel left unrecorded); the range profiler was enabled {} times for "
-                                        "timing and {} times for counters",
-                                        cost.timing, results.size(), t.passes, t.total(), t.setup, t.samples,
-                                        t.teardown, t.retaken, t.enables, cost.profile.enables));
-    if (profiled_cases > 0) {
-        const ProfileCost& p = cost.profile;
-        rep.notes.push_back(fmt::format(
-            "profiling: {:.2f} s for {} cases (setup {:.2f} s, input restore {:.2f} s, L2 emptying {:.2f} s, "
-            "kernels {:.2f} s, SASS instrumented runs {:.2f} s, teardown {:.2f} s); the range profiler ran each case "
-            "{:.3g} times on average, SASS metrics {} instrumented run(s)",
-            p.total(), profiled_cases, p.setup, p.restore, p.l2_flush, p.kernels, p.sass, p.teardown,
-            static_cast<double>(p.range_passes) / profiled_cases, p.sass_runs));
-    } else if (options.external_profiler)
-        rep.notes.push_back("external-profiler mode: each case ran once inside its NVTX range; no timing, no counters");
-    else if (!options.profile)
-        rep.notes.push_back("hardware counters not collected (--no-profile)");
-    const bool timed = std::any_of(results.begin(), results.end(),
-                                   [](const CaseResult& r) { return r.metric(metric::time_median).has_value(); });
-    if (timed)
-        rep.notes.push_back(
-            options.event_timing
-                ? "times: CUDA events around each sample's launches (--event-timing), launch latency included"
-                : fmt::format("times: the sum of each kernel's own GPU duration, every kernel started {}, as Nsight "
-                              "Compute's gpu__time_duration; no launch latency",
-                              options.hot ? "without emptying the L2 (--hot)" : "after the L2 was emptied"));
-    rep.notes.push_back(fmt::format("compilation: {:.2f} s", compile_seconds));
-    if (workers > 0) {
-        std::vector<std::string> parts;
-        for (const auto& [part, s] : worker_parts) parts.push_back(fmt::format("{} {:.2f} s", part, s));
-        rep.notes.push_back(fmt::format("workers: {} started in {:.2f} s ({})", workers, worker_seconds, join(parts)));
-    }
-    if (options.counter_cache && !cache)
-        rep.notes.push_back("counter cache: off, because the kernel cache folder that holds it is off (--no-cache)");
-    else if (options.counter_cache) {
-        std::size_t reused_cases = 0, reused_figures = 0;
-        for (const auto& r : results)
-            if (!r.reused_metrics.empty()) {
-                ++reused_cases;
-                reused_figures += r.reused_metrics.size();
-            }
-        rep.notes.push_back(fmt::format(
-            "counter cache ({}): {} of {} profiled cases reused {} exact figures and their hotspots; their noisy "
-            "figures were measured{}",
-            (cache->dir() / "counters").string(), reused_cases, profiled_cases, reused_figures,
-            options.fresh_counters ? "; --fresh-counters measured everything and refreshed the entries" : ""));
-    }
-    if (cost.total() > 0)
-        rep.notes.push_back(fmt::format("case time: {:.2f} s (buffers and reference {:.2f} s, verification {:.2f} s, "
-                                        "timing {:.2f} s, profiling {:.2f} s)",
-                                        cost.total(), cost.prepare, cost.verify, cost.timing, cost.profile.total()));
-    rep.driver_version = fmt::format("{}.{}", device.driver_version / 1000, device.driver_version % 1000 / 10);
-    rep.results = std::move(results);
-    for (auto& r : rep.results) r.arch = device.arch;
-    return rep;
-}
-
 harness::RunReport run_suite(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
                              const SuiteRunOptions& options, const compile::CompileCache* cache)
 {
@@ -403,13 +163,34 @@ harness::RunReport run_and_report(const suite::Suite& suite, const std::optional
                                   const compare::CompareOptions& gate, const ReportOptions& reports,
                                   std::ostream& console)
 {
-    harness::RunReport rep = run_suite(suite, device, options, cache);
-    if (device && rep.mode == "gpu" && !options.verify_only && !options.external_profiler) {
-        resample_unsure(rep, suite, *device, options, cache, gate);
-        confirm_time_regressions(rep, suite, *device, options, cache, gate);
-    }
-    gate_and_report(rep, suite, gate, reports, console);
+    harness::RunReport rep;
+    run_and_report_all({{&suite, options, gate, reports}}, device, cache, console,
+                       [&](const harness::RunReport& r) { rep = r; });
     return rep;
+}
+
+void run_and_report_all(const std::vector<SuiteJob>& jobs, const std::optional<run::DeviceInfo>& device,
+                        const compile::CompileCache* cache, std::ostream& console,
+                        const std::function<void(const harness::RunReport&)>& after_each)
+{
+    std::vector<harness::RunReport> runs;
+    const bool on_gpu =
+        device && !std::any_of(jobs.begin(), jobs.end(), [](const SuiteJob& j) { return j.options.static_only; });
+    if (on_gpu) {
+        std::vector<SuiteRunRequest> requests;
+        for (const auto& job : jobs) requests.push_back({*job.suite, job.options});
+        runs = run_suites_gpu(requests, *device, cache);
+    }
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        const SuiteJob& job = jobs[i];
+        harness::RunReport rep = on_gpu ? std::move(runs[i]) : run_suite_static(*job.suite, job.options, cache);
+        if (on_gpu && !job.options.verify_only && !job.options.external_profiler) {
+            resample_unsure(rep, *job.suite, *device, job.options, cache, job.gate);
+            confirm_time_regressions(rep, *job.suite, *device, job.options, cache, job.gate);
+        }
+        gate_and_report(rep, *job.suite, job.gate, job.reports, console);
+        after_each(rep);
+    }
 }
 
 void add_time_samples(CaseResult& r, const std::vector<double>& more)
@@ -669,6 +450,7 @@ void add_recent_history(harness::RunReport& rep, const fs::path& store, const fs
 void gate_and_report(harness::RunReport& rep, const suite::Suite& suite, const compare::CompareOptions& gate,
                      const ReportOptions& reports, std::ostream& console)
 {
+    add_static_cliff_maps(rep, suite); // merged static shards: the whole axis is here now
     compare::compare_run(rep, suite, gate);
     rep.fail_on_improvement = reports.fail_on_improvement;
     if (!reports.history_store.empty())

@@ -10,6 +10,7 @@
 #include "harness/run/gpu_session.hxx"
 #include "harness/suite/suite.hxx"
 
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -50,6 +51,13 @@ struct SuiteRunOptions {
     std::vector<std::pair<std::string, std::string>> only_cases;
 };
 
+/// A run's report before its results: the suite, the tool's and the compiler's versions, the
+/// suite's git revision and the time.
+harness::RunReport report_for(const suite::Suite& s);
+
+/// The cases a run of `s` covers: all of them, or its shard's (recorded in `shard`).
+std::vector<suite::Case> cases_to_run(const suite::Suite& s, const SuiteRunOptions& options, ShardInfo& shard);
+
 /// The GPU to run on, or nullopt after saying on stderr why the static tier runs instead.
 std::optional<run::DeviceInfo> choose_device(const SuiteRunOptions& options);
 
@@ -65,6 +73,19 @@ std::vector<run::DeviceInfo> choose_devices(const SuiteRunOptions& options, cons
 
 harness::RunReport run_suite_gpu(suite::Suite suite, const run::DeviceInfo& device, const SuiteRunOptions& options,
                                  const compile::CompileCache* cache);
+
+/// One suite of a GPU run over several, and how to run it.
+struct SuiteRunRequest {
+    suite::Suite suite;
+    SuiteRunOptions options;
+};
+
+/// Several suites on the GPUs at once (`options.devices` of the first request names them, or
+/// `device` alone): every suite compiled first, then all their cases spread over the GPUs case by
+/// case, by expected cost (case_costs.hxx), one worker per GPU serving every suite; a case's
+/// verification is as strict as on one GPU. One report per request, in order.
+std::vector<harness::RunReport> run_suites_gpu(const std::vector<SuiteRunRequest>& requests,
+                                               const run::DeviceInfo& device, const compile::CompileCache* cache);
 
 /// One suite on `device` when there is one, else in the static tier.
 harness::RunReport run_suite(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
@@ -141,6 +162,21 @@ harness::RunReport run_and_report(const suite::Suite& suite, const std::optional
                                   const SuiteRunOptions& options, const compile::CompileCache* cache,
                                   const compare::CompareOptions& gate, const ReportOptions& reports,
                                   std::ostream& console);
+
+/// One suite of a run, and where its verdicts and reports go.
+struct SuiteJob {
+    const suite::Suite* suite = nullptr;
+    SuiteRunOptions options;
+    compare::CompareOptions gate;
+    ReportOptions reports;
+};
+
+/// run_and_report for several suites. On a GPU they run at once (run_suites_gpu), then each is
+/// resampled, confirmed, gated and reported in order; in the static tier one after another.
+/// `after_each` gets each suite's gated report as soon as it is written.
+void run_and_report_all(const std::vector<SuiteJob>& jobs, const std::optional<run::DeviceInfo>& device,
+                        const compile::CompileCache* cache, std::ostream& console,
+                        const std::function<void(const harness::RunReport&)>& after_each);
 
 /// The short git revision of the repository holding `file`, "" outside git; "+dirty" when it has changes.
 std::string git_revision(const std::filesystem::path& file);

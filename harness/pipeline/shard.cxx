@@ -11,7 +11,6 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
-#include <regex>
 #include <xxhash.h>
 
 namespace harness::pipeline {
@@ -24,20 +23,18 @@ namespace {
 /// architecture), by name, so that their figures are summed in the same order everywhere.
 std::vector<fs::path> gpu_model_baselines(const fs::path& suite_dir)
 {
-    static const std::regex arch_key("sm_[0-9]+[a-z]?");
     std::vector<fs::path> files;
     std::error_code ec;
     if (!fs::is_directory(suite_dir, ec)) return files;
     for (const auto& entry : fs::directory_iterator(suite_dir, ec))
-        if (entry.path().extension() == ".csv" && !std::regex_match(entry.path().stem().string(), arch_key))
-            files.push_back(entry.path());
+        if (compare::is_gpu_model_baseline(entry.path())) files.push_back(entry.path());
     std::sort(files.begin(), files.end());
     return files;
 }
 
 } // namespace
 
-std::vector<double> point_costs(const suite::Suite& suite, const fs::path& baseline_dir)
+BaselineTimes baseline_times(const suite::Suite& suite, const fs::path& baseline_dir)
 {
     std::vector<compare::BaselineFile> files;
     {
@@ -47,33 +44,37 @@ std::vector<double> point_costs(const suite::Suite& suite, const fs::path& basel
             for (const auto& path : gpu_model_baselines(baseline_dir / suite.name))
                 files.push_back(compare::read_baseline(path));
     }
-
-    const auto cases = suite::expand_cases(suite);
-    std::vector<std::optional<double>> medians(cases.size());
+    BaselineTimes times;
     std::vector<double> recorded;
-    for (std::size_t i = 0; i < cases.size(); ++i) {
+    for (const auto& c : suite::expand_cases(suite)) {
+        const std::string& variant = suite.variants[c.variant].name;
         double sum = 0;
         int n = 0;
         for (const auto& file : files)
-            if (const auto* row =
-                    file.find(suite.variants[cases[i].variant].name, cases[i].params_text, metric::time_median);
+            if (const auto* row = file.find(variant, c.params_text, metric::time_median);
                 row && std::isfinite(row->value) && row->value >= 0) {
                 sum += row->value;
                 ++n;
             }
         if (n > 0) {
-            medians[i] = sum / n;
-            recorded.push_back(*medians[i]);
+            times.median_us[{variant, c.params_text}] = sum / n;
+            recorded.push_back(sum / n);
         }
     }
-    double typical = 0;
     if (!recorded.empty()) {
         std::sort(recorded.begin(), recorded.end());
-        typical = recorded[recorded.size() / 2];
+        times.typical_us = recorded[recorded.size() / 2];
     }
+    return times;
+}
+
+std::vector<double> point_costs(const suite::Suite& suite, const fs::path& baseline_dir)
+{
+    const BaselineTimes times = baseline_times(suite, baseline_dir);
     std::vector<double> costs(suite::sweep_points(suite).size(), 0.0);
-    for (std::size_t i = 0; i < cases.size(); ++i)
-        costs[cases[i].point] += case_overhead_s + launches_per_case * medians[i].value_or(typical) * 1e-6;
+    for (const auto& c : suite::expand_cases(suite))
+        costs[c.point] +=
+            case_overhead_s + launches_per_case * times.of(suite.variants[c.variant].name, c.params_text) * 1e-6;
     return costs;
 }
 

@@ -7,6 +7,7 @@
 #include "harness/suite/sweep.hxx"
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,20 @@ inline constexpr double case_overhead_s = 1.0;
 /// Launches of a case's kernel in a GPU run (warm-up, timed samples, profiling passes,
 /// verification): what its time median is multiplied by.
 inline constexpr double launches_per_case = 100.0;
+
+/// The kernel times the GPU models' baselines of a suite record: each case's time median (us),
+/// the mean over the models' files that hold it, and the median of those as the typical one.
+struct BaselineTimes {
+    std::map<std::pair<std::string, std::string>, double> median_us; ///< by (variant, params text)
+    double typical_us = 0;                                           ///< 0 when none is recorded
+    /// The case's median, else the typical one.
+    double of(const std::string& variant, const std::string& params_text) const
+    {
+        const auto it = median_us.find({variant, params_text});
+        return it == median_us.end() ? typical_us : it->second;
+    }
+};
+BaselineTimes baseline_times(const suite::Suite& suite, const std::filesystem::path& baseline_dir);
 
 /// The expected seconds of each sweep point (by index into suite::sweep_points): the sum over its
 /// cases of case_overhead_s + launches_per_case x the case's time median, the mean of those the

@@ -2,6 +2,7 @@
 
 #include "harness/core/metrics.hxx"
 #include "harness/core/text.hxx"
+#include "harness/report/cliff_text.hxx"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -90,6 +91,23 @@ std::string cases_text(const std::vector<std::string>& cases)
     const std::vector<std::string> first(cases.begin(), cases.begin() + std::min(cases.size(), named));
     return fmt::format("{}{} ({} cases)", fmt::join(first, ", "),
                        cases.size() > named ? fmt::format(" and {} more", cases.size() - named) : "", cases.size());
+}
+
+/// One line per cliff map: how many cliffs, the deepest, where and why, and what the gate said.
+void write_cliff_map_lines(const RunReport& report, std::ostream& out)
+{
+    if (report.cliff_maps.empty()) return;
+    fmt::print(out, "\ncliff maps:\n");
+    for (const auto& map : report.cliff_maps) {
+        const Cliff* deepest = deepest_cliff(map);
+        const std::string verdicts = cliff_verdict_counts(map);
+        fmt::print(out, "  {}: {}{}\n", cliff_map_title(map),
+                   deepest ? fmt::format("{} cliff{}, deepest {} at {}", map.cliffs.size(),
+                                         map.cliffs.size() == 1 ? "" : "s", cliff_label(*deepest),
+                                         cliff_position_text(map, *deepest, "->"))
+                           : std::string("no cliff"),
+                   verdicts.empty() ? "" : "; " + verdicts);
+    }
 }
 
 } // namespace
@@ -203,6 +221,7 @@ void write_console_verdicts(const RunReport& report, std::ostream& console)
         if (lines.size() > shown)
             fmt::print(out, "  ... and {} more (results.csv lists every figure)\n", lines.size() - shown);
     }
+    write_cliff_map_lines(report, out);
     // Comparisons that were not made are summarised, not listed: one line per distinct reason.
     std::map<std::string, std::size_t> unjudged;
     std::size_t no_baseline = 0;

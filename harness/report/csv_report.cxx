@@ -1,7 +1,9 @@
 #include "harness/core/atomic_file.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/report/cliff_text.hxx"
 #include "harness/report/reporters.hxx"
 
+#include <algorithm>
 #include <csv.h>
 #include <fmt/format.h>
 
@@ -24,6 +26,44 @@ std::string csv_row(std::initializer_list<std::string_view> fields)
         row += csv_field(f);
     }
     return row + "\r\n";
+}
+
+/// The rows of one map's cliffs, after the cases': metric "cliff", the depth as a fraction in
+/// the value, the cause in the status column, and in params where the step is ("N=4096..4097
+/// K=64": the scanned axis between the last point before the step and the first after it, then
+/// the map's other parameters). A cliff of the baseline that vanished has no value or cause; a
+/// verdict on the whole map spans the scanned range. Readers that pick rows by metric name read on
+/// as before.
+std::string cliff_rows(const RunReport& report, const CliffMap& map)
+{
+    const auto params = [&](double from, double to) {
+        return fmt::format("{}={:.9g}..{:.9g}{}", map.axis, from, to, map.others.empty() ? "" : " " + map.others);
+    };
+    // The baseline's depth comes from the comparison with the baseline; the verdict is the worst
+    // of that and any expect rule, as for the cases' figures.
+    const auto row = [&](const std::string& where, std::optional<double> depth, std::string_view cause,
+                         const std::vector<const CliffVerdict*>& verdicts) {
+        std::optional<double> baseline;
+        for (const auto* v : verdicts)
+            if (v->judgement.baseline && !v->judgement.rule.starts_with("expect")) baseline = v->judgement.baseline;
+        const auto worst = worst_cliff_verdict(verdicts);
+        return csv_row({report.suite, map.variant, where, map.arch, "cliff", depth ? fmt::format("{:.9g}", *depth) : "",
+                        "fraction", cause, baseline ? fmt::format("{:.9g}", *baseline) : "",
+                        baseline && depth ? fmt::format("{:.9g}", *depth - *baseline) : "",
+                        worst ? verdict_name(*worst) : ""});
+    };
+    std::string out;
+    for (const auto& c : map.cliffs)
+        out += row(params(c.x_before, c.x_after), c.depth, cliff_cause_name(c.cause), cliff_verdicts(map, c));
+    for (const auto* v : verdicts_without_cliff(map)) {
+        if (!judges_whole_map(*v)) {
+            out += row(params(v->x_before, v->x_after), std::nullopt, "", {v});
+        } else if (!map.x.empty()) {
+            const auto [lo, hi] = std::minmax_element(map.x.begin(), map.x.end());
+            out += row(params(*lo, *hi), std::nullopt, "", {v});
+        }
+    }
+    return out;
 }
 
 } // namespace
@@ -61,6 +101,7 @@ std::string results_csv(const RunReport& report)
         if (r.metrics.empty())
             out += csv_row({r.suite, r.variant, r.params_text, r.arch, "", "", "", status, "", "", ""});
     }
+    for (const auto& map : report.cliff_maps) out += cliff_rows(report, map);
     return out;
 }
 

@@ -63,5 +63,8 @@ std::string baseline_section(const RunReport& report);
 std::string scaling_section(const RunReport& report, const VariantColors& colors);
 std::string roofline_section(const RunReport& report, const VariantColors& colors);
 std::string occupancy_section(const RunReport& report);
+/// Each cliff map: its series, every step marked with its cause and depth, and a table of the
+/// steps (html_cliff_maps.cxx); "" for a run without maps.
+std::string cliff_maps_section(const RunReport& report);
 
 } // namespace harness::report::html

@@ -356,7 +356,7 @@ std::string html_report(const RunReport& report)
     const auto anchors = hotspot_anchors(report);
     const bool static_tier = report.mode == "static";
     const bool failing = t.failed > 0 || t.regressed > 0 || t.not_gated > 0;
-    std::string charts = baseline_section(report);
+    std::string charts = baseline_section(report) + cliff_maps_section(report);
     // The static tier launches nothing: no times, throughputs or counters, so no such sections.
     if (!static_tier) charts += scaling_section(report, colors) + roofline_section(report, colors);
     charts += occupancy_section(report);

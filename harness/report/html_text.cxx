@@ -1,5 +1,6 @@
 #include "harness/report/html_text.hxx"
 
+#include "harness/core/cliff_map.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/core/text.hxx"
 
@@ -110,6 +111,8 @@ std::string display_unit(std::string_view unit)
 
 std::string metric_unit(std::string_view metric)
 {
+    // A cliff's verdict carries its depth (level after / level before - 1), so it reads in percent.
+    if (is_cliff_verdict_metric(metric)) return "fraction";
     const auto info = find_metric(metric);
     return info ? std::string(info->unit) : std::string();
 }

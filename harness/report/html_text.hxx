@@ -27,7 +27,8 @@ std::string format_in_unit(double value, std::string_view unit);
 /// The unit a figure is shown in: "%" for "fraction", otherwise the unit itself.
 std::string display_unit(std::string_view unit);
 
-/// The unit of a metric from the metric table, or "" for a metric the table does not know.
+/// The unit of a metric from the metric table ("fraction" for a cliff's verdict, which carries its
+/// depth), or "" for a metric the table does not know.
 std::string metric_unit(std::string_view metric);
 
 /// Short axis-tick text: 1, 2.5, 10, 1k, 2.5M, 1G, 0.01.

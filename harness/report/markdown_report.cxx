@@ -2,12 +2,13 @@
 
 #include "harness/core/metrics.hxx"
 #include "harness/core/text.hxx"
+#include "harness/report/cliff_text.hxx"
 #include "harness/report/html_text.hxx"
 #include "harness/report/reporters.hxx"
 #include "harness/report/sparkline.hxx"
 
+#include <algorithm>
 #include <cmath>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
@@ -74,6 +75,68 @@ std::string recent_history(const MetricVerdict& v)
     return v.recent.empty() ? std::string() : "<br>" + markdown_sparkline(v.recent, v.value, metric_unit(v.metric));
 }
 
+/// The verdicts of one place as a table cell: "regressed: new cliff +38 % ...".
+std::string cliff_verdict_cell(const std::vector<const CliffVerdict*>& verdicts)
+{
+    std::string text;
+    for (const auto* v : verdicts)
+        text += fmt::format("{}{}: {}", text.empty() ? "" : "<br>", verdict_name(v->judgement.verdict),
+                            cell(v->judgement.message));
+    return text;
+}
+
+/// The cliffs of each map: a line naming the map (with any verdict on the whole map), then a table
+/// of its cliffs and of the baseline's cliffs that vanished. One block per map, so that the size
+/// limit drops whole maps; the first opens the section.
+std::vector<std::string> cliff_blocks(const RunReport& report)
+{
+    std::vector<std::string> blocks;
+    for (const auto& map : report.cliff_maps) {
+        std::string block = blocks.empty() ? "\n### Cliffs\n" : "";
+        const std::size_t points = std::min(map.x.size(), map.values.size());
+        block +=
+            fmt::format("\n{}: {} points, {}", cell(cliff_map_title(map)), format_number(static_cast<double>(points)),
+                        map.cliffs.empty()       ? std::string("no cliff")
+                        : map.cliffs.size() == 1 ? std::string("1 cliff")
+                                                 : fmt::format("{} cliffs", map.cliffs.size()));
+        std::vector<std::pair<double, std::string>> rows;
+        std::vector<const CliffVerdict*> vanished;
+        for (const auto* v : verdicts_without_cliff(map)) {
+            if (judges_whole_map(*v))
+                block += fmt::format(" — {}: {}", verdict_name(v->judgement.verdict), cell(v->judgement.message));
+            else
+                vanished.push_back(v);
+        }
+        block += "\n";
+        const bool verdicts =
+            !vanished.empty() || std::any_of(map.cliffs.begin(), map.cliffs.end(),
+                                             [&](const Cliff& c) { return !cliff_verdicts(map, c).empty(); });
+        for (const auto& c : map.cliffs)
+            rows.emplace_back(
+                c.x_before,
+                fmt::format("| {} | {} | {} | {} | {} | {} |{}\n", cell(cliff_position_text(map, c)),
+                            cell(cliff_levels_text(map, c)), cliff_depth_text(c.depth), cliff_significance_text(c),
+                            cliff_cause_name(c.cause), cell(c.explanation),
+                            verdicts ? " " + cliff_verdict_cell(cliff_verdicts(map, c)) + " |" : std::string()));
+        for (const auto* v : vanished)
+            rows.emplace_back(v->x_before,
+                              fmt::format("| {} | - | {} | - | - | not found in this run | {} |\n",
+                                          cell(cliff_position_text(map, v->x_before, v->x_after)),
+                                          v->judgement.baseline ? "was " + cliff_depth_text(*v->judgement.baseline)
+                                                                : std::string("-"),
+                                          cliff_verdict_cell({v})));
+        std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        if (!rows.empty())
+            block += verdicts ? "\n| position | level | depth | significance | cause | explanation | verdict |\n"
+                                "|---|---|---:|---:|---|---|---|\n"
+                              : "\n| position | level | depth | significance | cause | explanation |\n"
+                                "|---|---|---:|---:|---|---|\n";
+        for (const auto& row : rows) block += row.second;
+        blocks.push_back(escape_control_characters(block));
+    }
+    return blocks;
+}
+
 /// GitHub allows 1 MiB per step summary; several suites may append to the same one.
 constexpr std::size_t step_summary_limit = 1024 * 1024;
 
@@ -126,6 +189,9 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
                                         "| case | arch | metric | reference | current | difference | % | noise | "
                                         "verdict |\n|---|---|---|---:|---:|---:|---:|---:|---|\n";
     const std::size_t attention_rows = rows.size();
+    // Then the cliffs along scanned axes, map by map.
+    for (auto& block : cliff_blocks(report)) rows.push_back(std::move(block));
+    const std::size_t first_comparison_row = rows.size();
     for (const auto& r : report.results)
         for (const auto& v : r.verdicts)
             if (compared_with_baseline(v)) rows.push_back(escape_control_characters(comparison_row(r, v)));
@@ -140,7 +206,7 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
     const std::size_t reserve = truncated_note.size() + 32;
     std::size_t shown = 0;
     for (const auto& row : rows) {
-        const std::string& before = shown == attention_rows ? comparison_head : std::string();
+        const std::string& before = shown == first_comparison_row ? comparison_head : std::string();
         if (out.size() + before.size() + row.size() + reserve > max_bytes) break;
         out += before;
         out += row;

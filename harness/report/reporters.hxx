@@ -40,7 +40,7 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes = 10
 bool append_to_step_summary(const std::string& text);
 
 /// results.csv in long form: suite, variant, params, arch, metric, value, unit, status, baseline,
-/// delta, verdict (plus status rows).
+/// delta, verdict (plus status rows, and a row of metric "cliff" per cliff of the cliff maps).
 std::string results_csv(const RunReport& report);
 
 /// A CSV field, quoted as RFC 4180 requires.

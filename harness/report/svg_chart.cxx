@@ -186,6 +186,26 @@ void SvgChart::rect(double x0, double x1, double y0, double y1, std::string_view
     }
 }
 
+void SvgChart::area(const std::vector<std::pair<double, double>>& upper,
+                    const std::vector<std::pair<double, double>>& lower, std::string_view fill, std::string_view title,
+                    double fill_opacity)
+{
+    // Out along the upper line, back along the lower one; the plot's clip path trims what lies
+    // beyond the axes.
+    std::string coords;
+    const auto add = [&](double x, double y) {
+        const double px = x_px(x), py = y_px(y);
+        if (!std::isfinite(px) || !std::isfinite(py)) return;
+        coords += fmt::format("{}{},{}", coords.empty() ? "" : " ", number(px), number(py));
+    };
+    for (const auto& [x, y] : upper) add(x, y);
+    for (auto it = lower.rbegin(); it != lower.rend(); ++it) add(it->first, it->second);
+    if (coords.empty()) return;
+    background_ += fmt::format("<polygon class=\"band\" points=\"{}\" fill=\"{}\" fill-opacity=\"{}\" "
+                               "stroke=\"none\"><title>{}</title></polygon>\n",
+                               coords, fill, fill_opacity, html_escape(title));
+}
+
 void SvgChart::guide(double x0, double y0, double x1, double y1, std::string_view color, bool dashed, double width)
 {
     background_ += fmt::format("<line class=\"guide\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "

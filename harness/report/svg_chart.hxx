@@ -61,6 +61,10 @@ public:
     /// A rectangle in data coordinates; `is_mark` false for backgrounds such as tolerance bands.
     void rect(double x0, double x1, double y0, double y1, std::string_view fill, std::string_view stroke,
               std::string_view title, bool is_mark = true, double fill_opacity = 1.0);
+    /// A shaded area between two lines in data coordinates, each in axis order (a noise band):
+    /// background, not data.
+    void area(const std::vector<std::pair<double, double>>& upper, const std::vector<std::pair<double, double>>& lower,
+              std::string_view fill, std::string_view title, double fill_opacity = 0.3);
     /// A line in data coordinates that is not data (ceilings, baselines, error bars).
     void guide(double x0, double y0, double x1, double y1, std::string_view color, bool dashed = false,
                double width = 1.0);

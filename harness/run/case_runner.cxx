@@ -12,6 +12,7 @@
 #include "harness/profile/range_profiler.hxx"
 #include "harness/run/builtins.hxx"
 #include "harness/run/clock_monitor.hxx"
+#include "harness/run/launch_setup.hxx"
 #include "harness/run/timing_stats.hxx"
 #include "harness/suite/compile_params.hxx"
 
@@ -31,30 +32,9 @@ struct harness_domain {
     static constexpr const char* name{"harness"};
 };
 
-/// A case that cannot run as specified (bad geometry, no memory): it fails, the worker goes on.
-struct LaunchProblem : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
 std::int64_t eval(const suite::Expression& e, const suite::Bindings& params, const std::string& what)
 {
-    try {
-        return e.evaluate(params);
-    } catch (const suite::ExpressionError& err) {
-        throw LaunchProblem(fmt::format("{} '{}': {}", what, e.text(), err.what()));
-    }
-}
-
-std::array<unsigned, 3> dims(const std::vector<suite::Expression>& exprs, const suite::Bindings& params,
-                             const std::string& what)
-{
-    std::array<unsigned, 3> d = {1, 1, 1};
-    for (std::size_t i = 0; i < exprs.size(); ++i) {
-        const std::int64_t v = eval(exprs[i], params, what);
-        if (v < 1 || v > 0x7fffffff) throw LaunchProblem(fmt::format("{}[{}] = {} is out of range", what, i, v));
-        d[i] = static_cast<unsigned>(v);
-    }
-    return d;
+    return evaluate_at(e, params, what);
 }
 
 /// Device memory freed on every path.
@@ -69,17 +49,6 @@ struct DeviceBuffer {
         if (ptr) driver().cuMemFree(ptr);
     }
 };
-
-/// Refuses a case whose data has a type this GPU lacks (FP8 before sm_89): the loader checks the
-/// suite's `archs`, but the GPU at hand may be older than every one of them.
-void check_type_on_gpu(suite::ElementType type, const std::string& arch, const std::string& what)
-{
-    const int needed = suite::element_type_info(type).min_sm_version;
-    const compile::ArchLimits* limits = compile::find_arch_limits(arch);
-    if (needed > 0 && limits && limits->sm_version < needed)
-        throw LaunchProblem(fmt::format("{} is {}, which needs sm_{} or newer; this GPU is {}", what,
-                                        suite::element_type_name(type), needed, arch));
-}
 
 bool uses_buffer(const suite::VariantSpec& variant, const std::string& buffer)
 {
@@ -114,13 +83,8 @@ struct CaseRunner::Prepared {
         DeviceBuffer pristine;   // initial contents of inout buffers, restored before each timed run
         std::string content_key; // hash of the initial contents, for counter-cache keys
     };
-    struct Launch {
-        CUfunction function = nullptr;
-        std::string symbol; // the kernel's name in the cubin
-        std::array<unsigned, 3> grid{}, block{};
-        unsigned shared_bytes = 0;
-        std::vector<std::array<std::byte, 8>> scalar_storage;
-        std::vector<void*> params;
+    // The kernel's function, grid, block and arguments (launch_setup.hxx), or a library call.
+    struct Launch : KernelLaunch {
         const BuiltinInfo* builtin = nullptr; // a library call instead of a kernel
         std::vector<BuiltinArg> builtin_args;
     };
@@ -147,7 +111,7 @@ bool may_quote_source(const suite::Suite& suite, const suite::VariantSpec& varia
 
 CaseRunner::CaseRunner(GpuSession& session, const suite::Suite& suite,
                        const std::map<std::string, compile::CompiledModule>& modules, RunOptions options)
-    : session_(session), suite_(suite), modules_(modules), options_(options), staging_(page_locking())
+    : session_(session), suite_(&suite), modules_(&modules), options_(options), staging_(page_locking())
 {
     auto mark = std::chrono::steady_clock::now();
     {
@@ -189,10 +153,27 @@ CaseRunner::~CaseRunner()
     for (auto& [name, module] : loaded_) driver().cuModuleUnload(module);
 }
 
+void CaseRunner::use_suite(const suite::Suite& suite, const std::map<std::string, compile::CompiledModule>& modules)
+{
+    if (&suite == suite_ && &modules == modules_) return;
+    // Module keys name a variant and its compile configuration, not the suite: another suite's
+    // may reuse one.
+    for (auto& [name, module] : loaded_) driver().cuModuleUnload(module);
+    loaded_.clear();
+    suite_ = &suite;
+    modules_ = &modules;
+    if (profiler_ && suite.metrics != options_.metrics) {
+        profiler_.reset();
+        profiler_ = std::make_unique<profile::CaseProfiler>(session_.context(), session_.info().ordinal,
+                                                            profile::plan_profile(suite.metrics));
+    }
+    options_.metrics = suite.metrics;
+}
+
 CUmodule CaseRunner::module_for(const std::string& key)
 {
     if (auto it = loaded_.find(key); it != loaded_.end()) return it->second;
-    const auto& compiled = modules_.at(key);
+    const auto& compiled = modules_->at(key);
     CUmodule module = nullptr;
     CU_CHECK(driver().cuModuleLoadData(&module, compiled.cubin.data()));
     loaded_[key] = module;
@@ -207,7 +188,7 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
 
     // Allocate only the buffers this variant's launches use.
     std::size_t total_bytes = 0;
-    for (const auto& spec : suite_.buffers_of(variant)) {
+    for (const auto& spec : suite_->buffers_of(variant)) {
         if (!uses_buffer(variant, spec.name)) continue;
         check_type_on_gpu(spec.type, session_.info().arch, "buffer " + spec.name);
         auto b = std::make_unique<Prepared::Buffer>();
@@ -266,46 +247,13 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
     }
 
     const std::string key = suite::compile_key(variant, params);
-    p->compiled = &modules_.at(key);
+    p->compiled = &modules_->at(key);
     CUmodule module = module_for(key);
     for (std::size_t li = 0; li < variant.launches.size(); ++li) {
-        const auto& spec = variant.launches[li];
-        const std::string where = variant.launches.size() > 1 ? fmt::format("launches[{}].", li) : "";
         Prepared::Launch l;
-        l.symbol = p->compiled->lowered_names.at(suite::resolve_entry(spec.entry, params));
-        CU_CHECK(d.cuModuleGetFunction(&l.function, module, l.symbol.c_str()));
-        l.grid = dims(spec.grid, params, where + "grid");
-        l.block = dims(spec.block, params, where + "block");
-        const std::int64_t threads = std::int64_t{l.block[0]} * l.block[1] * l.block[2];
-        int max_threads = 0;
-        CU_CHECK(d.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, l.function));
-        if (threads > max_threads)
-            throw LaunchProblem(
-                fmt::format("{}block has {} threads, {} allows at most {}", where, threads, spec.entry, max_threads));
-        const std::int64_t shared = eval(spec.shared_bytes, params, where + "shared_bytes");
-        if (shared < 0) throw LaunchProblem(fmt::format("{}shared_bytes = {} is negative", where, shared));
-        l.shared_bytes = static_cast<unsigned>(shared);
-        if (l.shared_bytes > 48 * 1024) {
-            const CUresult r = d.cuFuncSetAttribute(l.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                                    static_cast<int>(l.shared_bytes));
-            if (r != CUDA_SUCCESS)
-                throw LaunchProblem(
-                    fmt::format("{}shared_bytes = {} exceeds what the GPU allows per block", where, l.shared_bytes));
-        }
-        l.scalar_storage.resize(spec.args.size());
-        for (std::size_t ai = 0; ai < spec.args.size(); ++ai) {
-            const auto& a = spec.args[ai];
-            auto& slot = l.scalar_storage[ai];
-            if (a.is_buffer()) {
-                std::memcpy(slot.data(), &p->find(a.buffer)->device.ptr, sizeof(CUdeviceptr));
-            } else {
-                check_type_on_gpu(a.scalar_type, session_.info().arch, fmt::format("{}args[{}]", where, ai));
-                const std::int64_t v = a.literal ? 0 : eval(a.scalar, params, fmt::format("{}args[{}]", where, ai));
-                const Bytes bytes = scalar_bytes(a.scalar_type, v, a.literal ? *a.literal : static_cast<double>(v));
-                std::memcpy(slot.data(), bytes.data(), bytes.size());
-            }
-        }
-        for (auto& slot : l.scalar_storage) l.params.push_back(slot.data());
+        static_cast<KernelLaunch&>(l) = set_up_kernel_launch(
+            variant, li, module, *p->compiled, params,
+            [&](const std::string& name) { return p->find(name)->device.ptr; }, session_.info().arch);
         p->launches.push_back(std::move(l));
     }
     return p;
@@ -338,26 +286,25 @@ std::map<std::string, Bytes> CaseRunner::download_outputs(Prepared& p)
     return out;
 }
 
-void CaseRunner::compute_reference(const suite::Case& c, ReferenceOutputs& reference)
+std::map<std::string, Bytes> CaseRunner::reference_outputs(const suite::Case& c)
 {
-    const auto& variant = *suite_.find_variant(suite_.reference);
+    const auto& variant = *suite_->find_variant(suite_->reference);
     auto p = prepare(variant, c.params, false); // the reference's outputs are not profiled
     launch_all(*p);
     CU_CHECK(driver().cuStreamSynchronize(session_.stream()));
-    reference.point = c.point;
-    reference.buffers = download_outputs(*p);
+    return download_outputs(*p);
 }
 
 CaseRunner::Staged CaseRunner::start(const suite::Case& c, ReferenceOutputs& reference)
 {
     const Driver& d = driver();
-    const auto& variant = suite_.variants[c.variant];
-    const bool is_reference = variant.name == suite_.reference;
+    const auto& variant = suite_->variants[c.variant];
+    const bool is_reference = variant.name == suite_->reference;
     Staged staged;
     staged.variant = &variant;
     staged.params = c.params;
     CaseResult& r = staged.result;
-    r.suite = suite_.name;
+    r.suite = suite_->name;
     r.variant = variant.name;
     r.arch = session_.info().arch;
     r.params = {c.params.begin(), c.params.end()};
@@ -367,7 +314,8 @@ CaseRunner::Staged CaseRunner::start(const suite::Case& c, ReferenceOutputs& ref
     auto mark = Clock::now();
     std::unique_ptr<Prepared> p;
     try {
-        if (!is_reference && reference.point != c.point) compute_reference(c, reference);
+        if (!is_reference)
+            r.cost.reference = ensure_reference(*suite_, c, reference, [&] { return reference_outputs(c); });
         p = prepare(variant, c.params, true);
     } catch (const LaunchProblem& e) {
         r.status = CaseStatus::launch_error;
@@ -400,34 +348,16 @@ CaseRunner::Staged CaseRunner::start(const suite::Case& c, ReferenceOutputs& ref
     auto outputs = download_outputs(*p);
     r.status = CaseStatus::passed;
     if (is_reference) {
+        reference.suite = suite_;
         reference.point = c.point;
         reference.buffers = outputs;
         r.message = "reference";
     } else {
-        // A variant's buffer may have another type than the reference's of the same name (a bf16
-        // output against an f32 reference): each side is read as its own type.
-        const auto reference_specs = suite_.buffers_of(*suite_.find_variant(suite_.reference));
-        double max_abs = 0, max_rel = 0;
-        for (auto& b : p->buffers) {
-            auto it = outputs.find(b->spec.name);
-            if (it == outputs.end()) continue;
-            const auto ref = reference.buffers.find(b->spec.name);
-            if (ref == reference.buffers.end()) continue;
-            const auto ref_spec = std::find_if(reference_specs.begin(), reference_specs.end(),
-                                               [&](const suite::BufferSpec& x) { return x.name == b->spec.name; });
-            const suite::ElementType ref_type = ref_spec != reference_specs.end() ? ref_spec->type : b->spec.type;
-            const auto cmp = compare_buffers(b->spec.type, it->second, ref_type, ref->second,
-                                             suite::verification_tolerance(b->spec, ref_type, suite_.tolerance));
-            max_abs = std::max(max_abs, cmp.max_abs_error);
-            max_rel = std::max(max_rel, cmp.max_rel_error);
-            if (!cmp.ok) {
-                r.status = CaseStatus::failed_verification;
-                if (!r.message.empty()) r.message += "; ";
-                r.message += describe_mismatch(b->spec.name, cmp, b->count);
-            }
-        }
-        r.set_metric(metric::verify_max_abs_error, max_abs);
-        r.set_metric(metric::verify_max_rel_error, max_rel);
+        std::vector<CaseOutput> checked;
+        for (const auto& b : p->buffers)
+            if (const auto it = outputs.find(b->spec.name); it != outputs.end())
+                checked.push_back({&b->spec, b->count, &it->second});
+        verify_outputs(*suite_, checked, reference, r);
     }
 
     if (!variant.is_builtin()) read_resources(*p, r);
@@ -477,17 +407,17 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, Ca
         // The line table names the kernel file as NVRTC was given it, includes by their include path.
         source.resolve = [&](const std::string& file) -> std::filesystem::path {
             // A module built by nvcc names its sources as nvcc was given them (often absolute).
-            if (variant.source.empty()) return suite_.file.parent_path() / file;
+            if (variant.source.empty()) return suite_->file.parent_path() / file;
             if (file == variant.source.filename().string()) return variant.source;
-            for (const auto& dir : suite_.include_dirs)
+            for (const auto& dir : suite_->include_dirs)
                 if (std::filesystem::exists(dir / file)) return dir / file;
             return variant.source.parent_path() / file;
         };
-        source.may_quote = [&](const std::filesystem::path& path) { return may_quote_source(suite_, variant, path); };
+        source.may_quote = [&](const std::filesystem::path& path) { return may_quote_source(*suite_, variant, path); };
         // Relative to the suite's project, so that reports read the same from any folder or machine.
         source.display = [&](const std::filesystem::path& path) {
             std::error_code ec;
-            const auto relative = std::filesystem::relative(path, suite_.project_root, ec);
+            const auto relative = std::filesystem::relative(path, suite_->project_root, ec);
             if (ec || relative.empty() || relative.native().starts_with("..")) return path.string();
             return relative.string();
         };
@@ -743,22 +673,22 @@ void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case&
             samples.push_back(ms * 1e3);
         }
         const double elapsed = seconds_since(begin);
-        const bool enough = enough_samples(samples, elapsed, suite_.timing);
+        const bool enough = enough_samples(samples, elapsed, suite_->timing);
         if (watch_clock && (enough || std::chrono::steady_clock::now() - last_poll >= poll_interval))
             poll_clock(samples.size());
         if (enough) break;
         // Per-kernel durations are read in batches (one profiler pass each): as many samples as
         // fit in what is left of the budget, at most max_batch, so the budget holds.
         const double per_sample = elapsed / static_cast<double>(samples.size());
-        const double left = suite_.timing.budget_s - elapsed;
-        const auto wanted = static_cast<std::size_t>(std::max(suite_.timing.max_samples, 1));
+        const double left = suite_->timing.budget_s - elapsed;
+        const auto wanted = static_cast<std::size_t>(std::max(suite_->timing.max_samples, 1));
         batch = static_cast<std::size_t>(
             std::clamp(per_sample > 0 ? left / per_sample : 1.0, 1.0, static_cast<double>(max_batch)));
         if (samples.size() < wanted) batch = std::min(batch, wanted - samples.size());
     }
     if (watch_clock && slowest) {
         throttled.resize(samples.size(), false);
-        const auto keep = samples_to_keep(throttled, static_cast<std::size_t>(suite_.timing.min_samples));
+        const auto keep = samples_to_keep(throttled, static_cast<std::size_t>(suite_->timing.min_samples));
         std::vector<double> kept;
         for (std::size_t i = 0; i < samples.size(); ++i)
             if (keep[i]) kept.push_back(samples[i]);

@@ -6,6 +6,7 @@
 #include "harness/core/case_result.hxx"
 #include "harness/run/buffer_data.hxx"
 #include "harness/run/gpu_session.hxx"
+#include "harness/run/verification.hxx"
 #include "harness/suite/sweep.hxx"
 
 #include <map>
@@ -42,12 +43,6 @@ struct RunOptions {
     bool fresh_counters = false; ///< measure every figure even on a cache hit, then refresh the entry
 };
 
-/// Outputs of the reference variant at one parameter point, by buffer name.
-struct ReferenceOutputs {
-    std::size_t point = static_cast<std::size_t>(-1);
-    std::map<std::string, Bytes> buffers;
-};
-
 /// Loads modules once per process and runs cases in the current context.
 class ClockMonitor;
 
@@ -56,6 +51,11 @@ public:
     CaseRunner(GpuSession& session, const suite::Suite& suite,
                const std::map<std::string, compile::CompiledModule>& modules, RunOptions options);
     ~CaseRunner();
+
+    /// Runs the cases of another suite from now on, keeping the context and the profilers (whose
+    /// set-up is most of a worker's start): a worker serves every suite of a run. Every started
+    /// case must be finished first.
+    void use_suite(const suite::Suite& suite, const std::map<std::string, compile::CompiledModule>& modules);
 
     /// A case verified and timed whose hardware counters are still to be measured.
     struct Staged {
@@ -84,8 +84,8 @@ public:
     };
     const StartupCost& startup() const { return startup_; }
 
-    /// Runs the reference variant at `c`'s point untimed and stores its outputs.
-    void compute_reference(const suite::Case& c, ReferenceOutputs& reference);
+    /// Runs the reference variant at `c`'s point untimed and returns its outputs.
+    std::map<std::string, Bytes> reference_outputs(const suite::Case& c);
 
 private:
     struct Prepared;
@@ -116,8 +116,8 @@ private:
     std::string counter_key(const suite::VariantSpec& variant, const Prepared& p) const;
 
     GpuSession& session_;
-    const suite::Suite& suite_;
-    const std::map<std::string, compile::CompiledModule>& modules_;
+    const suite::Suite* suite_;
+    const std::map<std::string, compile::CompiledModule>* modules_;
     RunOptions options_;
     std::map<std::string, CUmodule> loaded_;
     StagingBuffer staging_; ///< host memory that buffers' initial contents are drawn into

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
-#include <map>
 
 namespace harness::run {
 
@@ -41,26 +40,17 @@ std::vector<int> parse_devices(const std::string& spec, int available)
     return ordinals;
 }
 
-std::vector<std::vector<std::size_t>> schedule_on_devices(const std::vector<suite::Case>& cases, std::size_t devices,
-                                                          const std::vector<double>& point_costs)
+DeviceSchedule schedule_on_devices(const std::vector<double>& costs, std::size_t devices)
 {
     if (devices == 0) throw Error(ErrorKind::internal, "a schedule over no device");
-    std::map<std::size_t, std::vector<std::size_t>> by_point;
-    for (std::size_t i = 0; i < cases.size(); ++i) by_point[cases[i].point].push_back(i);
-    const bool by_cost = std::all_of(by_point.begin(), by_point.end(), [&](const auto& entry) {
-        return entry.first < point_costs.size() && point_costs[entry.first] >= 0;
-    });
-    std::vector<double> costs;
-    std::vector<const std::vector<std::size_t>*> groups;
-    for (const auto& [point, members] : by_point) {
-        costs.push_back(by_cost ? point_costs[point] : static_cast<double>(members.size()));
-        groups.push_back(&members);
-    }
     const auto bins = partition_by_cost(costs, devices);
-    std::vector<std::vector<std::size_t>> schedule(devices);
-    for (std::size_t g = 0; g < groups.size(); ++g)
-        schedule[bins[g]].insert(schedule[bins[g]].end(), groups[g]->begin(), groups[g]->end());
-    for (auto& list : schedule) std::sort(list.begin(), list.end());
+    DeviceSchedule schedule;
+    schedule.items.resize(devices);
+    schedule.expected_s.assign(devices, 0.0);
+    for (std::size_t i = 0; i < bins.size(); ++i) {
+        schedule.items[bins[i]].push_back(i);
+        schedule.expected_s[bins[i]] += costs[i];
+    }
     return schedule;
 }
 

@@ -1,8 +1,6 @@
 #pragma once
 // Which GPU of a host runs which case when a run spreads over several (`harness run --devices`).
 
-#include "harness/suite/sweep.hxx"
-
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -14,13 +12,19 @@ namespace harness::run {
 /// a repeated ordinal or one the host does not have.
 std::vector<int> parse_devices(const std::string& spec, int available);
 
-/// The cases (indices into `cases`) each of `devices` runs, in their original order. All variants
-/// at one parameter point go to the same device, since the reference's outputs there verify the
-/// others; points are balanced by their expected cost, `point_costs[point]` (seconds, as shards
-/// are: from the baselines' times), or by their number of cases where `point_costs` does not
-/// cover every point; costliest first onto the least-loaded device. Deterministic: the same
-/// cases and costs give the same schedule.
-std::vector<std::vector<std::size_t>> schedule_on_devices(const std::vector<suite::Case>& cases, std::size_t devices,
-                                                          const std::vector<double>& point_costs = {});
+/// Which GPU runs which case, and how long each GPU is expected to be busy.
+struct DeviceSchedule {
+    std::vector<std::vector<std::size_t>> items; ///< per device: indices into the costs, ascending
+    std::vector<double> expected_s;              ///< per device: the sum of its items' costs
+};
+
+/// Spreads items (cases, of one suite or of several) over `devices` by their expected cost in
+/// seconds with the longest-processing-time rule: costliest first onto the least-loaded device.
+/// Cases, not parameter points, are the unit: a point's cases may run on several GPUs, each
+/// verifying against the reference's outputs computed there, so a point whose one case takes most
+/// of a suite's time no longer holds its other cases on the same GPU. Each device runs its items
+/// in their given order (a point's reference first, one suite after another). Deterministic: the
+/// same costs give the same schedule. Throws Error(internal) for no device or a bad cost.
+DeviceSchedule schedule_on_devices(const std::vector<double>& costs, std::size_t devices);
 
 } // namespace harness::run

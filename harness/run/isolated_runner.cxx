@@ -46,11 +46,23 @@ CaseResult base_result(const suite::Suite& suite, const suite::Case& c)
     return r;
 }
 
-/// The body of a worker process: runs `indices` in order, reporting each over `fd`.
-int worker_main(const suite::Suite& suite, const std::vector<suite::Case>& cases,
-                const std::vector<std::size_t>& indices, const std::map<std::string, compile::CompiledModule>& modules,
-                const IsolatedRunConfig& config, int fd)
+const suite::Case& case_of(const std::vector<SuiteWork>& work, const WorkItem& item)
 {
+    return (*work[item.suite].cases)[item.index];
+}
+
+bool is_reference_case(const std::vector<SuiteWork>& work, const WorkItem& item)
+{
+    const suite::Suite& s = *work[item.suite].suite;
+    return s.variants[case_of(work, item).variant].name == s.reference;
+}
+
+/// The body of a worker process: runs the items at `positions` in order, reporting each (by its
+/// position) over `fd`.
+int worker_main(const std::vector<SuiteWork>& work, const std::vector<WorkItem>& items,
+                const std::vector<std::size_t>& positions, const IsolatedRunConfig& config, int fd)
+{
+    const SuiteWork& first = work[items[positions.front()].suite];
     std::unique_ptr<GpuSession> session;
     std::unique_ptr<CaseRunner> runner_owner;
     const auto started = Clock::now();
@@ -62,7 +74,9 @@ int worker_main(const suite::Suite& suite, const std::vector<suite::Case>& cases
             if (const auto problem = profile::profiling_problem(session->context(), config.device))
                 throw Error(ErrorKind::environment, "cannot read hardware counters: " + *problem);
         check_seconds = std::chrono::duration<double>(Clock::now() - started).count() - context_seconds;
-        runner_owner = std::make_unique<CaseRunner>(*session, suite, modules, config.options);
+        RunOptions options = config.options;
+        options.metrics = first.suite->metrics;
+        runner_owner = std::make_unique<CaseRunner>(*session, *first.suite, *first.modules, options);
     } catch (const std::exception& e) {
         write_line(fd, {{"event", "fatal"}, {"message", e.what()}});
         return 3;
@@ -77,7 +91,8 @@ int worker_main(const suite::Suite& suite, const std::vector<suite::Case>& cases
                       {"timer", runner.startup().timer},
                       {"profilers", runner.startup().profiler}}}});
     ReferenceOutputs reference;
-    std::set<std::size_t> failed_reference_points;
+    std::set<std::pair<std::size_t, std::size_t>> failed_reference_points; // (suite, point)
+    std::size_t current_suite = items[positions.front()].suite;
 
     // Cases are started (prepared, verified, timed) a group at a time, then finished (their
     // counters measured): see CaseRunner::start. A fault loses the group's unfinished cases to the
@@ -87,17 +102,19 @@ int worker_main(const suite::Suite& suite, const std::vector<suite::Case>& cases
     // Runs one half of a case; a failure of the case itself becomes its result.
     enum class Step { done, failed, poisoned };
     const auto guarded = [&](std::size_t index, const std::function<void()>& step, CaseResult& failure) {
+        const WorkItem& item = items[index];
+        const suite::Suite& suite = *work[item.suite].suite;
         try {
             step();
             return Step::done;
         } catch (const CudaError& e) {
-            failure = base_result(suite, cases[index]);
+            failure = base_result(suite, case_of(work, item));
             const bool poisoned = e.poisons_context();
             failure.status = poisoned ? CaseStatus::fault : CaseStatus::launch_error;
             failure.message = poisoned ? fmt::format("kernel fault: {}", e.what()) : e.what();
             return poisoned ? Step::poisoned : Step::failed;
         } catch (const std::exception& e) {
-            failure = base_result(suite, cases[index]);
+            failure = base_result(suite, case_of(work, item));
             failure.status = CaseStatus::launch_error;
             failure.message = e.what();
             return Step::failed;
@@ -125,19 +142,28 @@ int worker_main(const suite::Suite& suite, const std::vector<suite::Case>& cases
         return true;
     };
 
-    for (const std::size_t index : indices) {
-        const suite::Case& c = cases[index];
-        const bool is_reference = suite.variants[c.variant].name == suite.reference;
-        if (!is_reference && failed_reference_points.contains(c.point)) {
+    for (const std::size_t index : positions) {
+        const WorkItem& item = items[index];
+        const suite::Suite& suite = *work[item.suite].suite;
+        const suite::Case& c = case_of(work, item);
+        const bool is_reference = is_reference_case(work, item);
+        if (!is_reference && failed_reference_points.contains({item.suite, c.point})) {
             send(index, unverifiable_case(suite, c, "the reference variant failed at this point"));
             continue;
+        }
+        if (item.suite != current_suite) {
+            // A staged case holds its suite's variant: the group ends with its suite.
+            if (!finish_group()) return 0;
+            runner.use_suite(suite, *work[item.suite].modules);
+            current_suite = item.suite;
         }
         if (group.size() >= max_group_cases && !finish_group()) return 0;
         write_line(fd, {{"event", "begin"}, {"index", index}});
         CaseRunner::Staged staged;
         const Step end = guarded(
             index, [&] { staged = runner.start(c, reference); }, staged.result);
-        if (is_reference && case_status_fails(staged.result.status)) failed_reference_points.insert(c.point);
+        if (is_reference && case_status_fails(staged.result.status))
+            failed_reference_points.insert({item.suite, c.point});
         if (end == Step::done && staged.profile) {
             group.emplace_back(index, std::move(staged));
             continue;
@@ -177,9 +203,8 @@ struct Worker {
     int events = -1;
 };
 
-Worker start_worker(const suite::Suite& suite, const std::vector<suite::Case>& cases,
-                    const std::vector<std::size_t>& pending,
-                    const std::map<std::string, compile::CompiledModule>& modules, const IsolatedRunConfig& config)
+Worker start_worker(const std::vector<SuiteWork>& work, const std::vector<WorkItem>& items,
+                    const std::vector<std::size_t>& pending, const IsolatedRunConfig& config)
 {
     int fds[2];
     if (pipe(fds) != 0) throw Error(ErrorKind::environment, fmt::format("pipe failed: {}", strerror(errno)));
@@ -190,7 +215,7 @@ Worker start_worker(const suite::Suite& suite, const std::vector<suite::Case>& c
         ::close(fds[0]);
         int code = 1;
         try {
-            code = worker_main(suite, cases, pending, modules, config, fds[1]);
+            code = worker_main(work, items, pending, config, fds[1]);
         } catch (...) {
         }
         ::_exit(code);
@@ -210,7 +235,8 @@ struct WorkerEnd {
 
 /// Follows the worker's events until it exits or misses a deadline (the start-up timeout before
 /// its first case, the case timeout for each case), passing results to `finish`.
-WorkerEnd watch_worker(const Worker& worker, const IsolatedRunConfig& config, const RunObserver& observer,
+WorkerEnd watch_worker(const Worker& worker, const IsolatedRunConfig& config,
+                       const std::function<double(std::size_t)>& timeout_of, const RunObserver& observer,
                        const std::function<void(std::size_t, CaseResult)>& finish)
 {
     const auto after = [](double seconds) {
@@ -246,13 +272,14 @@ WorkerEnd watch_worker(const Worker& worker, const IsolatedRunConfig& config, co
                                              message.at("parts").get<std::map<std::string, double>>());
             } else if (event == "begin") {
                 end.current = message.at("index").get<std::size_t>();
-                deadline = after(config.case_timeout_s);
+                deadline = after(timeout_of(end.current));
                 if (observer.on_begin) observer.on_begin(end.current);
             } else if (event == "result") {
                 finish(message.at("index").get<std::size_t>(), message.at("result").get<CaseResult>());
                 ++end.finished;
                 end.current = no_case;
-                deadline = after(config.case_timeout_s);
+                // Between cases the worker starts the next or finishes staged ones: as long as a case.
+                deadline = after(timeout_of(no_case));
             }
         }
     }
@@ -265,45 +292,51 @@ WorkerEnd watch_worker(const Worker& worker, const IsolatedRunConfig& config, co
 
 } // namespace
 
-std::vector<CaseResult> run_isolated(const suite::Suite& suite, const std::vector<suite::Case>& cases,
-                                     const std::map<std::string, compile::CompiledModule>& modules,
+std::vector<CaseResult> run_isolated(const std::vector<SuiteWork>& work, const std::vector<WorkItem>& items,
                                      const IsolatedRunConfig& config, const RunObserver& observer)
 {
-    std::vector<CaseResult> results(cases.size());
-    std::vector<bool> done(cases.size(), false);
-    std::set<std::size_t> failed_reference_points;
+    std::vector<CaseResult> results(items.size());
+    std::vector<bool> done(items.size(), false);
+    std::set<std::pair<std::size_t, std::size_t>> failed_reference_points; // (suite, point)
+    double longest_timeout = 0;
+    for (const auto& w : work) longest_timeout = std::max(longest_timeout, w.case_timeout_s);
+    const auto timeout_of = [&](std::size_t position) {
+        return position == no_case ? longest_timeout : work[items[position].suite].case_timeout_s;
+    };
 
-    const auto finish = [&](std::size_t index, CaseResult r) {
-        const suite::Case& c = cases[index];
-        if (suite.variants[c.variant].name == suite.reference && case_status_fails(r.status))
-            failed_reference_points.insert(c.point);
-        results[index] = std::move(r);
-        done[index] = true;
-        if (observer.on_result) observer.on_result(index, results[index]);
+    const auto finish = [&](std::size_t position, CaseResult r) {
+        const WorkItem& item = items[position];
+        if (is_reference_case(work, item) && case_status_fails(r.status))
+            failed_reference_points.insert({item.suite, case_of(work, item).point});
+        results[position] = std::move(r);
+        done[position] = true;
+        if (observer.on_result) observer.on_result(position, results[position]);
     };
 
     // One worker at a time runs the cases left; a case that kills or hangs its worker fails, and a
     // new worker takes the rest.
     for (;;) {
         std::vector<std::size_t> pending;
-        for (std::size_t i = 0; i < cases.size(); ++i) {
+        for (std::size_t i = 0; i < items.size(); ++i) {
             if (done[i]) continue;
-            const suite::Case& c = cases[i];
-            if (suite.variants[c.variant].name != suite.reference && failed_reference_points.contains(c.point))
-                finish(i, unverifiable_case(suite, c, "the reference variant failed at this point"));
+            const suite::Case& c = case_of(work, items[i]);
+            if (!is_reference_case(work, items[i]) && failed_reference_points.contains({items[i].suite, c.point}))
+                finish(i,
+                       unverifiable_case(*work[items[i].suite].suite, c, "the reference variant failed at this point"));
             else
                 pending.push_back(i);
         }
         if (pending.empty()) break;
 
         const WorkerEnd end =
-            watch_worker(start_worker(suite, cases, pending, modules, config), config, observer, finish);
+            watch_worker(start_worker(work, items, pending, config), config, timeout_of, observer, finish);
         if (!end.fatal.empty()) throw Error(ErrorKind::environment, end.fatal);
         if (end.current != no_case) {
-            CaseResult r = base_result(suite, cases[end.current]);
+            const WorkItem& item = items[end.current];
+            CaseResult r = base_result(*work[item.suite].suite, case_of(work, item));
             if (end.timed_out) {
                 r.status = CaseStatus::timeout;
-                r.message = fmt::format("did not finish within {:g} s; its worker was killed", config.case_timeout_s);
+                r.message = fmt::format("did not finish within {:g} s; its worker was killed", timeout_of(end.current));
             } else {
                 r.status = CaseStatus::fault;
                 r.message =
@@ -319,6 +352,16 @@ std::vector<CaseResult> run_isolated(const suite::Suite& suite, const std::vecto
         }
     }
     return results;
+}
+
+std::vector<CaseResult> run_isolated(const suite::Suite& suite, const std::vector<suite::Case>& cases,
+                                     const std::map<std::string, compile::CompiledModule>& modules,
+                                     const IsolatedRunConfig& config, const RunObserver& observer)
+{
+    if (cases.empty()) return {};
+    std::vector<WorkItem> items;
+    for (std::size_t i = 0; i < cases.size(); ++i) items.push_back({0, i});
+    return run_isolated({{&suite, &cases, &modules, config.case_timeout_s}}, items, config, observer);
 }
 
 } // namespace harness::run

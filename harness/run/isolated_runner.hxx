@@ -30,6 +30,27 @@ struct IsolatedRunConfig {
     double startup_timeout_s = 120.0; ///< for a worker to create its context
 };
 
+/// One suite's share of a run that may hold several: its cases, modules and case timeout.
+struct SuiteWork {
+    const suite::Suite* suite = nullptr;
+    const std::vector<suite::Case>* cases = nullptr;
+    const std::map<std::string, compile::CompiledModule>* modules = nullptr;
+    double case_timeout_s = 30.0;
+};
+
+/// A case of one of a run's suites: indices into the SuiteWork list and its cases.
+struct WorkItem {
+    std::size_t suite = 0;
+    std::size_t index = 0;
+};
+
+/// Runs `items` in order on `config.device` and returns one result per item. Workers serve every
+/// suite (a context and its profilers cost more to set up than most cases take); a fault or hang
+/// fails its own case, and a fresh worker takes the rest. The observer's indices are positions
+/// in `items`; `config.case_timeout_s` gives way to each suite's own.
+std::vector<CaseResult> run_isolated(const std::vector<SuiteWork>& work, const std::vector<WorkItem>& items,
+                                     const IsolatedRunConfig& config, const RunObserver& observer);
+
 /// Runs `cases` (every variant in `modules` compiled) and returns one result per case, in order.
 /// Cases whose variant is missing from `modules` must be resolved by the caller beforehand.
 /// Throws Error(environment) when no worker can start (no device, driver failure).

@@ -35,7 +35,7 @@ Suite Loader::suite(const YAML::Node& root)
     if (!root.IsMap()) fail(root, "", "a suite file is a YAML map (see docs/suite-format.md)");
     check_keys(root, "",
                {"suite", "description", "include", "archs", "params", "reference", "tolerance", "timing", "buffers",
-                "flops", "bytes", "variants", "compare", "expect", "metrics", "compile"},
+                "flops", "bytes", "variants", "compare", "expect", "metrics", "compile", "cliffs"},
                {"suite", "params", "reference", "variants"});
     Suite s;
     s.file = file_;
@@ -85,6 +85,13 @@ Suite Loader::suite(const YAML::Node& root)
         const std::string name = kv.first.as<std::string>();
         if (names.contains(name)) fail(kv.first, "params." + name, "declared twice");
         s.params.push_back(param(name, kv.second, "params." + name));
+        // One axis per suite: each map is then the scan at one value of every other parameter.
+        if (s.params.back().scanned && scanned_)
+            fail(kv.second, "params." + name,
+                 fmt::format("a suite scans one parameter, and '{}' is scanned already; give this one a list or "
+                             "a range ({{from, to, step}})",
+                             s.scanned_param()->name));
+        scanned_ = scanned_ || s.params.back().scanned;
         names.insert(name);
         param_order_.push_back(name);
     }
@@ -99,6 +106,7 @@ Suite Loader::suite(const YAML::Node& root)
     for (const auto& point : points_) point_texts_.push_back(params_text(s, point));
     archs_ = s.archs;
     archs_given_ = static_cast<bool>(root["archs"]);
+    cliff_settings(s, root);
 
     if (root["tolerance"]) s.tolerance = tolerance(root["tolerance"], "tolerance", Tolerance{});
     if (root["timing"]) {
@@ -173,6 +181,29 @@ Suite Loader::suite(const YAML::Node& root)
     }
     check_verified_buffers(s, *reference, variants);
     return s;
+}
+
+void Loader::cliff_settings(Suite& s, const YAML::Node& root)
+{
+    const YAML::Node params = root["params"];
+    for (auto& p : s.params) {
+        const YAML::Node node = params[p.name];
+        if (!p.scanned || !node["pitch"]) continue;
+        const std::string field = "params." + p.name + ".pitch";
+        const std::set<std::string, std::less<>> names(param_order_.begin(), param_order_.end());
+        p.pitch = expression(node["pitch"], field, names);
+        for (std::size_t point = 0; point < points_.size(); ++point)
+            if (const std::int64_t bytes = value_at(node["pitch"], field, *p.pitch, point); bytes < 0)
+                fail(node["pitch"], field,
+                     fmt::format("{} bytes at {}: a pitch is not negative", bytes, point_texts_[point]));
+    }
+    if (const YAML::Node cliffs = root["cliffs"]) {
+        if (!scanned_)
+            fail(cliffs, "cliffs",
+                 "the suite scans no parameter, so it has no cliffs; give one parameter `{scan: [first, last]}`");
+        check_keys(cliffs, "cliffs", {"min_depth"});
+        if (cliffs["min_depth"]) s.cliffs.min_depth = number_in(cliffs["min_depth"], "cliffs.min_depth", 0.0, 100.0);
+    }
 }
 
 /// Every buffer a variant writes and we verify must also be written by the reference.

@@ -201,7 +201,14 @@ std::vector<ExpectSpec> Loader::expectations(const YAML::Node& node, const std::
     expect_map(node, field);
     std::vector<ExpectSpec> out;
     for (const auto& kv : node) {
-        const std::string metric = metric_name(kv.first, prefixed(field, kv.first.Scalar()));
+        // The cliff expectations judge the maps along the scanned axis (docs/cliffs.md).
+        const bool cliff = is_cliff_expectation(kv.first.Scalar());
+        if (cliff && !scanned_)
+            fail(kv.first, prefixed(field, kv.first.Scalar()),
+                 "the suite scans no parameter, so it has no cliffs to judge; give one parameter "
+                 "`{scan: [first, last]}`");
+        const std::string metric =
+            cliff ? kv.first.Scalar() : metric_name(kv.first, prefixed(field, kv.first.Scalar()));
         const std::string f = prefixed(field, metric);
         try {
             out.push_back({metric, parse_expect(scalar(kv.second, f)), where(kv.second)});
@@ -249,7 +256,8 @@ double Loader::non_negative(const YAML::Node& node, const std::string& field) co
 ParamSpec Loader::param(const std::string& name, const YAML::Node& node, const std::string& field) const
 {
     static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
-    ParamSpec p{name, {}};
+    ParamSpec p;
+    p.name = name;
     // The length first: std::regex recurses once per character.
     if (name.size() > max_name_length || !std::regex_match(name, identifier))
         fail(node, field.substr(0, 200), "a parameter name must be an identifier of at most 100 characters");
@@ -260,6 +268,8 @@ ParamSpec Loader::param(const std::string& name, const YAML::Node& node, const s
             fail(node, field, fmt::format("{} values, more than the {} allowed", node.size(), max_param_values));
         for (std::size_t k = 0; k < node.size(); ++k)
             p.values.push_back(integer(node[k], fmt::format("{}[{}]", field, k)));
+    } else if (node.IsMap() && node["scan"]) {
+        scan(p, node, field);
     } else if (node.IsMap()) {
         check_keys(node, field, {"from", "to", "step", "mul"}, {"from", "to"});
         const std::int64_t from = integer(node["from"], field + ".from");
@@ -291,6 +301,34 @@ ParamSpec Loader::param(const std::string& name, const YAML::Node& node, const s
         p.values.push_back(integer(node, field));
     }
     return p;
+}
+
+/// `{scan: [first, last], step: k, pitch: "..."}`: every value from first to last, k apart. The
+/// pitch is an expression of every parameter, read once they are all known (Loader::suite).
+void Loader::scan(ParamSpec& p, const YAML::Node& node, const std::string& field) const
+{
+    check_keys(node, field, {"scan", "step", "pitch"}, {"scan"});
+    const YAML::Node range = node["scan"];
+    if (!range.IsSequence() || range.size() != 2)
+        fail(range, field + ".scan", "expected [first, last], e.g. [1, 4096] (both ends inclusive)");
+    const std::int64_t from = integer(range[0], field + ".scan[0]");
+    const std::int64_t to = integer(range[1], field + ".scan[1]");
+    if (to < from)
+        fail(range, field + ".scan",
+             fmt::format("[{}, {}] is reversed: the first value must not exceed the last", from, to));
+    const std::int64_t step = node["step"] ? integer(node["step"], field + ".step") : 1;
+    if (step < 1) fail(node["step"], field + ".step", fmt::format("{}: the step must be positive", step));
+    // Counted before a value is built, in unsigned arithmetic: to - from may exceed INT64_MAX.
+    const std::uint64_t span = static_cast<std::uint64_t>(to) - static_cast<std::uint64_t>(from);
+    const std::uint64_t count = span / static_cast<std::uint64_t>(step) + 1;
+    if (count > max_param_values)
+        fail(range, field + ".scan",
+             fmt::format("the scan has {} values, more than the {} a parameter may have (every value is a case)", count,
+                         max_param_values));
+    p.scanned = true;
+    for (std::uint64_t k = 0; k < count; ++k)
+        p.values.push_back(
+            static_cast<std::int64_t>(static_cast<std::uint64_t>(from) + k * static_cast<std::uint64_t>(step)));
 }
 
 /// `path` relative to the suite's folder, made absolute with symbolic links resolved.

@@ -51,6 +51,10 @@ public:
     Tolerance tolerance(const YAML::Node& node, const std::string& field, Tolerance base) const;
     double non_negative(const YAML::Node& node, const std::string& field) const;
     ParamSpec param(const std::string& name, const YAML::Node& node, const std::string& field) const;
+    /// A scanned parameter's values (`{scan: [first, last], step: k}`); its pitch comes later.
+    void scan(ParamSpec& p, const YAML::Node& node, const std::string& field) const;
+    /// The scan's `pitch:` and the suite's `cliffs:`, once the sweep is known.
+    void cliff_settings(Suite& s, const YAML::Node& root);
     BufferSpec buffer(const std::string& name, const YAML::Node& node, const std::string& field,
                       const std::set<std::string, std::less<>>& params) const;
     std::vector<BufferSpec> buffers(const YAML::Node& node, const std::string& field,
@@ -125,6 +129,7 @@ private:
     std::vector<std::string> archs_;
     std::vector<std::string> param_order_; ///< the sweep parameters in declaration order
     bool archs_given_ = false;             ///< the suite has an `archs:` key
+    bool scanned_ = false;                 ///< a parameter is scanned: `expect:` may judge cliffs
 };
 
 } // namespace harness::suite

@@ -59,4 +59,16 @@ std::vector<ExpectSpec> Suite::expectations_for(const VariantSpec& variant) cons
     return all;
 }
 
+bool is_cliff_expectation(std::string_view name)
+{
+    return name == cliff_depth_expectation || name == cliff_count_expectation;
+}
+
+const ParamSpec* Suite::scanned_param() const
+{
+    for (const auto& p : params)
+        if (p.scanned) return &p;
+    return nullptr;
+}
+
 } // namespace harness::suite

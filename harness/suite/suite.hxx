@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace harness::suite {
@@ -119,7 +120,26 @@ struct VariantSpec {
 struct ParamSpec {
     std::string name;
     std::vector<std::int64_t> values;
+    /// `{scan: [first, last]}`: a dense axis along which cliffs are found (docs/cliffs.md); its
+    /// values expand like any other parameter's.
+    bool scanned = false;
+    /// A scan's `pitch:`: a row pitch or offset in bytes at each point, for the alignment cause.
+    std::optional<Expression> pitch;
 };
+
+/// `cliffs:`: what counts as a cliff along the suite's scanned axis, and how one is gated.
+struct CliffSpec {
+    /// A step shallower than this (|level after / level before - 1|) is no cliff: it is not
+    /// listed, and a new one this shallow does not fail.
+    double min_depth = 0.05;
+};
+
+/// `expect:` names that judge the cliffs along the scanned axis instead of a figure of each case:
+/// every cliff's depth, and how many cliffs each map has (docs/cliffs.md).
+inline constexpr const char* cliff_depth_expectation = "cliff_depth";
+inline constexpr const char* cliff_count_expectation = "cliff_count";
+/// Whether `name` is one of the cliff expectations above.
+bool is_cliff_expectation(std::string_view name);
 
 /// Timing policy of a suite.
 struct TimingSpec {
@@ -143,7 +163,7 @@ struct CompileLimits {
 
 /// Limits that keep a suite file from exhausting the machine; an input past one is refused at load.
 inline constexpr std::size_t max_suite_file_bytes = 1024 * 1024;
-inline constexpr std::size_t max_param_values = 10000; ///< values of one parameter
+inline constexpr std::size_t max_param_values = 10000; ///< values of one parameter (a list, a range, a scan)
 inline constexpr std::size_t max_cases = 10000;        ///< sweep points x variants
 inline constexpr std::size_t max_entry_length = 512;
 
@@ -171,6 +191,7 @@ struct Suite {
     std::vector<VariantSpec> variants;
     std::vector<CompareSpec> compare; ///< suite-wide rules, over the metric table's defaults
     std::vector<ExpectSpec> expect;   ///< suite-wide expectations
+    CliffSpec cliffs;                 ///< `cliffs:`
 
     const VariantSpec* find_variant(const std::string& name) const;
     /// The suite's buffers plus the variant's own.
@@ -179,6 +200,8 @@ struct Suite {
     Rule rule_for(const VariantSpec& variant, const std::string& metric) const;
     /// The expectations that apply to `variant`: the suite's, replaced metric by metric by the variant's.
     std::vector<ExpectSpec> expectations_for(const VariantSpec& variant) const;
+    /// The scanned parameter (`{scan: ...}`), or nullptr: a suite scans at most one.
+    const ParamSpec* scanned_param() const;
 };
 
 /// Loads and validates a suite file; throws InputError naming file, line, column and field.

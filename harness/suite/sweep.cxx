@@ -1,5 +1,8 @@
 #include "harness/suite/sweep.hxx"
 
+#include <map>
+#include <sstream>
+
 namespace harness::suite {
 
 std::vector<Bindings> sweep_points(const Suite& suite)
@@ -27,6 +30,34 @@ std::string params_text(const Suite& suite, const Bindings& point)
         if (it == point.end()) continue;
         if (!text.empty()) text += ' ';
         text += param.name + "=" + std::to_string(it->second);
+    }
+    return text;
+}
+
+std::string others_text(const Suite& suite, const Bindings& point, std::string_view axis)
+{
+    Bindings others = point;
+    if (const auto it = others.find(axis); it != others.end()) others.erase(it);
+    return params_text(suite, others);
+}
+
+std::string point_text(const Suite& suite, std::string_view axis, std::int64_t x, const std::string& others)
+{
+    std::map<std::string, std::string, std::less<>> values;
+    std::istringstream words(others);
+    for (std::string word; words >> word;)
+        if (const auto eq = word.find('='); eq != std::string::npos) values[word.substr(0, eq)] = word.substr(eq + 1);
+    std::string text;
+    for (const auto& param : suite.params) {
+        std::string value;
+        if (param.name == axis)
+            value = std::to_string(x);
+        else if (const auto it = values.find(param.name); it != values.end())
+            value = it->second;
+        else
+            continue;
+        if (!text.empty()) text += ' ';
+        text += param.name + "=" + value;
     }
     return text;
 }

@@ -1,6 +1,7 @@
 #include "harness/cli/commands.hxx"
 #include "harness/compare/baseline_file.hxx"
 #include "harness/compare/baseline_update.hxx"
+#include "harness/compare/cliff_baseline.hxx"
 #include "harness/compare/compare_run.hxx"
 #include "harness/compare/rules.hxx"
 #include "harness/compare/waivers.hxx"
@@ -14,6 +15,7 @@
 #include "test_files.hxx"
 #include "test_paths.hxx"
 
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +25,7 @@
 #include <regex>
 #include <sstream>
 #include <sys/resource.h>
+#include <tuple>
 #include <unistd.h>
 
 using namespace harness;
@@ -894,6 +897,36 @@ TEST(BaselineFile, TheDocumentedHeaderIsWhatTheWriterWrites)
 // Every suite's `expect:` rules hold for the figures its committed baselines record (GPU counters
 // in baselines/<suite>/sm_90.csv, static figures for every architecture), so the lessons the suites
 // state are true of the kernels as measured.
+/// Checks the `expect:` rules on cliffs (cliff_count, cliff_depth) against each map a cliff
+/// baseline records; returns how many it checked.
+std::size_t recorded_cliffs_hold_expectations(const suite::Suite& s, const fs::path& path)
+{
+    std::map<std::tuple<std::string, std::string, std::string>, std::vector<const CliffRow*>> maps;
+    const CliffBaselineFile file = read_cliff_baseline(path);
+    for (const auto& row : file.rows) {
+        auto& cliffs = maps[{row.variant, row.others, row.figure}];
+        if (row.is_cliff()) cliffs.push_back(&row);
+    }
+    std::size_t checked = 0;
+    for (const auto& [map, cliffs] : maps) {
+        const suite::VariantSpec* variant = s.find_variant(std::get<0>(map));
+        if (!variant) continue;
+        for (const auto& e : s.expectations_for(*variant)) {
+            if (!suite::is_cliff_expectation(e.metric)) continue;
+            double value = static_cast<double>(cliffs.size());
+            if (e.metric == suite::cliff_depth_expectation) {
+                value = 0;
+                for (const auto* c : cliffs) value = std::max(value, std::abs(c->depth));
+            }
+            ++checked;
+            EXPECT_TRUE(expect_holds(e.rule, value))
+                << s.file.string() << ":" << e.where.line << ": " << std::get<0>(map) << " " << e.metric << " is "
+                << value << " in " << path.filename().string() << ", expected " << e.rule.text;
+        }
+    }
+    return checked;
+}
+
 TEST(CommittedSuites, ExpectationsHoldForTheRecordedFigures)
 {
     std::size_t checked = 0;
@@ -904,6 +937,10 @@ TEST(CommittedSuites, ExpectationsHoldForTheRecordedFigures)
         if (!fs::is_directory(dir)) continue;
         for (const auto& file : fs::directory_iterator(dir)) {
             if (file.path().extension() != ".csv") continue;
+            if (is_cliff_baseline(file.path())) {
+                checked += recorded_cliffs_hold_expectations(s, file.path());
+                continue;
+            }
             for (const BaselineRow& row : read_baseline(file.path()).rows) {
                 const suite::VariantSpec* variant = s.find_variant(row.variant);
                 if (!variant) continue;

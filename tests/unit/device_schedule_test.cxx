@@ -1,98 +1,156 @@
-// Spreading cases over the GPUs of a host: every case once, each parameter point on one GPU,
-// balanced, the same every time; and the `--devices` values that are refused.
+// Spreading cases over the GPUs of a host: every case once, case by case by expected cost (a
+// point's cases may land on several GPUs), the same every time; where the costs come from; and
+// the `--devices` values that are refused.
 
 #include "harness/core/error.hxx"
+#include "harness/pipeline/case_costs.hxx"
 #include "harness/run/device_schedule.hxx"
+#include "harness/suite/suite.hxx"
+#include "test_files.hxx"
+#include "test_paths.hxx"
 
+#include <algorithm>
 #include <gtest/gtest.h>
+#include <numeric>
 #include <set>
 
 using namespace harness;
 
 namespace {
 
-/// `points` parameter points with `variants` variants each, in the sweep's order.
-std::vector<suite::Case> grid(std::size_t points, std::size_t variants)
+double makespan(const run::DeviceSchedule& schedule)
 {
-    std::vector<suite::Case> cases;
-    for (std::size_t p = 0; p < points; ++p)
-        for (std::size_t v = 0; v < variants; ++v) {
-            suite::Case c;
-            c.variant = v;
-            c.point = p;
-            c.params_text = "N=" + std::to_string(p);
-            cases.push_back(c);
-        }
-    return cases;
+    return *std::max_element(schedule.expected_s.begin(), schedule.expected_s.end());
 }
 
 } // namespace
 
-TEST(DeviceSchedule, EveryCaseRunsOnceAndEachPointStaysOnOneGpu)
+TEST(DeviceSchedule, EveryCaseRunsOnceInItsOrderAndTheLoadIsBalanced)
 {
-    const auto cases = grid(7, 5);
-    for (std::size_t devices : {1u, 2u, 3u, 4u, 8u, 10u}) {
-        const auto schedule = run::schedule_on_devices(cases, devices);
-        ASSERT_EQ(schedule.size(), devices);
+    std::vector<double> costs;
+    for (int i = 0; i < 35; ++i) costs.push_back(1.0 + (i * 7 % 5));
+    const double total = std::accumulate(costs.begin(), costs.end(), 0.0);
+    const double largest = *std::max_element(costs.begin(), costs.end());
+    for (std::size_t devices : {1u, 2u, 3u, 4u, 8u, 40u}) {
+        const auto schedule = run::schedule_on_devices(costs, devices);
+        ASSERT_EQ(schedule.items.size(), devices);
         std::multiset<std::size_t> seen;
-        std::map<std::size_t, std::size_t> device_of_point;
         for (std::size_t d = 0; d < devices; ++d) {
-            EXPECT_TRUE(std::is_sorted(schedule[d].begin(), schedule[d].end())) << "cases keep the sweep's order";
-            for (const auto i : schedule[d]) {
+            EXPECT_TRUE(std::is_sorted(schedule.items[d].begin(), schedule.items[d].end()))
+                << "a GPU runs its cases in the sweep's order, a point's reference first";
+            double sum = 0;
+            for (const auto i : schedule.items[d]) {
                 seen.insert(i);
-                const auto [it, inserted] = device_of_point.emplace(cases[i].point, d);
-                EXPECT_EQ(it->second, d) << "point " << cases[i].point << " split over GPUs";
+                sum += costs[i];
             }
+            EXPECT_DOUBLE_EQ(schedule.expected_s[d], sum);
         }
-        EXPECT_EQ(seen.size(), cases.size());
-        for (std::size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(seen.count(i), 1u) << "case " << i;
-        // Balanced: 7 points of 5 cases on 2 GPUs is 4 and 3 points, never 7 and 0.
-        std::size_t most = 0, least = cases.size();
-        for (const auto& list : schedule) {
-            most = std::max(most, list.size());
-            least = std::min(least, list.size());
-        }
-        if (devices <= 7) EXPECT_LE(most - least, 5u) << devices << " GPUs";
-        EXPECT_EQ(schedule, run::schedule_on_devices(cases, devices)) << "deterministic";
+        ASSERT_EQ(seen.size(), costs.size());
+        for (std::size_t i = 0; i < costs.size(); ++i) EXPECT_EQ(seen.count(i), 1u) << "case " << i;
+        // The longest-processing-time rule: no GPU above the mean by more than the largest case.
+        EXPECT_LE(makespan(schedule), total / static_cast<double>(devices) + largest) << devices << " GPUs";
+        const auto again = run::schedule_on_devices(costs, devices);
+        EXPECT_EQ(schedule.items, again.items) << "deterministic";
     }
+    EXPECT_EQ(run::schedule_on_devices(costs, 1).items.front().size(), costs.size()) << "one GPU runs everything";
+    EXPECT_THROW(run::schedule_on_devices(costs, 0), Error);
 }
 
-TEST(DeviceSchedule, UnevenPointsAreBalancedByTheirCases)
+TEST(DeviceSchedule, APointWhoseOneCaseDominatesIsSplitOverGpus)
 {
-    // Point 0 has 6 cases, points 1..6 one each: on two GPUs, 6 against 6.
-    std::vector<suite::Case> cases = grid(1, 6);
-    for (std::size_t p = 1; p <= 6; ++p) {
-        suite::Case c;
-        c.point = p;
-        cases.push_back(c);
-    }
-    const auto schedule = run::schedule_on_devices(cases, 2);
-    EXPECT_EQ(schedule[0].size(), 6u);
-    EXPECT_EQ(schedule[1].size(), 6u);
-}
-
-TEST(DeviceSchedule, PointsAreBalancedByTheirExpectedCostWhereBaselinesGiveIt)
-{
-    // Four points of six cases, as gemm's N = 256, 1001, 2048, 4096: by case count 2 + 2 points,
-    // by cost the largest point alone against the other three.
-    const auto cases = grid(4, 6);
-    const std::vector<double> costs = {6.0, 6.5, 8.0, 20.0};
-    const auto schedule = run::schedule_on_devices(cases, 2, costs);
-    auto points_of = [&](const std::vector<std::size_t>& list) {
-        std::set<std::size_t> points;
-        for (const auto i : list) points.insert(cases[i].point);
-        return points;
+    // Four points of six variants, the reference first at each, as gemm's N = 256 .. 4096: the
+    // naive variant at the largest point costs 12 s, its other cases 1.5 s, every other case 0.5 s.
+    struct Item {
+        std::size_t point;
+        double cost;
     };
-    const std::set<std::size_t> largest_alone = {3}, the_rest = {0, 1, 2};
-    EXPECT_TRUE((points_of(schedule[0]) == largest_alone && points_of(schedule[1]) == the_rest) ||
-                (points_of(schedule[1]) == largest_alone && points_of(schedule[0]) == the_rest));
-    EXPECT_EQ(schedule, run::schedule_on_devices(cases, 2, costs)) << "deterministic";
+    std::vector<Item> items;
+    for (std::size_t point = 0; point < 4; ++point)
+        for (std::size_t variant = 0; variant < 6; ++variant)
+            items.push_back({point, point == 3 ? (variant == 0 ? 12.0 : 1.5) : 0.5});
+    std::vector<double> costs;
+    for (const auto& item : items) costs.push_back(item.cost);
+    const auto schedule = run::schedule_on_devices(costs, 2);
+    std::set<std::size_t> gpus_of_largest_point;
+    for (std::size_t d = 0; d < 2; ++d)
+        for (const auto i : schedule.items[d])
+            if (items[i].point == 3) gpus_of_largest_point.insert(d);
+    EXPECT_EQ(gpus_of_largest_point.size(), 2u) << "the largest point's cases run on both GPUs";
+    // Kept whole, the largest point alone would take 19.5 s of the 28.5 s; split, the costliest
+    // case sets the pace: 12 s on one GPU, 16.5 s on the other.
+    EXPECT_LE(makespan(schedule), 16.5);
+    EXPECT_GE(makespan(schedule), 28.5 / 2);
+}
 
-    // Costs that do not cover every point (a point the baselines' suite lacks): case counts decide.
-    const auto by_count = run::schedule_on_devices(cases, 2, {6.0, 6.5});
-    EXPECT_EQ(by_count, run::schedule_on_devices(cases, 2));
-    EXPECT_EQ(by_count[0].size(), 12u);
-    EXPECT_EQ(by_count[1].size(), 12u);
+TEST(CaseCosts, BaselinesTimesOrderTheCasesAndMissingOnesTakeTheTypical)
+{
+    const auto s = suite::load_suite(repo_root() / "suites" / "gemm.yaml");
+    const auto cases = suite::expand_cases(s);
+    pipeline::CostSources sources;
+    const auto cold =
+        pipeline::expected_case_costs(s, cases, repo_root() / "baselines", nullptr, {true, false}, &sources);
+    ASSERT_EQ(cold.size(), cases.size());
+    EXPECT_EQ(sources.modelled, cases.size());
+    EXPECT_EQ(sources.recorded, 0u);
+    const auto costliest = std::max_element(cold.begin(), cold.end()) - cold.begin();
+    EXPECT_EQ(s.variants[cases[costliest].variant].name, "naive");
+    EXPECT_EQ(cases[costliest].params_text, "N=4096");
+    // Counters reused from the cache take no instrumented runs: far cheaper, same order.
+    const auto warm = pipeline::expected_case_costs(s, cases, repo_root() / "baselines", nullptr, {true, true});
+    EXPECT_LT(warm[costliest] * 3, cold[costliest]);
+    for (std::size_t i = 0; i < cases.size(); ++i) EXPECT_LE(warm[i], cold[i]);
+
+    // No baselines at all: every case the same overhead, so case counts balance.
+    const TempDir empty;
+    const auto unknown = pipeline::expected_case_costs(s, cases, empty.path, nullptr, {true, false});
+    for (const auto c : unknown) EXPECT_DOUBLE_EQ(c, unknown.front());
+}
+
+TEST(CaseCosts, AnEarlierRunsMeasurementWinsOverTheModelPerCondition)
+{
+    const TempDir cache;
+    const auto s = suite::load_suite(repo_root() / "suites" / "gemm.yaml");
+    const auto cases = suite::expand_cases(s);
+    CaseResult measured, reused;
+    measured.variant = reused.variant = "tiled16";
+    measured.params_text = reused.params_text = "N=1001";
+    measured.cost.prepare = 0.5;
+    measured.cost.profile.sass = 4.0;
+    {
+        pipeline::CaseCostBook book(cache.path, "NVIDIA H100 80GB HBM3", "gemm");
+        book.record({measured});
+        ASSERT_TRUE(book.save());
+    }
+    {
+        pipeline::CaseCostBook book(cache.path, "NVIDIA H100 80GB HBM3", "gemm");
+        reused.cost.prepare = 0.5;
+        reused.cost.profile.kernels = 0.1;
+        reused.reused_metrics = {"global_load_sectors"};
+        book.record({reused});
+        ASSERT_TRUE(book.save());
+    }
+    const pipeline::CaseCostBook book(cache.path, "NVIDIA H100 80GB HBM3", "gemm");
+    EXPECT_DOUBLE_EQ(*book.expected("tiled16", "N=1001", {true, false}), 4.5);
+    EXPECT_DOUBLE_EQ(*book.expected("tiled16", "N=1001", {true, true}), 0.6);
+    EXPECT_DOUBLE_EQ(*book.expected("tiled16", "N=1001", {false, false}), 0.5) << "the case less its profiling";
+    EXPECT_FALSE(book.expected("tiled16", "N=256", {true, false}));
+    // Another GPU model keeps its own book.
+    EXPECT_FALSE(
+        pipeline::CaseCostBook(cache.path, "NVIDIA H200", "gemm").expected("tiled16", "N=1001", {true, false}));
+
+    pipeline::CostSources sources;
+    const auto costs =
+        pipeline::expected_case_costs(s, cases, repo_root() / "baselines", &book, {true, false}, &sources);
+    EXPECT_EQ(sources.recorded, 1u);
+    EXPECT_EQ(sources.modelled, cases.size() - 1);
+    for (std::size_t i = 0; i < cases.size(); ++i)
+        if (s.variants[cases[i].variant].name == "tiled16" && cases[i].params_text == "N=1001")
+            EXPECT_DOUBLE_EQ(costs[i], 4.5);
+
+    // A damaged book is an empty one.
+    write_file(cache.path / "case-costs" / "NVIDIA_H100_80GB_HBM3" / "gemm.json", "{not json");
+    EXPECT_FALSE(pipeline::CaseCostBook(cache.path, "NVIDIA H100 80GB HBM3", "gemm")
+                     .expected("tiled16", "N=1001", {true, false}));
 }
 
 TEST(DevicesOption, ParsesListsAndAll)

@@ -4,6 +4,7 @@
 #include "harness/cli/commands.hxx"
 #include "harness/compare/baseline_file.hxx"
 #include "harness/compare/baseline_update.hxx"
+#include "harness/compare/cliff_baseline.hxx"
 #include "harness/compare/waivers.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/file_transaction.hxx"
@@ -177,6 +178,31 @@ TEST(HostileSuite, SweepsAreCountedBeforeTheyAreBuilt)
         EXPECT_NE(std::string(e.what()).find("params: the sweep has more than 10000 points"), std::string::npos)
             << e.what();
     }
+}
+
+TEST(HostileSuite, ScansAreCountedBeforeTheyAreBuiltAndOneAxisAtMost)
+{
+    EXPECT_NE(error_after("[256, 1024]", "{scan: [-9223372036854775807, 9223372036854775807]}")
+                  .find("params.N.scan: the scan has 18446744073709551615 values, more than the 10000"),
+              std::string::npos);
+    EXPECT_NE(error_after("[256, 1024]", "{scan: [1, 2], mul: 2}").find("params.N.mul: unknown key"),
+              std::string::npos);
+    EXPECT_NE(error_after("[256, 1024]", "{scan: {from: 1, to: 2}}").find("params.N.scan: expected [first, last]"),
+              std::string::npos);
+    EXPECT_NE(error_after("[256, 1024]", "{scan: [1, 2], step: 9223372036854775808}").find("params.N.step"),
+              std::string::npos);
+}
+
+TEST(HostileFiles, CliffBaselinesRefuseAnotherSuitesIdentityAndTraversingKeys)
+{
+    const std::string head = "# harness cliff baseline\n# schema_version: 1\n# suite: other\n# key: sm_90\n"
+                             "variant,axis,others,figure,x_before,x_after,level_before,level_after,depth,cause\n";
+    const auto file = compare::parse_cliff_baseline(head + "a,N,,t,1,2,1,0.5,-0.5,tiles\n", "c.csv");
+    EXPECT_THROW(compare::check_baseline_identity(file, "c.csv", "gemm", "sm_90"), InputError);
+    EXPECT_THROW(compare::parse_cliff_baseline(head + "a,N,,t,1,2,1,0.5,-0.5,tiles\n\xff\n", "c.csv"), InputError);
+    EXPECT_THROW(compare::parse_cliff_baseline("# harness baseline\n# schema_version: 1\n", "c.csv"), InputError);
+    EXPECT_THROW(compare::cliff_baseline_path("baselines", "gemm", "../reduce/sm_90"), Error);
+    EXPECT_EQ(compare::cliff_baseline_path("baselines", "gemm", "sm_90"), fs::path("baselines/gemm/sm_90.cliffs.csv"));
 }
 
 TEST(HostileSuite, ExpressionsAreBoundedInLengthAndDepth)

@@ -1,6 +1,6 @@
 // The folders of harness/ form layers, each including only itself and the layers below it
-// (docs/architecture.md): core <- suite <- compile <- profile <- run <- compare <- report <- history
-// <- pipeline <- cli. No upward include, so no cycle between folders.
+// (docs/architecture.md): core <- suite <- compile <- cliff <- profile <- run <- compare <- report
+// <- history <- pipeline <- cli. No upward include, so no cycle between folders.
 
 #include "harness/run/builtins.hxx"
 #include "harness/suite/builtin_signatures.hxx"
@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> layers = {"core",    "suite",  "compile", "profile",  "run",
+const std::vector<std::string> layers = {"core",    "suite",  "compile", "cliff",    "profile", "run",
                                          "compare", "report", "history", "pipeline", "cli"};
 
 int layer_of(const std::string& folder)

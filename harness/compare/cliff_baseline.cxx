@@ -1,0 +1,282 @@
+#include "harness/compare/cliff_baseline.hxx"
+
+#include "harness/core/error.hxx"
+#include "harness/core/file_transaction.hxx"
+#include "harness/core/input_files.hxx"
+#include "harness/core/text.hxx"
+#include "harness/suite/sweep.hxx"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace harness::compare {
+
+namespace {
+
+constexpr const char* marker = "# harness cliff baseline";
+const std::vector<std::string> columns = {"variant", "axis",         "others",      "figure", "x_before",
+                                          "x_after", "level_before", "level_after", "depth",  "cause"};
+
+double parse_number(const std::string& text, const std::string& name, int line, const std::string& what)
+{
+    if (const auto v = parse_decimal_number(text)) return *v;
+    throw InputError(name, line, 1, what, fmt::format("'{}' is not a number", text.substr(0, 40)));
+}
+
+std::string optional_text(const std::optional<double>& v)
+{
+    return v ? number_text(*v) : std::string();
+}
+
+using MapKey = std::tuple<std::string, std::string, std::string, std::string>; // variant, axis, others, figure
+
+/// A row of the map named by its four fields, without a cliff yet.
+CliffRow map_row(std::string variant, std::string axis, std::string others, std::string figure)
+{
+    CliffRow r;
+    r.variant = std::move(variant);
+    r.axis = std::move(axis);
+    r.others = std::move(others);
+    r.figure = std::move(figure);
+    return r;
+}
+
+MapKey key_of(const CliffRow& r)
+{
+    return {r.variant, r.axis, r.others, r.figure};
+}
+
+MapKey key_of(const CliffMap& m)
+{
+    return {m.variant, m.axis, m.others, m.figure};
+}
+
+} // namespace
+
+bool CliffRow::of(const CliffMap& map) const
+{
+    return key_of(*this) == key_of(map);
+}
+
+bool CliffBaselineFile::holds(const CliffMap& map) const
+{
+    return std::any_of(rows.begin(), rows.end(), [&](const CliffRow& r) { return r.of(map); });
+}
+
+std::vector<const CliffRow*> CliffBaselineFile::cliffs_of(const CliffMap& map) const
+{
+    std::vector<const CliffRow*> out;
+    for (const auto& r : rows)
+        if (r.is_cliff() && r.of(map)) out.push_back(&r);
+    return out;
+}
+
+bool is_exact_map(const CliffMap& map)
+{
+    return std::all_of(map.noise.begin(), map.noise.end(), [](double n) { return n == 0; });
+}
+
+std::string cliff_baseline_key(const CliffMap& map, const std::string& device_name)
+{
+    return is_exact_map(map) ? exact_baseline_key(map.arch) : noisy_baseline_key(device_name);
+}
+
+bool is_cliff_baseline(const std::filesystem::path& path)
+{
+    return path.extension() == ".csv" && path.stem().extension() == ".cliffs";
+}
+
+std::filesystem::path cliff_baseline_path(const std::filesystem::path& dir, const std::string& suite,
+                                          const std::string& key)
+{
+    // The key alone must name a file as it does for the figures' baseline.
+    baseline_path(dir, suite, key);
+    return child_path(child_path(dir, suite, "suite name"), key + ".cliffs", "baseline key", ".csv");
+}
+
+std::vector<CliffRow> cliff_rows(const CliffMap& map)
+{
+    std::vector<CliffRow> rows;
+    for (const auto& c : map.cliffs) {
+        CliffRow r = map_row(map.variant, map.axis, map.others, map.figure);
+        r.x_before = c.x_before;
+        r.x_after = c.x_after;
+        r.level_before = c.level_before;
+        r.level_after = c.level_after;
+        r.depth = c.depth;
+        r.cause = cliff_cause_name(c.cause);
+        rows.push_back(std::move(r));
+    }
+    if (rows.empty()) rows.push_back(map_row(map.variant, map.axis, map.others, map.figure));
+    return rows;
+}
+
+std::string cliff_baseline_text(const CliffBaselineFile& file)
+{
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& r : file.rows) {
+        if (!r.is_cliff()) {
+            rows.push_back({r.variant, r.axis, r.others, r.figure, "", "", "", "", "", ""});
+            continue;
+        }
+        rows.push_back({r.variant, r.axis, r.others, r.figure, optional_text(r.x_before), optional_text(r.x_after),
+                        number_text(r.level_before), number_text(r.level_after), number_text(r.depth), r.cause});
+    }
+    return table_file_text(marker, file, columns, rows);
+}
+
+CliffBaselineFile parse_cliff_baseline(const std::string& text, const std::string& name)
+{
+    CliffBaselineFile file;
+    const TableRows table = parse_table_file(text, name, marker, columns, file);
+    std::map<std::tuple<std::string, std::string, std::string, std::string, std::string>, int> seen;
+    for (std::size_t i = 0; i < table.rows.size(); ++i) {
+        const auto& f = table.rows[i];
+        const int at = table.lines[i];
+        CliffRow r = map_row(f[0], f[1], f[2], f[3]);
+        r.line = at;
+        const bool flat = std::all_of(f.begin() + 4, f.end(), [](const std::string& s) { return s.empty(); });
+        if (!flat) {
+            r.x_before = parse_number(f[4], name, at, "x_before");
+            r.x_after = parse_number(f[5], name, at, "x_after");
+            if (!(*r.x_before < *r.x_after))
+                throw InputError(name, at, 1, "x_after",
+                                 fmt::format("{} is not after x_before {}", f[5].substr(0, 40), f[4].substr(0, 40)));
+            r.level_before = parse_number(f[6], name, at, "level_before");
+            r.level_after = parse_number(f[7], name, at, "level_after");
+            r.depth = parse_number(f[8], name, at, "depth");
+            if (!cliff_cause_from_name(f[9]))
+                throw InputError(name, at, 1, "cause",
+                                 fmt::format("unknown cause '{}'; one of waves, tiles, alignment, occupancy, "
+                                             "unexplained",
+                                             f[9].substr(0, 40)));
+            r.cause = f[9];
+        }
+        const auto key = std::tuple{r.variant, r.axis, r.others, r.figure, flat ? std::string() : f[4]};
+        if (const auto [it, fresh] = seen.emplace(key, at); !fresh)
+            throw InputError(name, at, 1, "",
+                             fmt::format("a second row for the map {} {} {} {}{} (the first is on line {})", r.variant,
+                                         r.axis, r.others, r.figure, flat ? "" : " at " + f[4], it->second));
+        file.rows.push_back(std::move(r));
+    }
+    // A map is flat or has cliffs, never both.
+    for (const auto& r : file.rows)
+        if (!r.is_cliff())
+            for (const auto& other : file.rows)
+                if (other.is_cliff() && key_of(other) == key_of(r))
+                    throw InputError(name, r.line, 1, "",
+                                     fmt::format("the map {} {} {} {} has cliffs (line {}) and a row saying it has "
+                                                 "none",
+                                                 r.variant, r.axis, r.others, r.figure, other.line));
+    return file;
+}
+
+CliffBaselineFile read_cliff_baseline(const std::filesystem::path& path)
+{
+    if (replacement_pending(path.parent_path()))
+        throw Error(ErrorKind::environment,
+                    fmt::format("cannot read {}: an update of its folder was interrupted and is not complete yet; "
+                                "the next `harness run` or `harness baseline update` of the suite completes it",
+                                path.string()));
+    return parse_cliff_baseline(read_input_file(path, max_baseline_file_bytes, "cliff baseline file"), path.string());
+}
+
+CliffBaselineChanges cliff_baseline_changes(const suite::Suite& suite, const harness::RunReport& report,
+                                            const std::filesystem::path& dir)
+{
+    CliffBaselineChanges out;
+    const suite::ParamSpec* scanned = suite.scanned_param();
+    // Where each map sorts: the suite's variant order, then its sweep's order of the other values.
+    std::map<std::string, std::size_t> variant_order;
+    for (const auto& v : suite.variants) variant_order.emplace(v.name, variant_order.size());
+    std::map<std::string, std::size_t> others_order;
+    if (scanned)
+        for (const auto& point : suite::sweep_points(suite))
+            others_order.emplace(suite::others_text(suite, point, scanned->name), others_order.size());
+
+    const auto known_map = [&](const std::string& variant, const std::string& axis, const std::string& others) {
+        return scanned && axis == scanned->name && variant_order.contains(variant) && others_order.contains(others);
+    };
+
+    std::map<std::string, std::vector<CliffRow>> fresh; // by file key
+    std::map<std::string, std::set<MapKey>> replaced;   // by file key
+    std::map<std::string, std::string> file_arch;       // by file key: the architecture, "" for a GPU model
+    for (const auto& m : report.cliff_maps) {
+        if (!known_map(m.variant, m.axis, m.others))
+            throw Error(ErrorKind::bad_input,
+                        fmt::format("the cliff map {} {}{} is not one of suite '{}' ({}); nothing was recorded",
+                                    m.variant.substr(0, max_name_length), m.axis.substr(0, max_name_length),
+                                    m.others.empty() ? "" : " " + m.others.substr(0, 200), suite.name,
+                                    suite.file.string()));
+        // A map with a point missing (a case that failed) would record a step across the gap.
+        if (m.x.size() != scanned->values.size()) {
+            out.notes.push_back(fmt::format("not recorded: the cliff map {} {}{} [{}] has {} of the scan's {} points; "
+                                            "its earlier cliffs are kept",
+                                            m.variant, m.axis, m.others.empty() ? "" : " " + m.others, m.arch,
+                                            m.x.size(), scanned->values.size()));
+            continue;
+        }
+        const std::string key = cliff_baseline_key(m, report.device_name);
+        file_arch[key] = is_exact_map(m) ? m.arch : "";
+        replaced[key].insert(key_of(m));
+        for (auto& r : cliff_rows(m)) fresh[key].push_back(std::move(r));
+    }
+
+    const bool gpu = report.mode != "static";
+    for (auto& [key, rows] : fresh) {
+        const auto path = cliff_baseline_path(dir, suite.name, key);
+        CliffBaselineFile file;
+        const bool existed = std::filesystem::exists(path);
+        if (existed) {
+            file = read_cliff_baseline(path);
+            check_baseline_identity(file, path.string(), suite.name, key);
+        }
+        const std::vector<CliffRow> before = file.rows;
+        std::size_t dropped = 0;
+        std::erase_if(file.rows, [&](const CliffRow& r) {
+            if (!known_map(r.variant, r.axis, r.others)) {
+                ++dropped;
+                return true;
+            }
+            return replaced[key].contains(key_of(r));
+        });
+        if (dropped > 0)
+            out.notes.push_back(
+                fmt::format("{}: dropped {} rows of maps no longer in the suite", path.string(), dropped));
+        file.rows.insert(file.rows.end(), std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
+        std::stable_sort(file.rows.begin(), file.rows.end(), [&](const CliffRow& a, const CliffRow& b) {
+            return std::tuple(variant_order.at(a.variant), others_order.at(a.others), a.figure,
+                              a.x_before.value_or(0)) <
+                   std::tuple(variant_order.at(b.variant), others_order.at(b.others), b.figure, b.x_before.value_or(0));
+        });
+        const auto same = [](const CliffRow& a, const CliffRow& b) {
+            return key_of(a) == key_of(b) && a.x_before == b.x_before && a.x_after == b.x_after &&
+                   a.level_before == b.level_before && a.level_after == b.level_after && a.depth == b.depth &&
+                   a.cause == b.cause;
+        };
+        if (existed && std::equal(before.begin(), before.end(), file.rows.begin(), file.rows.end(), same)) {
+            out.unchanged.push_back(path.string());
+            continue;
+        }
+        const bool exact = !file_arch[key].empty();
+        file.set_meta("schema_version", std::to_string(baseline_schema_version));
+        file.set_meta("suite", suite.name);
+        file.set_meta("key", key);
+        file.set_meta("figures", exact ? "cliffs of exact figures (gate every GPU of this architecture)"
+                                       : "cliffs of noisy figures (gate only this GPU model)");
+        file.set_meta("gpu", gpu ? report.device_name : "none (static tier)");
+        file.set_meta("arch", exact ? file_arch[key] : report.arch);
+        file.set_meta("cuda", report.cuda_version);
+        file.set_meta("harness", report.harness_version);
+        file.set_meta("git_revision", report.git_revision);
+        file.set_meta("date", report.timestamp);
+        out.files.emplace_back(path, cliff_baseline_text(file));
+    }
+    return out;
+}
+
+} // namespace harness::compare

@@ -1,0 +1,95 @@
+#pragma once
+// Cliff baselines: the cliffs each map of a suite had when it was recorded, beside the figures'
+// baseline of the same key (docs/cliffs.md).
+//
+//   baselines/<suite>/<key>.cliffs.csv    key = architecture (sm_90) for maps of exact figures,
+//                                         GPU model (NVIDIA-H200) for maps of noisy ones
+//
+// The file is laid out as a baseline file (`# name: value` metadata, then a CSV table), one row per
+// cliff, in axis order within each map:
+//
+//   variant,axis,others,figure,x_before,x_after,level_before,level_after,depth,cause
+//
+// A map recorded without cliffs is one row with the last six fields empty, so that a flat map is
+// told from one never recorded.
+
+#include "harness/compare/baseline_file.hxx"
+#include "harness/core/cliff_map.hxx"
+#include "harness/core/run_report.hxx"
+#include "harness/suite/suite.hxx"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace harness::compare {
+
+/// One cliff of one map, or a map's row saying it has none (no position).
+struct CliffRow {
+    std::string variant;
+    std::string axis;
+    std::string others; ///< CliffMap::others: the other parameters' values, "K=64"
+    std::string figure;
+    std::optional<double> x_before; ///< absent: the map has no cliffs
+    std::optional<double> x_after;
+    double level_before = 0;
+    double level_after = 0;
+    double depth = 0;
+    std::string cause; ///< cliff_cause_name()
+    int line = 0;      ///< where it was read, for messages; 0 when made here
+
+    bool is_cliff() const { return x_before.has_value(); }
+    /// Whether this row belongs to `map` (same variant, axis, others and figure).
+    bool of(const CliffMap& map) const;
+};
+
+/// The contents of one cliff baseline file.
+struct CliffBaselineFile : BaselineHeader {
+    std::vector<CliffRow> rows;
+
+    /// Whether the file records `map` (with cliffs or without).
+    bool holds(const CliffMap& map) const;
+    /// The cliffs it records for `map`, in axis order.
+    std::vector<const CliffRow*> cliffs_of(const CliffMap& map) const;
+};
+
+/// Whether `map`'s figure is exact (no noise): its cliffs are kept by architecture, else by GPU model.
+bool is_exact_map(const CliffMap& map);
+/// The key of the file that keeps `map`'s cliffs: its architecture for an exact map, the GPU model
+/// (noisy_baseline_key of `device_name`) for a noisy one.
+std::string cliff_baseline_key(const CliffMap& map, const std::string& device_name);
+/// Whether `path`, a file in a suite's baseline folder, is a cliff baseline (`<key>.cliffs.csv`).
+bool is_cliff_baseline(const std::filesystem::path& path);
+/// <dir>/<suite>/<key>.cliffs.csv; throws Error (bad_input) as baseline_path does.
+std::filesystem::path cliff_baseline_path(const std::filesystem::path& dir, const std::string& suite,
+                                          const std::string& key);
+
+/// The rows that record `map`: one per cliff, or the row of a map without cliffs.
+std::vector<CliffRow> cliff_rows(const CliffMap& map);
+
+/// The file's text.
+std::string cliff_baseline_text(const CliffBaselineFile& file);
+/// Parses a cliff baseline file's text; throws InputError naming `name`, the line and the field.
+CliffBaselineFile parse_cliff_baseline(const std::string& text, const std::string& name);
+/// Reads a cliff baseline file; throws InputError (bad input) when it is malformed or unreadable.
+CliffBaselineFile read_cliff_baseline(const std::filesystem::path& path);
+
+/// What recording a run's cliff maps changes, for baseline_update: the new text of each cliff
+/// baseline file that changes, and the files left as they were.
+struct CliffBaselineChanges {
+    std::vector<std::pair<std::filesystem::path, std::string>> files;
+    std::vector<std::string> unchanged;
+    std::vector<std::string> notes; ///< maps left out, rows dropped
+};
+
+/// Merges the cliff maps of `report` into the suite's cliff baseline files under `dir`: the rows of
+/// each map the run holds whole (a point for every value of the scan) are replaced, rows of maps it
+/// does not hold are kept, rows of variants, axes or other values no longer in the suite are
+/// dropped. The caller holds the suite folder's FolderLock and writes the files with the figures'.
+/// Throws Error (bad_input) for a map that is not one of the suite's.
+CliffBaselineChanges cliff_baseline_changes(const suite::Suite& suite, const harness::RunReport& report,
+                                            const std::filesystem::path& dir);
+
+} // namespace harness::compare

@@ -1,0 +1,390 @@
+// A run on the GPU: suites compiled, their cases spread over the GPUs by expected cost, run in
+// isolated workers, and each suite's report put together with the notes that say where the
+// time went.
+
+#include "harness/compile/compile_suite.hxx"
+#include "harness/compile/kernel_arguments.hxx"
+#include "harness/core/metrics.hxx"
+#include "harness/core/stopwatch.hxx"
+#include "harness/core/text.hxx"
+#include "harness/pipeline/case_costs.hxx"
+#include "harness/pipeline/gpu_scan.hxx"
+#include "harness/pipeline/run_suite.hxx"
+#include "harness/run/device_schedule.hxx"
+#include "harness/run/isolated_runner.hxx"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <fmt/format.h>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unistd.h>
+
+namespace harness::pipeline {
+
+namespace {
+
+/// A one-line progress display: rewritten in place on a terminal, one line per case otherwise.
+class Progress {
+public:
+    explicit Progress(std::size_t total) : total_(total), tty_(isatty(STDERR_FILENO)) {}
+    void begin(const CaseResult& c)
+    {
+        if (tty_) fmt::print(stderr, "\r\033[K[{}/{}] {} {} ...", done_ + 1, total_, c.variant, c.params_text);
+    }
+    void end(const CaseResult& r)
+    {
+        ++done_;
+        const auto t = r.metric(metric::time_median);
+        const std::string what = r.status == CaseStatus::passed
+                                     ? (t ? fmt::format("ok {:.2f} us", *t) : std::string("ok"))
+                                     : case_status_name(r.status);
+        if (tty_)
+            fmt::print(stderr, "\r\033[K[{}/{}] {} {} {}", done_, total_, r.variant, r.params_text, what);
+        else
+            fmt::print(stderr, "[{}/{}] {} {} {}\n", done_, total_, r.variant, r.params_text, what);
+        if (tty_ && done_ == total_) fmt::print(stderr, "\r\033[K");
+    }
+
+private:
+    std::size_t total_;
+    std::size_t done_ = 0;
+    bool tty_;
+};
+
+/// One suite made ready for the GPU: compiled, and its cases sorted into those that run and those
+/// that failed already; then, after the run, its results and what its share of the run cost.
+struct SuitePlan {
+    suite::Suite suite;
+    SuiteRunOptions options;
+    ShardInfo shard;
+    std::vector<suite::Case> cases;
+    compile::SuiteModules compiled;
+    double compile_seconds = 0;
+    std::vector<CaseResult> results;         ///< one per case
+    std::vector<suite::Case> runnable;       ///< the cases whose variant and reference compiled
+    std::vector<std::size_t> runnable_index; ///< of each runnable case in `cases`
+    std::vector<double> costs;               ///< expected seconds of each runnable case
+    CostSources cost_sources;
+    std::optional<CaseCostBook> book;
+};
+
+/// What the run's execution over the GPUs cost, for every suite's notes.
+struct ExecutionNotes {
+    std::size_t workers = 0;
+    double worker_seconds = 0;
+    std::map<std::string, double> worker_parts;
+    std::vector<std::string> devices; ///< the spread over several GPUs, run-wide; empty on one
+};
+
+bool collects_counters(const SuiteRunOptions& options)
+{
+    return options.profile && !options.verify_only && !options.external_profiler;
+}
+
+SuitePlan plan_suite(suite::Suite s, const SuiteRunOptions& options, const run::DeviceInfo& device,
+                     const compile::CompileCache* cache)
+{
+    SuitePlan plan;
+    if (options.budget_s > 0) s.timing.budget_s = options.budget_s;
+    plan.options = options;
+    for (auto& c : cases_to_run(s, options, plan.shard)) {
+        const auto& name = s.variants[c.variant].name;
+        const auto& only = options.only_variants;
+        if (!only.empty() && name != s.reference && std::find(only.begin(), only.end(), name) == only.end()) continue;
+        const auto& cases_wanted = options.only_cases;
+        if (!cases_wanted.empty() && std::none_of(cases_wanted.begin(), cases_wanted.end(), [&](const auto& w) {
+                return w.second == c.params_text && (w.first == name || name == s.reference);
+            }))
+            continue;
+        plan.cases.push_back(std::move(c));
+    }
+    fmt::print(stderr, "harness: suite {} on {} ({}), compiling...\n", s.name, device.name, device.arch);
+    const auto compile_start = std::chrono::steady_clock::now();
+    plan.compiled = compile::compile_suite(s, plan.cases, device.arch, cache);
+    plan.compile_seconds = seconds_since(compile_start);
+    // Before any launch: arguments the kernels' parameters do not take would run with garbage.
+    compile::check_kernel_arguments(s, plan.compiled);
+    // A scanned axis is timed point by point by the GPU scan after the cases (gpu_scan.hxx): only
+    // the scan's two ends stay full cases. Compiled above for every point, so the scan finds every
+    // configuration.
+    if (scans_on_gpu(s, options, plan.shard)) plan.cases = scan_end_cases(s, std::move(plan.cases));
+
+    // Cases that cannot run: their variant (or the reference) did not compile.
+    plan.results.resize(plan.cases.size());
+    const suite::VariantSpec* reference = s.find_variant(s.reference);
+    for (std::size_t i = 0; i < plan.cases.size(); ++i) {
+        const auto& variant = s.variants[plan.cases[i].variant];
+        if (const std::string* err = plan.compiled.error(variant, plan.cases[i].params)) {
+            plan.results[i] = run::unverifiable_case(s, plan.cases[i], "");
+            plan.results[i].status = CaseStatus::compile_error;
+            plan.results[i].message = *err;
+        } else if (reference && plan.compiled.error(*reference, plan.cases[i].params)) {
+            plan.results[i] = run::unverifiable_case(s, plan.cases[i], "the reference variant did not compile");
+        } else {
+            plan.runnable.push_back(plan.cases[i]);
+            plan.runnable_index.push_back(i);
+        }
+    }
+    if (cache) plan.book.emplace(cache->dir(), device.name, s.name);
+    const CostConditions conditions{collects_counters(options),
+                                    options.counter_cache && cache && !options.fresh_counters};
+    plan.costs = expected_case_costs(s, plan.runnable, options.baseline_dir, plan.book ? &*plan.book : nullptr,
+                                     conditions, &plan.cost_sources);
+    plan.suite = std::move(s);
+    return plan;
+}
+
+run::IsolatedRunConfig isolated_config(const SuiteRunOptions& options, const compile::CompileCache* cache)
+{
+    run::IsolatedRunConfig config;
+    config.options.profile = options.profile && !options.verify_only;
+    config.options.external_profiler = options.external_profiler;
+    config.options.hot_cache = options.hot;
+    config.options.time_source = options.event_timing ? run::TimeSource::events : run::TimeSource::kernels;
+    config.options.verify_only = options.verify_only;
+    if (options.counter_cache && cache) config.options.counter_cache_dir = cache->dir() / "counters";
+    config.options.fresh_counters = options.fresh_counters;
+    return config;
+}
+
+/// Runs every plan's runnable cases on `devices`: one thread per GPU, each with its own workers
+/// serving every suite, so that a fault or a hang on one GPU fails its own case and the others go
+/// on. Fills the plans' results.
+ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::DeviceInfo>& devices,
+                       const run::IsolatedRunConfig& config)
+{
+    std::vector<run::SuiteWork> work;
+    std::vector<run::WorkItem> items;
+    std::vector<double> costs;
+    for (std::size_t p = 0; p < plans.size(); ++p) {
+        const SuitePlan& plan = plans[p];
+        const double timeout = plan.options.timeout_s > 0 ? plan.options.timeout_s : plan.suite.timing.timeout_s;
+        work.push_back({&plan.suite, &plan.runnable, &plan.compiled.modules, timeout});
+        for (std::size_t k = 0; k < plan.runnable.size(); ++k) {
+            items.push_back({p, k});
+            costs.push_back(plan.costs.size() == plan.runnable.size() ? plan.costs[k] : 1.0);
+        }
+    }
+    ExecutionNotes notes;
+    if (items.empty()) return notes;
+
+    Progress progress(items.size());
+    std::mutex mutex;
+    const auto case_of = [&](const run::WorkItem& item) -> const suite::Case& {
+        return plans[item.suite].runnable[item.index];
+    };
+    const auto schedule = run::schedule_on_devices(costs, devices.size());
+    std::vector<std::exception_ptr> errors(devices.size());
+    std::vector<double> busy_s(devices.size(), 0.0);
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<std::thread> threads;
+    for (std::size_t g = 0; g < devices.size(); ++g)
+        threads.emplace_back([&, g] {
+            try {
+                const auto& mine = schedule.items[g];
+                if (mine.empty()) return;
+                std::vector<run::WorkItem> own;
+                for (const auto i : mine) own.push_back(items[i]);
+                run::IsolatedRunConfig on_device = config;
+                on_device.device = devices[g].ordinal;
+                run::RunObserver relay;
+                relay.on_worker_ready = [&](double seconds, const std::map<std::string, double>& parts) {
+                    const std::lock_guard lock(mutex);
+                    ++notes.workers;
+                    notes.worker_seconds += seconds;
+                    for (const auto& [part, s] : parts) notes.worker_parts[part] += s;
+                };
+                relay.on_begin = [&](std::size_t i) {
+                    CaseResult r;
+                    const auto& plan = plans[own[i].suite];
+                    const auto& c = case_of(own[i]);
+                    r.variant = plan.suite.variants[c.variant].name;
+                    r.params_text = c.params_text;
+                    const std::lock_guard lock(mutex);
+                    progress.begin(r);
+                };
+                relay.on_result = [&](std::size_t, const CaseResult& r) {
+                    const std::lock_guard lock(mutex);
+                    progress.end(r);
+                };
+                auto ran = run::run_isolated(work, own, on_device, relay);
+                const std::lock_guard lock(mutex);
+                busy_s[g] = seconds_since(started);
+                for (std::size_t k = 0; k < ran.size(); ++k) {
+                    if (devices.size() > 1)
+                        ran[k].message +=
+                            fmt::format("{}ran on GPU {}", ran[k].message.empty() ? "" : "; ", devices[g].ordinal);
+                    SuitePlan& plan = plans[own[k].suite];
+                    plan.results[plan.runnable_index[own[k].index]] = std::move(ran[k]);
+                }
+            } catch (...) {
+                errors[g] = std::current_exception();
+            }
+        });
+    for (auto& t : threads) t.join();
+    for (const auto& e : errors)
+        if (e) std::rethrow_exception(e);
+
+    // A point whose reference case failed on one GPU leaves its other cases unverified, as on one
+    // GPU, even where another GPU computed the reference's outputs for them.
+    for (auto& plan : plans) {
+        std::set<std::size_t> failed_points;
+        for (std::size_t i = 0; i < plan.cases.size(); ++i)
+            if (plan.suite.variants[plan.cases[i].variant].name == plan.suite.reference &&
+                case_status_fails(plan.results[i].status))
+                failed_points.insert(plan.cases[i].point);
+        for (std::size_t i = 0; i < plan.cases.size(); ++i)
+            if (plan.suite.variants[plan.cases[i].variant].name != plan.suite.reference &&
+                failed_points.contains(plan.cases[i].point) && plan.results[i].status != CaseStatus::compile_error)
+                plan.results[i] =
+                    run::unverifiable_case(plan.suite, plan.cases[i], "the reference variant failed at this point");
+    }
+
+    if (devices.size() > 1) {
+        const double last = *std::max_element(busy_s.begin(), busy_s.end());
+        std::size_t recorded = 0, modelled = 0;
+        for (const auto& plan : plans) {
+            recorded += plan.cost_sources.recorded;
+            modelled += plan.cost_sources.modelled;
+        }
+        std::vector<std::string> parts;
+        std::string idle;
+        for (std::size_t g = 0; g < devices.size(); ++g) {
+            parts.push_back(fmt::format("GPU {}: {} cases, expected {:.1f} s, busy {:.1f} s", devices[g].ordinal,
+                                        schedule.items[g].size(), schedule.expected_s[g], busy_s[g]));
+            if (last - busy_s[g] >= 0.05)
+                idle += fmt::format("; GPU {} idle for {:.1f} s at the end", devices[g].ordinal, last - busy_s[g]);
+        }
+        notes.devices.push_back(fmt::format(
+            "cases spread over {} GPUs case by case, costliest first onto the least-loaded GPU, with {} suite(s) "
+            "at once (expected costs: {} recorded by earlier runs, {} modelled from the baselines' times): {}{}",
+            devices.size(), plans.size(), recorded, modelled, join(parts, "; "), idle));
+    }
+    return notes;
+}
+
+harness::RunReport report_of(SuitePlan& plan, const run::DeviceInfo& device, const ExecutionNotes& execution,
+                             const compile::CompileCache* cache)
+{
+    const SuiteRunOptions& options = plan.options;
+    for (std::size_t i = 0; i < plan.cases.size(); ++i) plan.results[i].point = plan.cases[i].point;
+
+    harness::RunReport rep = report_for(plan.suite);
+    for (const auto& note : execution.devices) rep.notes.push_back(note);
+    rep.mode = "gpu";
+    rep.shard = plan.shard;
+    rep.device_name = device.name;
+    rep.arch = device.arch;
+    rep.sm_count = device.sm_count;
+    rep.memory_bandwidth_gbs = device.memory_bandwidth_gbs;
+    rep.fp32_peak_gflops = device.fp32_peak_gflops;
+    CaseCost cost;
+    std::size_t profiled_cases = 0, recomputed = 0;
+    for (const auto& r : plan.results) {
+        cost += r.cost;
+        if (r.cost.profile.total() > 0) ++profiled_cases;
+        if (r.cost.reference > 0) ++recomputed;
+    }
+    rep.profiled = profiled_cases > 0;
+    if (recomputed > 0)
+        rep.notes.push_back(fmt::format(
+            "reference outputs computed again, on its own GPU, for {} cases whose point's reference case ran on "
+            "another GPU (or in an earlier worker): {:.2f} s",
+            recomputed, cost.reference));
+    if (const TimingCost& t = cost.timing_parts; t.passes > 0)
+        rep.notes.push_back(fmt::format("timing: {:.2f} s for {} cases, of which {} profiler passes took {:.2f} s "
+                                        "(setup {:.2f} s, samples {:.2f} s, reading {:.2f} s; {} passes taken again "
+                                        "for a kernel left unrecorded); the range profiler was enabled {} times for "
+                                        "timing and {} times for counters",
+                                        cost.timing, plan.results.size(), t.passes, t.total(), t.setup, t.samples,
+                                        t.teardown, t.retaken, t.enables, cost.profile.enables));
+    if (profiled_cases > 0) {
+        const ProfileCost& p = cost.profile;
+        rep.notes.push_back(fmt::format(
+            "profiling: {:.2f} s for {} cases (setup {:.2f} s, input restore {:.2f} s, L2 emptying {:.2f} s, "
+            "kernels {:.2f} s, SASS instrumented runs {:.2f} s, teardown {:.2f} s); the range profiler ran each case "
+            "{:.3g} times on average, SASS metrics {} instrumented run(s)",
+            p.total(), profiled_cases, p.setup, p.restore, p.l2_flush, p.kernels, p.sass, p.teardown,
+            static_cast<double>(p.range_passes) / profiled_cases, p.sass_runs));
+    } else if (options.external_profiler)
+        rep.notes.push_back("external-profiler mode: each case ran once inside its NVTX range; no timing, no counters");
+    else if (!options.profile)
+        rep.notes.push_back("hardware counters not collected (--no-profile)");
+    const bool timed = std::any_of(plan.results.begin(), plan.results.end(),
+                                   [](const CaseResult& r) { return r.metric(metric::time_median).has_value(); });
+    if (timed)
+        rep.notes.push_back(
+            options.event_timing
+                ? "times: CUDA events around each sample's launches (--event-timing), launch latency included"
+                : fmt::format("times: the sum of each kernel's own GPU duration, every kernel started {}, as Nsight "
+                              "Compute's gpu__time_duration; no launch latency",
+                              options.hot ? "without emptying the L2 (--hot)" : "after the L2 was emptied"));
+    rep.notes.push_back(fmt::format("compilation: {:.2f} s", plan.compile_seconds));
+    if (execution.workers > 0) {
+        std::vector<std::string> parts;
+        for (const auto& [part, s] : execution.worker_parts) parts.push_back(fmt::format("{} {:.2f} s", part, s));
+        rep.notes.push_back(fmt::format("workers: {} started in {:.2f} s ({}), each serving every suite of the run",
+                                        execution.workers, execution.worker_seconds, join(parts)));
+    }
+    if (options.counter_cache && !cache)
+        rep.notes.push_back("counter cache: off, because the kernel cache folder that holds it is off (--no-cache)");
+    else if (options.counter_cache) {
+        std::size_t reused_cases = 0, reused_figures = 0;
+        for (const auto& r : plan.results)
+            if (!r.reused_metrics.empty()) {
+                ++reused_cases;
+                reused_figures += r.reused_metrics.size();
+            }
+        rep.notes.push_back(fmt::format(
+            "counter cache ({}): {} of {} profiled cases reused {} exact figures and their hotspots; their noisy "
+            "figures were measured{}",
+            (cache->dir() / "counters").string(), reused_cases, profiled_cases, reused_figures,
+            options.fresh_counters ? "; --fresh-counters measured everything and refreshed the entries" : ""));
+    }
+    if (cost.total() > 0)
+        rep.notes.push_back(fmt::format("case time: {:.2f} s (buffers and reference {:.2f} s, verification {:.2f} s, "
+                                        "timing {:.2f} s, profiling {:.2f} s)",
+                                        cost.total(), cost.prepare, cost.verify, cost.timing, cost.profile.total()));
+    rep.driver_version = fmt::format("{}.{}", device.driver_version / 1000, device.driver_version % 1000 / 10);
+    if (plan.book) {
+        plan.book->record(plan.results);
+        plan.book->save();
+    }
+    rep.results = std::move(plan.results);
+    for (auto& r : rep.results) r.arch = device.arch;
+    return rep;
+}
+
+} // namespace
+
+std::vector<harness::RunReport> run_suites_gpu(const std::vector<SuiteRunRequest>& requests,
+                                               const run::DeviceInfo& device, const compile::CompileCache* cache)
+{
+    if (requests.empty()) return {};
+    const SuiteRunOptions& first = requests.front().options;
+    const auto devices = choose_devices(first, device);
+    std::vector<SuitePlan> plans;
+    for (const auto& request : requests) plans.push_back(plan_suite(request.suite, request.options, device, cache));
+    const ExecutionNotes execution = execute(plans, devices, isolated_config(first, cache));
+    std::vector<harness::RunReport> reports;
+    for (auto& plan : plans) {
+        harness::RunReport rep = report_of(plan, device, execution, cache);
+        // The cliff maps of a scanned axis, timed in a worker of their own (gpu_scan.hxx).
+        if (scans_on_gpu(plan.suite, plan.options, plan.shard))
+            add_gpu_cliff_maps(rep, plan.suite, plan.compiled, device, plan.options);
+        reports.push_back(std::move(rep));
+    }
+    return reports;
+}
+
+harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, const SuiteRunOptions& options,
+                                 const compile::CompileCache* cache)
+{
+    return std::move(run_suites_gpu({{std::move(s), options}}, device, cache).front());
+}
+
+} // namespace harness::pipeline

@@ -1,0 +1,379 @@
+#include "harness/pipeline/gpu_scan.hxx"
+
+#include "harness/cliff/steps.hxx"
+#include "harness/core/error.hxx"
+#include "harness/core/stopwatch.hxx"
+#include "harness/run/driver.hxx"
+#include "harness/run/launch_setup.hxx"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <fmt/format.h>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace harness::pipeline {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// One map to scan: a variant and its points along the axis.
+struct ScanJob {
+    const suite::VariantSpec* variant = nullptr;
+    ScanSeries series;
+};
+
+void write_line(int fd, const nlohmann::json& message)
+{
+    const std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    std::size_t done = 0;
+    while (done < line.size()) {
+        const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return; // the parent is gone
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+/// The body of a scan worker: scans jobs[first...] in order, reporting over `fd`. A fault
+/// poisons the context: the worker reports it and ends, and the parent starts another.
+int scan_worker(const suite::Suite& suite, const compile::SuiteModules& modules, const std::vector<ScanJob>& jobs,
+                std::size_t first, const GpuScanOptions& options, int fd)
+{
+    std::unique_ptr<run::GpuSession> session;
+    try {
+        session = std::make_unique<run::GpuSession>(options.device);
+    } catch (const std::exception& e) {
+        write_line(fd, {{"event", "fatal"}, {"message", e.what()}});
+        return 3;
+    }
+    write_line(fd, {{"event", "ready"}});
+    run::ScanRunner runner(*session, suite, modules.modules);
+    for (std::size_t j = first; j < jobs.size(); ++j) {
+        write_line(fd, {{"event", "begin"}, {"job", j}});
+        try {
+            runner.scan(*jobs[j].variant, jobs[j].series.points, options.timing, [&](const run::ScanPoint& p) {
+                write_line(fd, {{"event", "point"}, {"job", j}, {"point", p}});
+            });
+            write_line(fd, {{"event", "done"}, {"job", j}});
+        } catch (const run::CudaError& e) {
+            write_line(fd, {{"event", "failed"}, {"job", j}, {"message", fmt::format("kernel fault: {}", e.what())}});
+            if (e.poisons_context()) return 0;
+        } catch (const std::exception& e) {
+            write_line(fd, {{"event", "failed"}, {"job", j}, {"message", e.what()}});
+        }
+    }
+    return 0;
+}
+
+std::string describe_exit(int status)
+{
+    if (WIFSIGNALED(status))
+        return fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
+    return "ended";
+}
+
+/// What became of the jobs a worker was given.
+struct WorkerEnd {
+    std::optional<std::size_t> current;       ///< the job it was scanning when it ended
+    std::optional<std::size_t> last_finished; ///< the last job it finished (scanned or failed)
+    bool timed_out = false;
+    std::string fatal; ///< the worker could not start: no job can run
+    bool started = false;
+};
+
+/// Forks a worker for jobs[first...] and follows its events until it exits or misses a deadline
+/// (the start-up timeout, then the point timeout between points), filling the jobs' points and
+/// their failures.
+WorkerEnd run_worker(const suite::Suite& suite, const compile::SuiteModules& modules, std::vector<ScanJob>& jobs,
+                     std::size_t first, const GpuScanOptions& options, std::vector<std::string>& failures)
+{
+    int fds[2];
+    if (pipe(fds) != 0) throw Error(ErrorKind::environment, fmt::format("pipe failed: {}", strerror(errno)));
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) throw Error(ErrorKind::environment, fmt::format("fork failed: {}", strerror(errno)));
+    if (pid == 0) {
+        ::close(fds[0]);
+        int code = 1;
+        try {
+            code = scan_worker(suite, modules, jobs, first, options, fds[1]);
+        } catch (...) {
+        }
+        ::_exit(code);
+    }
+    ::close(fds[1]);
+
+    const auto after = [](double seconds) {
+        return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    };
+    WorkerEnd end;
+    auto deadline = after(options.startup_timeout_s);
+    std::string buffer;
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) {
+            end.timed_out = true;
+            break;
+        }
+        pollfd p{fds[0], POLLIN, 0};
+        const int ready = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+        if (ready <= 0) continue;
+        char chunk[65536];
+        const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break; // the worker exited
+        buffer.append(chunk, static_cast<std::size_t>(n));
+        for (std::size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
+            const auto message = nlohmann::json::parse(buffer.substr(0, nl));
+            buffer.erase(0, nl + 1);
+            const std::string event = message.at("event");
+            if (event == "fatal") {
+                end.fatal = message.at("message");
+            } else if (event == "ready") {
+                end.started = true;
+            } else if (event == "begin") {
+                end.current = message.at("job").get<std::size_t>();
+                // Buffers drawn and filled, and a calibration run at each end, before the first point.
+                deadline = after(3 * options.point_timeout_s);
+            } else if (event == "point") {
+                jobs[message.at("job").get<std::size_t>()].series.measured.push_back(
+                    message.at("point").get<run::ScanPoint>());
+                deadline = after(options.point_timeout_s);
+            } else if (event == "done" || event == "failed") {
+                const auto j = message.at("job").get<std::size_t>();
+                if (event == "failed") {
+                    failures[j] = message.at("message");
+                    jobs[j].series.measured.clear();
+                }
+                end.current.reset();
+                end.last_finished = j;
+                deadline = after(options.point_timeout_s);
+            }
+        }
+    }
+    if (end.timed_out) ::kill(pid, SIGKILL);
+    ::close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (end.current) {
+        ScanJob& job = jobs[*end.current];
+        const std::string& axis = suite.scanned_param()->name;
+        const std::size_t at = job.series.measured.size();
+        const std::string place = at < job.series.points.size()
+                                      ? fmt::format("{}={}", axis, job.series.points[at].at(axis))
+                                      : std::string("its end");
+        failures[*end.current] = end.timed_out
+                                     ? fmt::format("a point did not finish within {:g} s at {}; its worker was killed",
+                                                   options.point_timeout_s, place)
+                                     : fmt::format("the worker died at {}: {}", place, describe_exit(status));
+    } else if (!end.started && end.fatal.empty()) {
+        end.fatal = end.timed_out ? fmt::format("a scan worker did not start within {:g} s", options.startup_timeout_s)
+                                  : fmt::format("a scan worker failed before scanning: {}", describe_exit(status));
+    }
+    return end;
+}
+
+} // namespace
+
+bool scans_on_gpu(const suite::Suite& suite, const SuiteRunOptions& options, const ShardInfo& shard)
+{
+    if (!suite.scanned_param() || shard.sharded() || !options.only_cases.empty() || options.verify_only ||
+        options.external_profiler)
+        return false;
+    return std::any_of(suite.variants.begin(), suite.variants.end(),
+                       [](const suite::VariantSpec& v) { return !v.is_builtin(); });
+}
+
+std::vector<suite::Case> scan_end_cases(const suite::Suite& suite, std::vector<suite::Case> cases)
+{
+    const suite::ParamSpec* axis = suite.scanned_param();
+    if (!axis || axis->values.empty()) return cases;
+    const std::int64_t first = axis->values.front(), last = axis->values.back();
+    std::erase_if(cases, [&](const suite::Case& c) {
+        const std::int64_t x = c.params.at(axis->name);
+        return x != first && x != last;
+    });
+    return cases;
+}
+
+CliffMap gpu_cliff_map(const suite::Suite& suite, const ScanSeries& series, const std::string& arch,
+                       const cliff::GpuShape& gpu)
+{
+    const suite::ParamSpec* axis = suite.scanned_param();
+    const suite::VariantSpec* variant = suite.find_variant(series.variant);
+    if (!axis || !variant)
+        throw Error(ErrorKind::internal, fmt::format("{}: no scanned axis or no variant '{}' for a GPU cliff map",
+                                                     suite.file.string(), series.variant));
+    CliffMap map;
+    map.variant = series.variant;
+    map.axis = axis->name;
+    map.others = series.others;
+    map.arch = arch;
+    // Time per unit of work, where the suite says what the work is: a step is then a change in
+    // how efficiently the GPU works, not the work growing along the axis.
+    const suite::Expression* work = variant->flops ? &*variant->flops : variant->bytes ? &*variant->bytes : nullptr;
+    map.figure = work ? "time_per_work" : "time";
+    map.unit = work ? (variant->flops ? "us/GFLOP" : "us/GB") : "us";
+
+    std::vector<cliff::LaunchShape> shapes;
+    for (std::size_t i = 0; i < series.measured.size() && i < series.points.size(); ++i) {
+        const run::ScanPoint& p = series.measured[i];
+        if (!p.ok || !(p.time_us > 0)) continue; // a point that did not run is left out, as a failed case is
+        double scale = 1.0;
+        if (work) {
+            double amount = 0;
+            try {
+                amount = static_cast<double>(work->evaluate(series.points[i])) * 1e-9;
+            } catch (const suite::ExpressionError&) {
+                continue;
+            }
+            if (!(amount > 0)) continue;
+            scale = 1.0 / amount;
+        }
+        map.x.push_back(static_cast<double>(p.x));
+        map.values.push_back(p.time_us * scale);
+        // Never 0: a noisy map is told from an exact one by its noise.
+        map.noise.push_back(std::max(p.noise_us, run::event_resolution_us * 1e-3) * scale);
+        shapes.push_back(p.shape);
+    }
+    if (map.x.size() < 2) return map;
+    cliff::StepOptions steps;
+    steps.min_depth = suite.cliffs.min_depth;
+    steps.worse_only = true; // time: higher is worse, and where it falls again is the next level
+    map.cliffs = cliff::find_steps(map.x, map.values, map.noise, steps);
+    for (auto& c : map.cliffs) cliff::explain_cliff(c, shapes, gpu, axis->name);
+    return map;
+}
+
+std::vector<CliffMap> scan_suite_gpu(const suite::Suite& suite, const compile::SuiteModules& modules,
+                                     const run::DeviceInfo& device, const GpuScanOptions& options,
+                                     std::vector<std::string>& notes)
+{
+    const suite::ParamSpec* axis = suite.scanned_param();
+    if (!axis) return {};
+    const auto started = Clock::now();
+
+    // The jobs: every wanted kernel variant at each combination of the other parameters, its
+    // points in axis order; points whose configuration did not compile are left out.
+    std::vector<ScanJob> jobs;
+    std::map<std::pair<std::string, std::string>, std::size_t> index; // (variant, others)
+    std::map<std::string, std::size_t> uncompiled;
+    const auto& wanted = options.variants;
+    for (const auto& point : suite::sweep_points(suite))
+        for (const auto& v : suite.variants) {
+            if (v.is_builtin()) continue;
+            if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), v.name) == wanted.end()) continue;
+            if (modules.error(v, point) || !modules.find(v, point)) {
+                ++uncompiled[v.name];
+                continue;
+            }
+            const std::string others = suite::others_text(suite, point, axis->name);
+            const auto [it, fresh] = index.emplace(std::pair{v.name, others}, jobs.size());
+            if (fresh) jobs.push_back({&v, {v.name, others, {}, {}}});
+            jobs[it->second].series.points.push_back(point);
+        }
+    for (const auto& v : suite.variants)
+        if (v.is_builtin() && (wanted.empty() || std::find(wanted.begin(), wanted.end(), v.name) != wanted.end()))
+            notes.push_back(fmt::format("GPU scan: {} is a library call ({}), not scanned; its cases at the ends of {} "
+                                        "ran as every case does",
+                                        v.name, v.builtin, axis->name));
+    for (const auto& [name, count] : uncompiled)
+        notes.push_back(fmt::format(
+            "GPU scan: {} points of {} left out of its maps: their configuration did not compile", count, name));
+    for (auto& job : jobs)
+        std::stable_sort(
+            job.series.points.begin(), job.series.points.end(),
+            [&](const suite::Bindings& a, const suite::Bindings& b) { return a.at(axis->name) < b.at(axis->name); });
+    if (jobs.empty()) return {};
+
+    // One worker scans the jobs in order; one that faults or hangs fails its job, and a fresh
+    // worker takes the next.
+    std::vector<std::string> failures(jobs.size());
+    std::size_t next = 0, workers = 0;
+    while (next < jobs.size()) {
+        ++workers;
+        const WorkerEnd end = run_worker(suite, modules, jobs, next, options, failures);
+        if (!end.fatal.empty()) {
+            notes.push_back(fmt::format("GPU scan: not run: {}", end.fatal));
+            return {};
+        }
+        // A worker ends after its last job, after a fault it reported, or during a job (a fault
+        // that killed it, a hang): the next worker starts after the last job it dealt with.
+        if (end.current)
+            next = *end.current + 1;
+        else if (end.last_finished)
+            next = *end.last_finished + 1;
+        else {
+            notes.push_back("GPU scan: a worker ended before scanning anything; the maps left are not drawn");
+            break;
+        }
+    }
+
+    std::vector<CliffMap> maps;
+    std::size_t measured = 0, failed_points = 0;
+    std::vector<std::string> point_errors;
+    const cliff::GpuShape gpu{device.sm_count};
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+        const ScanSeries& series = jobs[j].series;
+        const std::string name =
+            fmt::format("{} {}{}", series.variant, axis->name, series.others.empty() ? "" : " " + series.others);
+        if (!failures[j].empty()) {
+            notes.push_back(fmt::format("GPU scan: the map {} failed: {}", name, failures[j]));
+            continue;
+        }
+        for (const auto& p : series.measured) {
+            if (p.ok) {
+                ++measured;
+            } else {
+                ++failed_points;
+                if (point_errors.size() < 3) point_errors.push_back(p.error);
+            }
+        }
+        if (series.measured.size() < series.points.size())
+            notes.push_back(fmt::format("GPU scan: the map {} has {} of its {} points", name, series.measured.size(),
+                                        series.points.size()));
+        maps.push_back(gpu_cliff_map(suite, series, device.arch, gpu));
+    }
+    if (failed_points > 0)
+        notes.push_back(fmt::format("GPU scan: {} points did not run and are left out of their maps ({}{})",
+                                    failed_points, fmt::join(point_errors, "; "),
+                                    failed_points > point_errors.size() ? "; ..." : ""));
+    const double seconds = seconds_since(started);
+    std::size_t runs_per_batch = 0;
+    for (const auto& job : jobs)
+        for (const auto& p : job.series.measured) runs_per_batch = std::max(runs_per_batch, p.runs_per_batch);
+    notes.push_back(fmt::format(
+        "GPU scan of {}: {} points in {} maps in {:.2f} s ({:.0f} points/s, {} worker(s)); each point timed with CUDA "
+        "events around {} batches of up to {} back-to-back runs (median of the batch means, noise 1.4826 x MAD), the "
+        "L2 not emptied between runs; unverified and unprofiled: only the scan's ends ran as full cases",
+        axis->name, measured, maps.size(), seconds, seconds > 0 ? static_cast<double>(measured) / seconds : 0.0,
+        workers, options.timing.batches, runs_per_batch));
+    return maps;
+}
+
+void add_gpu_cliff_maps(harness::RunReport& report, const suite::Suite& suite, const compile::SuiteModules& modules,
+                        const run::DeviceInfo& device, const SuiteRunOptions& options)
+{
+    GpuScanOptions scan;
+    scan.device = device.ordinal;
+    scan.point_timeout_s = options.timeout_s > 0 ? options.timeout_s : suite.timing.timeout_s;
+    scan.variants = options.only_variants;
+    std::vector<std::string> notes;
+    auto maps = scan_suite_gpu(suite, modules, device, scan, notes);
+    for (auto& m : maps) report.cliff_maps.push_back(std::move(m));
+    for (auto& n : notes) report.notes.push_back(std::move(n));
+}
+
+} // namespace harness::pipeline

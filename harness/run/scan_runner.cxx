@@ -1,0 +1,344 @@
+#include "harness/run/scan_runner.hxx"
+
+#include "harness/compile/cubin_info.hxx"
+#include "harness/compile/occupancy.hxx"
+#include "harness/run/buffer_data.hxx"
+#include "harness/run/launch_setup.hxx"
+#include "harness/suite/compile_params.hxx"
+#include "harness/suite/sweep.hxx"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+// How a point is timed, and why so.
+//
+// A scan wants the shape of a series over thousands of points, not each point's absolute time to
+// a fraction of a percent: so each point is one warm-up run, then a few batches of back-to-back
+// runs between two CUDA events, and the batch means' median and robust spread. Per-kernel GPU
+// durations (the case runner's CUPTI timer) would drop the launch gaps but cost a profiler pass
+// per batch, about as long as the whole point takes here.
+//
+// The L2 is not emptied between runs (times are warm, as with `--hot`): an emptying inside a
+// batch would be timed with it, and one before each batch would make only the batch's first run
+// cold, a share that would change with the batch size. Every point is measured the same way, which
+// is what a step along the axis needs; a working set that outgrows the L2 along the axis shows as a
+// step of its own, which the launch model leaves unexplained.
+//
+// Inout buffers are restored before each batch (outside the events), not between the runs of a
+// batch: a copy there would be timed too. A kernel whose time depends on the values it overwrote
+// is timed on its own outputs after the first run of a batch.
+
+namespace harness::run {
+
+namespace {
+
+bool uses_buffer(const suite::VariantSpec& variant, const std::string& buffer)
+{
+    for (const auto& l : variant.launches)
+        for (const auto& a : l.args)
+            if (a.buffer == buffer) return true;
+    return false;
+}
+
+/// Device memory freed on every path.
+struct DeviceMemory {
+    CUdeviceptr ptr = 0;
+    std::size_t bytes = 0;
+    DeviceMemory() = default;
+    DeviceMemory(const DeviceMemory&) = delete;
+    DeviceMemory& operator=(const DeviceMemory&) = delete;
+    ~DeviceMemory()
+    {
+        if (ptr) driver().cuMemFree(ptr);
+    }
+};
+
+double median_of(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+} // namespace
+
+std::pair<double, double> summarize_batches(std::vector<double> means, std::size_t runs_per_batch)
+{
+    const double median = median_of(means);
+    std::vector<double> deviations;
+    for (const double m : means) deviations.push_back(std::abs(m - median));
+    const double floor = event_resolution_us / static_cast<double>(std::max<std::size_t>(runs_per_batch, 1));
+    return {median, std::max(1.4826 * median_of(deviations), floor)};
+}
+
+void to_json(nlohmann::json& j, const ScanPoint& p)
+{
+    const auto& s = p.shape;
+    j = {{"x", p.x},
+         {"ok", p.ok},
+         {"error", p.error},
+         {"time_us", p.time_us},
+         {"noise_us", p.noise_us},
+         {"runs_per_batch", p.runs_per_batch},
+         {"grid", s.grid},
+         {"block", s.block},
+         {"blocks_per_sm", s.blocks_per_sm},
+         {"limiter", s.limiter},
+         {"registers_per_thread", s.registers_per_thread},
+         {"shared_bytes", s.shared_bytes}};
+    if (s.pitch_bytes) j["pitch_bytes"] = *s.pitch_bytes;
+}
+
+void from_json(const nlohmann::json& j, ScanPoint& p)
+{
+    p.x = j.at("x").get<std::int64_t>();
+    p.ok = j.at("ok").get<bool>();
+    p.error = j.at("error").get<std::string>();
+    p.time_us = j.at("time_us").get<double>();
+    p.noise_us = j.at("noise_us").get<double>();
+    p.runs_per_batch = j.at("runs_per_batch").get<std::size_t>();
+    auto& s = p.shape;
+    s.x = static_cast<double>(p.x);
+    s.grid = j.at("grid").get<std::array<std::uint64_t, 3>>();
+    s.block = j.at("block").get<std::array<std::uint64_t, 3>>();
+    s.blocks_per_sm = j.at("blocks_per_sm").get<int>();
+    s.limiter = j.at("limiter").get<std::string>();
+    s.registers_per_thread = j.at("registers_per_thread").get<int>();
+    s.shared_bytes = j.at("shared_bytes").get<std::uint64_t>();
+    if (j.contains("pitch_bytes")) s.pitch_bytes = j.at("pitch_bytes").get<std::uint64_t>();
+}
+
+/// The variant's buffers, allocated once for the largest point.
+struct ScanRunner::Buffers {
+    struct Buffer {
+        suite::BufferSpec spec;
+        DeviceMemory device;
+        DeviceMemory pristine; ///< initial contents of an inout buffer, restored before each batch
+    };
+    std::vector<std::unique_ptr<Buffer>> list;
+
+    CUdeviceptr pointer(const std::string& name) const
+    {
+        for (const auto& b : list)
+            if (b->spec.name == name) return b->device.ptr;
+        throw LaunchProblem("no buffer " + name);
+    }
+};
+
+ScanRunner::ScanRunner(GpuSession& session, const suite::Suite& suite,
+                       const std::map<std::string, compile::CompiledModule>& modules)
+    : session_(session), suite_(suite), modules_(modules)
+{
+}
+
+ScanRunner::~ScanRunner()
+{
+    for (auto& [key, module] : loaded_) driver().cuModuleUnload(module);
+}
+
+CUmodule ScanRunner::module_for(const std::string& key)
+{
+    if (auto it = loaded_.find(key); it != loaded_.end()) return it->second;
+    const auto found = modules_.find(key);
+    if (found == modules_.end()) throw LaunchProblem(fmt::format("no compiled module for {}", key));
+    CUmodule module = nullptr;
+    CU_CHECK(driver().cuModuleLoadData(&module, found->second.cubin.data()));
+    loaded_[key] = module;
+    return module;
+}
+
+void ScanRunner::scan(const suite::VariantSpec& variant, const std::vector<suite::Bindings>& points,
+                      const ScanTiming& timing, const std::function<void(const ScanPoint&)>& on_point)
+{
+    const Driver& d = driver();
+    const std::string& arch = session_.info().arch;
+    const suite::ParamSpec* axis = suite_.scanned_param();
+    if (!axis || points.empty()) return;
+    const auto where = [&](const suite::Bindings& point) {
+        return fmt::format("{} {}", variant.name, suite::params_text(suite_, point));
+    };
+
+    // Each buffer at its largest count over the points, drawn at the point that needs it.
+    Buffers buffers;
+    std::size_t total_bytes = 0;
+    for (const auto& spec : suite_.buffers_of(variant)) {
+        if (!uses_buffer(variant, spec.name)) continue;
+        check_type_on_gpu(spec.type, arch, "buffer " + spec.name);
+        std::int64_t count = 0;
+        const suite::Bindings* largest = nullptr;
+        for (const auto& point : points) {
+            try {
+                const std::int64_t c = spec.count.evaluate(point);
+                if (c > count) count = c, largest = &point;
+            } catch (const suite::ExpressionError&) {
+                // That point fails when its launch is set up.
+            }
+        }
+        if (!largest) throw LaunchProblem(fmt::format("buffer {} has no positive count at any point", spec.name));
+        auto b = std::make_unique<Buffers::Buffer>();
+        b->spec = spec;
+        b->device.bytes = static_cast<std::size_t>(count) * suite::element_size(spec.type);
+        Bytes host(b->device.bytes);
+        draw_contents(spec, static_cast<std::size_t>(count), *largest, host.data());
+        total_bytes += b->device.bytes * (spec.role == suite::BufferRole::inout ? 2 : 1);
+        std::size_t free_bytes = 0, all_bytes = 0;
+        CU_CHECK(d.cuMemGetInfo(&free_bytes, &all_bytes));
+        if (b->device.bytes > free_bytes)
+            throw LaunchProblem(fmt::format("{}: buffers need {:.1f} MiB at the largest point, the GPU has {:.1f} MiB "
+                                            "free",
+                                            where(*largest), total_bytes / 1048576.0, free_bytes / 1048576.0));
+        CU_CHECK(d.cuMemAlloc(&b->device.ptr, b->device.bytes));
+        CU_CHECK(d.cuMemcpyHtoD(b->device.ptr, host.data(), host.size()));
+        if (spec.role == suite::BufferRole::inout) {
+            b->pristine.bytes = b->device.bytes;
+            CU_CHECK(d.cuMemAlloc(&b->pristine.ptr, b->pristine.bytes));
+            CU_CHECK(d.cuMemcpyDtoDAsync(b->pristine.ptr, b->device.ptr, b->device.bytes, session_.stream()));
+        }
+        buffers.list.push_back(std::move(b));
+    }
+    CU_CHECK(d.cuStreamSynchronize(session_.stream()));
+
+    const compile::ArchLimits* limits = compile::find_arch_limits(arch);
+    std::map<std::string, compile::CubinInfo> cubins; // by compile key, for the kernels' barriers
+
+    // One point's launches, and its launch shape.
+    struct Setup {
+        std::vector<KernelLaunch> launches;
+        cliff::LaunchShape shape;
+    };
+    const auto set_up = [&](const suite::Bindings& point) {
+        Setup s;
+        const std::string key = suite::compile_key(variant, point);
+        const CUmodule module = module_for(key);
+        const compile::CompiledModule& compiled = modules_.at(key);
+        auto info = cubins.find(key);
+        if (info == cubins.end()) info = cubins.emplace(key, compile::read_cubin_info(compiled.cubin)).first;
+        for (std::size_t li = 0; li < variant.launches.size(); ++li)
+            s.launches.push_back(set_up_kernel_launch(
+                variant, li, module, compiled, point, [&](const std::string& name) { return buffers.pointer(name); },
+                arch));
+        // The first launch's geometry; the resources of the launch with the fewest resident blocks,
+        // as the case runner reports a variant of several launches.
+        auto& shape = s.shape;
+        shape.x = static_cast<double>(point.at(axis->name));
+        for (std::size_t k = 0; k < 3; ++k) {
+            shape.grid[k] = s.launches.front().grid[k];
+            shape.block[k] = s.launches.front().block[k];
+        }
+        int fewest = std::numeric_limits<int>::max();
+        for (const auto& l : s.launches) {
+            int regs = 0, smem = 0, active = 0;
+            CU_CHECK(d.cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, l.function));
+            CU_CHECK(d.cuFuncGetAttribute(&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, l.function));
+            const int threads = static_cast<int>(l.block[0] * l.block[1] * l.block[2]);
+            CU_CHECK(d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&active, l.function, threads, l.shared_bytes));
+            if (active >= fewest) continue;
+            fewest = active;
+            shape.blocks_per_sm = active;
+            shape.registers_per_thread = regs;
+            shape.shared_bytes = static_cast<std::uint64_t>(smem) + l.shared_bytes;
+            shape.limiter.clear();
+            if (limits) {
+                // The driver gives the blocks, the calculator what limits them (as the static tier).
+                compile::OccupancyOptions o;
+                for (const auto& k : info->second.kernels)
+                    if (k.name == l.symbol) o.barriers_per_block = k.barriers;
+                o.shared_opt_in = l.shared_bytes > 48 * 1024;
+                shape.limiter = std::string(compile::to_string(
+                    compile::theoretical_occupancy(*limits, threads, regs, smem + static_cast<int>(l.shared_bytes), o)
+                        .limiter));
+            }
+        }
+        if (axis->pitch) {
+            const std::int64_t pitch = evaluate_at(*axis->pitch, point, "pitch");
+            if (pitch < 0) throw LaunchProblem(fmt::format("pitch = {} is negative", pitch));
+            shape.pitch_bytes = static_cast<std::uint64_t>(pitch);
+        }
+        return s;
+    };
+    const auto run_once = [&](const Setup& s) {
+        for (const auto& l : s.launches) enqueue(l, session_.stream());
+    };
+    const auto restore = [&] {
+        for (const auto& b : buffers.list)
+            if (b->pristine.ptr)
+                CU_CHECK(d.cuMemcpyDtoDAsync(b->device.ptr, b->pristine.ptr, b->device.bytes, session_.stream()));
+    };
+    // Microseconds of `runs` back-to-back runs, between two events.
+    const auto time_batch = [&](const Setup& s, std::size_t runs) {
+        restore();
+        CU_CHECK(d.cuEventRecord(session_.start_event(), session_.stream()));
+        for (std::size_t r = 0; r < runs; ++r) run_once(s);
+        CU_CHECK(d.cuEventRecord(session_.stop_event(), session_.stream()));
+        CU_CHECK(d.cuEventSynchronize(session_.stop_event()));
+        float ms = 0;
+        CU_CHECK(d.cuEventElapsedTime(&ms, session_.start_event(), session_.stop_event()));
+        return static_cast<double>(ms) * 1e3;
+    };
+    // A point that cannot launch as specified, or whose launch the driver refuses without harm to
+    // the context, fails alone; a fault propagates.
+    const auto guarded = [&](const suite::Bindings& point, const auto& body) -> std::optional<std::string> {
+        try {
+            body();
+            return std::nullopt;
+        } catch (const LaunchProblem& e) {
+            return fmt::format("{}: {}", where(point), e.what());
+        } catch (const CudaError& e) {
+            if (e.poisons_context()) throw;
+            return fmt::format("{}: {}", where(point), e.what());
+        }
+    };
+
+    // One batch size for the axis, from a single run at each end (after a warm-up).
+    std::size_t runs_per_batch = 0;
+    {
+        double fastest = std::numeric_limits<double>::infinity(), slowest = 0;
+        for (const auto* point : {&points.front(), &points.back()}) {
+            guarded(*point, [&] {
+                const Setup s = set_up(*point);
+                run_once(s);
+                const double us = std::max(time_batch(s, 1), event_resolution_us);
+                fastest = std::min(fastest, us);
+                slowest = std::max(slowest, us);
+            });
+        }
+        if (slowest > 0) {
+            runs_per_batch = static_cast<std::size_t>(std::ceil(timing.batch_target_us / fastest));
+            if (static_cast<double>(runs_per_batch) * slowest > timing.batch_limit_us)
+                runs_per_batch = static_cast<std::size_t>(std::floor(timing.batch_limit_us / slowest));
+            runs_per_batch = std::clamp<std::size_t>(runs_per_batch, 1, timing.max_runs_per_batch);
+        }
+    }
+
+    std::vector<double> means;
+    for (const auto& point : points) {
+        ScanPoint result;
+        result.x = point.at(axis->name);
+        const auto problem = guarded(point, [&] {
+            const Setup s = set_up(point);
+            result.shape = s.shape;
+            run_once(s); // warm-up: the first launch of a function at a new size pays for more than the kernel
+            CU_CHECK(d.cuStreamSynchronize(session_.stream()));
+            if (runs_per_batch == 0) // neither end ran: this point sets the batch size
+                runs_per_batch = std::clamp<std::size_t>(
+                    static_cast<std::size_t>(
+                        std::ceil(timing.batch_target_us / std::max(time_batch(s, 1), event_resolution_us))),
+                    1, timing.max_runs_per_batch);
+            means.clear();
+            for (int b = 0; b < std::max(timing.batches, 1); ++b)
+                means.push_back(time_batch(s, runs_per_batch) / static_cast<double>(runs_per_batch));
+            std::tie(result.time_us, result.noise_us) = summarize_batches(means, runs_per_batch);
+            result.runs_per_batch = runs_per_batch;
+        });
+        result.ok = !problem;
+        if (problem) result.error = *problem;
+        result.shape.x = static_cast<double>(result.x);
+        on_point(result);
+    }
+}
+
+} // namespace harness::run

@@ -1,0 +1,211 @@
+// The step finder on a synthetic population: SERIES scans (default 1,000) of 512..4,096 points,
+// each a smooth shape (flat, ramp, 1/x plus a floor, sqrt, a ramp with a knee) times 1..4 steps of
+// 2..100 % up or down, some rising over 2..3 points, with 0.5..5 % Gaussian noise; and as many
+// clean scans. Prints the precision and recall of find_steps at its default options (recall by
+// depth and noise), the false steps per 1,000 clean scans, and the time per 4,096-point scan.
+//
+//   cliff_bench [SERIES] [WINDOW]
+
+#include "harness/cliff/steps.hxx"
+
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <fmt/format.h>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace harness;
+using namespace harness::cliff;
+
+namespace {
+
+/// A step put into a series: the rise starts after point `first` and ends at point `last`, and
+/// multiplies the level by `factor`.
+struct TrueStep {
+    std::size_t first = 0, last = 0;
+    double factor = 1;
+    double noise = 0;
+    /// How large it is, up or down: 0.5 both for 100 -> 150 and for 150 -> 100.
+    double size() const { return std::max(factor, 1.0 / factor) - 1.0; }
+};
+
+struct Scan {
+    std::vector<double> x, values, noise;
+    std::vector<TrueStep> steps;
+};
+
+/// A smooth shape over x = 1..n, of level about 100.
+double shape(int kind, double x, double n)
+{
+    switch (kind) {
+    case 0: return 100.0;
+    case 1: return 50.0 + 100.0 * x / n;
+    case 2: return 60.0 + 40.0 * n / (x * 8.0 + n);
+    case 3: return 20.0 + 100.0 * std::sqrt(x / n);
+    default: return 80.0 + (x > n / 3 ? 60.0 * (x - n / 3) / n : 0.0);
+    }
+}
+
+Scan make_scan(std::mt19937& rng, std::size_t step_count, std::size_t n)
+{
+    std::uniform_int_distribution<int> kind(0, 4);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::normal_distribution<double> gauss(0.0, 1.0);
+    Scan s;
+    const int k = kind(rng);
+    // Log-uniform noise 0.5 .. 5 %, and depths 2 .. 100 %.
+    const double noise = 0.005 * std::pow(10.0, unit(rng));
+    for (std::size_t i = 0; i < n; ++i) {
+        s.x.push_back(static_cast<double>(i + 1));
+        s.values.push_back(shape(k, static_cast<double>(i + 1), static_cast<double>(n)));
+    }
+    // Steps at least 24 points apart and from the ends.
+    std::uniform_int_distribution<std::size_t> where(24, n - 28);
+    while (s.steps.size() < step_count) {
+        const std::size_t first = where(rng);
+        bool clear = true;
+        for (const auto& t : s.steps) clear = clear && (first + 24 < t.first || t.first + 24 < first);
+        if (!clear) continue;
+        TrueStep t;
+        t.first = first;
+        t.last = first + 1 + (unit(rng) < 0.25 ? static_cast<std::size_t>(1 + 2 * unit(rng)) : 0);
+        const double size = 0.02 * std::pow(50.0, unit(rng));
+        t.factor = unit(rng) < 0.5 ? 1.0 + size : 1.0 / (1.0 + size);
+        t.noise = noise;
+        s.steps.push_back(t);
+    }
+    for (const auto& t : s.steps)
+        for (std::size_t i = t.first + 1; i < n; ++i) {
+            const double along =
+                i >= t.last ? 1.0 : static_cast<double>(i - t.first) / static_cast<double>(t.last - t.first);
+            s.values[i] *= std::pow(t.factor, along);
+        }
+    for (auto& v : s.values) {
+        s.noise.push_back(v * noise);
+        v *= 1.0 + noise * gauss(rng);
+    }
+    return s;
+}
+
+/// Whether a found step is the true one: its span overlaps the rise, give or take two points.
+bool matches(const Cliff& c, const TrueStep& t)
+{
+    const double first = static_cast<double>(t.first + 1) - 2.0, last = static_cast<double>(t.last + 1) + 2.0;
+    return c.x_before <= last && c.x_after >= first;
+}
+
+struct Bucket {
+    const char* name;
+    double low, high;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    const std::size_t series = argc > 1 ? std::stoul(argv[1]) : 1000;
+    StepOptions options;
+    if (argc > 2) options.window = std::stoul(argv[2]);
+    std::mt19937 rng(20261126);
+
+    constexpr std::array depths = {Bucket{"2-3 %", 0.02, 0.03},   Bucket{"3-5 %", 0.03, 0.05},
+                                   Bucket{"5-10 %", 0.05, 0.10},  Bucket{"10-20 %", 0.10, 0.20},
+                                   Bucket{"20-50 %", 0.20, 0.50}, Bucket{"50-100 %", 0.50, 1.01}};
+    constexpr std::array noises = {Bucket{"0.5-1 %", 0.005, 0.01}, Bucket{"1-2 %", 0.01, 0.02},
+                                   Bucket{"2-5 %", 0.02, 0.0501}};
+    std::array<std::array<std::size_t, noises.size()>, depths.size()> truth{}, found{};
+    std::size_t reported = 0, correct = 0, points = 0, clear = 0, clear_found = 0;
+    double analyse_s = 0;
+    std::uniform_int_distribution<std::size_t> step_count(1, 4), length(512, 4096);
+    for (std::size_t i = 0; i < series; ++i) {
+        const Scan s = make_scan(rng, step_count(rng), length(rng));
+        const auto start = std::chrono::steady_clock::now();
+        const auto cliffs = find_steps(s.x, s.values, s.noise, options);
+        analyse_s += seconds_since(start);
+        points += s.x.size();
+        reported += cliffs.size();
+        for (const auto& c : cliffs)
+            for (const auto& t : s.steps)
+                if (matches(c, t)) {
+                    ++correct;
+                    break;
+                }
+        for (const auto& t : s.steps) {
+            std::size_t d = 0, n = 0;
+            while (d + 1 < depths.size() && t.size() >= depths[d].high) ++d;
+            while (n + 1 < noises.size() && t.noise >= noises[n].high) ++n;
+            ++truth[d][n];
+            // Clear of both thresholds: a fifth deeper than min_depth, half again min_significance noises high.
+            const bool is_clear = std::fabs(t.factor - 1.0) >= 1.2 * options.min_depth &&
+                                  std::fabs(std::log(t.factor)) >= 1.5 * options.min_significance * t.noise;
+            clear += is_clear;
+            for (const auto& c : cliffs)
+                if (matches(c, t)) {
+                    ++found[d][n];
+                    clear_found += is_clear;
+                    break;
+                }
+        }
+    }
+
+    std::size_t false_steps = 0, clean_points = 0;
+    double clean_s = 0;
+    for (std::size_t i = 0; i < series; ++i) {
+        const Scan s = make_scan(rng, 0, length(rng));
+        const auto start = std::chrono::steady_clock::now();
+        false_steps += find_steps(s.x, s.values, s.noise, options).size();
+        clean_s += seconds_since(start);
+        clean_points += s.x.size();
+    }
+
+    // One 4,096-point scan, timed on its own.
+    const Scan big = make_scan(rng, 3, 4096);
+    constexpr int repeats = 50;
+    const auto start = std::chrono::steady_clock::now();
+    std::size_t kept = 0;
+    for (int r = 0; r < repeats; ++r) kept += find_steps(big.x, big.values, big.noise, options).size();
+    const double per_scan_ms = 1e3 * seconds_since(start) / repeats;
+
+    std::size_t all_truth = 0, all_found = 0;
+    for (std::size_t d = 0; d < depths.size(); ++d)
+        for (std::size_t n = 0; n < noises.size(); ++n) {
+            all_truth += truth[d][n];
+            all_found += found[d][n];
+        }
+    fmt::print("find_steps (min depth {:.0f} %, min significance {:.0f}, window {})\n", 100 * options.min_depth,
+               options.min_significance, options.window);
+    fmt::print("  {} scans with 1..4 steps: {} steps, {} reported, {} right\n", series, all_truth, reported, correct);
+    fmt::print("  precision {:6.3f}\n", reported ? static_cast<double>(correct) / static_cast<double>(reported) : 1.0);
+    fmt::print("  recall    {:6.3f}\n",
+               all_truth ? static_cast<double>(all_found) / static_cast<double>(all_truth) : 1.0);
+    fmt::print("  recall of the {} steps clear of both thresholds (20 % deeper, 50 % more noises): {:.3f}\n", clear,
+               clear ? static_cast<double>(clear_found) / static_cast<double>(clear) : 1.0);
+    fmt::print("  recall by depth (rows) and noise (columns), steps in brackets:\n  {:>10}", "");
+    for (const auto& n : noises) fmt::print(" {:>16}", n.name);
+    fmt::print("\n");
+    for (std::size_t d = 0; d < depths.size(); ++d) {
+        fmt::print("  {:>10}", depths[d].name);
+        for (std::size_t n = 0; n < noises.size(); ++n) {
+            if (truth[d][n] == 0) {
+                fmt::print(" {:>16}", "-");
+                continue;
+            }
+            fmt::print(" {:>9.3f} ({:>4})", static_cast<double>(found[d][n]) / static_cast<double>(truth[d][n]),
+                       truth[d][n]);
+        }
+        fmt::print("\n");
+    }
+    fmt::print("  {} clean scans: {} false steps ({:.1f} per 1,000 scans)\n", series, false_steps,
+               1e3 * static_cast<double>(false_steps) / static_cast<double>(series));
+    fmt::print("  time: {:.3f} ms per 4,096-point scan ({} steps); {:.2f} us per point over all {} scans\n",
+               per_scan_ms, kept / repeats, 1e6 * (analyse_s + clean_s) / static_cast<double>(points + clean_points),
+               2 * series);
+    return 0;
+}
