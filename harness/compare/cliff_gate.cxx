@@ -106,9 +106,10 @@ Cliff cliff_of(const CliffRow& r)
     return c;
 }
 
-void judge_against_baseline(const MapJudge& j, const std::vector<const CliffRow*>& recorded, double min_depth,
-                            std::vector<CliffVerdict>& out)
+void judge_against_baseline(const MapJudge& j, const std::vector<const CliffRow*>& recorded,
+                            const suite::CliffSpec& spec, std::vector<CliffVerdict>& out)
 {
+    const double min_depth = spec.min_depth;
     const CliffMap& map = j.map_;
     const bool exact = is_exact_map(map);
     const std::string rule = fmt::format("cliffs (min_depth {})", min_depth);
@@ -146,7 +147,8 @@ void judge_against_baseline(const MapJudge& j, const std::vector<const CliffRow*
         matched[*match] = true;
         const Cliff base = cliff_of(*recorded[*match]);
         const double grew = std::abs(c.depth) - std::abs(base.depth);
-        const double allowed = exact ? exact_depth_tolerance * std::max(1.0, std::abs(base.depth)) : j.depth_noise(c);
+        const double allowed = exact ? exact_depth_tolerance * std::max(1.0, std::abs(base.depth))
+                                     : std::max(j.depth_noise(c), spec.depth_tolerance);
         const Verdict verdict = grew > allowed    ? Verdict::regressed
                                 : grew < -allowed ? Verdict::improved
                                                   : Verdict::passed;
@@ -162,7 +164,7 @@ void judge_against_baseline(const MapJudge& j, const std::vector<const CliffRow*
             message =
                 fmt::format("cliff at {}{} deepened: {} -> {}{}; {} (baseline {} -> {}); caused by {}{}", where, moved,
                             MapJudge::percent(base.depth), MapJudge::percent(c.depth),
-                            exact ? "" : fmt::format(" (noise {})", MapJudge::percent(allowed).substr(1)), j.step(c),
+                            exact ? "" : fmt::format(" (allowed {})", MapJudge::percent(allowed).substr(1)), j.step(c),
                             j.level(base.level_before), j.level(base.level_after), MapJudge::cause(c), cause_change);
             break;
         case Verdict::improved:
@@ -268,7 +270,7 @@ std::vector<CliffVerdict> judge_cliff_map(const CliffMap& map, const suite::Suit
     const MapJudge j(map, suite);
     std::vector<CliffVerdict> out;
     if (baseline && baseline->holds(map)) {
-        judge_against_baseline(j, baseline->cliffs_of(map), suite.cliffs.min_depth, out);
+        judge_against_baseline(j, baseline->cliffs_of(map), suite.cliffs, out);
     } else {
         // One verdict for the whole map: its cliffs are new as a whole, not one by one.
         std::string cliffs;

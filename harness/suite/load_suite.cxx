@@ -201,8 +201,10 @@ void Loader::cliff_settings(Suite& s, const YAML::Node& root)
         if (!scanned_)
             fail(cliffs, "cliffs",
                  "the suite scans no parameter, so it has no cliffs; give one parameter `{scan: [first, last]}`");
-        check_keys(cliffs, "cliffs", {"min_depth"});
+        check_keys(cliffs, "cliffs", {"min_depth", "depth_tolerance"});
         if (cliffs["min_depth"]) s.cliffs.min_depth = number_in(cliffs["min_depth"], "cliffs.min_depth", 0.0, 100.0);
+        if (cliffs["depth_tolerance"])
+            s.cliffs.depth_tolerance = number_in(cliffs["depth_tolerance"], "cliffs.depth_tolerance", 0.0, 100.0);
     }
 }
 

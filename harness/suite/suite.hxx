@@ -132,6 +132,10 @@ struct CliffSpec {
     /// A step shallower than this (|level after / level before - 1|) is no cliff: it is not
     /// listed, and a new one this shallow does not fail.
     double min_depth = 0.05;
+    /// A measured (noisy) cliff counts as deeper or shallower than the baseline's only when its
+    /// depth moved by more than this (absolute: 0.03 is 3 points of depth), and by more than three
+    /// of its noises: a cliff's depth moves more between processes than its points' noise in one.
+    double depth_tolerance = 0.03;
 };
 
 /// `expect:` names that judge the cliffs along the scanned axis instead of a figure of each case:

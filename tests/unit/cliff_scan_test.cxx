@@ -116,10 +116,11 @@ compare::CliffBaselineFile baseline_of(const CliffMap& map)
 }
 
 /// The verdicts of `run` against a baseline recorded from `recorded` (no expectations).
-std::vector<CliffVerdict> judged(const CliffMap& run, const CliffMap& recorded)
+std::vector<CliffVerdict> judged(const CliffMap& run, const CliffMap& recorded, double depth_tolerance = 0.03)
 {
     auto s = scan_suite();
     s.variants.front().expect.clear();
+    s.cliffs.depth_tolerance = depth_tolerance;
     const auto file = baseline_of(recorded);
     return compare::judge_cliff_map(run, s, &file);
 }
@@ -494,6 +495,26 @@ TEST(CliffScan, NoisyCliffsMatchWithinAPointAndDeepenBeyondTheirNoise)
     ASSERT_EQ(deeper.size(), 1u);
     EXPECT_EQ(deeper[0].judgement.verdict, Verdict::regressed) << deeper[0].judgement.message;
     EXPECT_NE(deeper[0].judgement.message.find("(the baseline's at SLOTS_KIB=27..28)"), std::string::npos);
+}
+
+TEST(CliffScan, AMeasuredDepthThatMovesLessThanTheToleranceIsTheSameCliff)
+{
+    // Depth -20 % in the baseline, -21 % now, with a noise far below a point of depth: a clean
+    // rescan moves a cliff's depth by about as much between processes.
+    CliffMap base = map_with({cliff_at(27, 1.0, 0.8)});
+    CliffMap run = map_with({cliff_at(27, 1.0, 0.79)});
+    base.noise.assign(base.x.size(), 1e-5);
+    run.noise.assign(run.x.size(), 1e-5);
+    const auto within = judged(run, base);
+    ASSERT_EQ(within.size(), 1u);
+    EXPECT_EQ(within[0].judgement.verdict, Verdict::passed) << within[0].judgement.message;
+    const auto strict = judged(run, base, 0.0);
+    ASSERT_EQ(strict.size(), 1u);
+    EXPECT_EQ(strict[0].judgement.verdict, Verdict::regressed) << strict[0].judgement.message;
+    // Beyond the tolerance it deepened, whatever the noise.
+    CliffMap deeper = map_with({cliff_at(27, 1.0, 0.75)});
+    deeper.noise = run.noise;
+    EXPECT_EQ(judged(deeper, base)[0].judgement.verdict, Verdict::regressed);
 }
 
 TEST(CliffScan, MapWithoutBaselineIsOneVerdict)
