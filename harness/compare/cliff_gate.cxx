@@ -148,7 +148,7 @@ void judge_against_baseline(const MapJudge& j, const std::vector<const CliffRow*
         const Cliff base = cliff_of(*recorded[*match]);
         const double grew = std::abs(c.depth) - std::abs(base.depth);
         const double allowed = exact ? exact_depth_tolerance * std::max(1.0, std::abs(base.depth))
-                                     : std::max(j.depth_noise(c), spec.depth_tolerance);
+                                     : std::max(j.depth_noise(c), spec.depth_tolerance * std::abs(base.depth));
         const Verdict verdict = grew > allowed    ? Verdict::regressed
                                 : grew < -allowed ? Verdict::improved
                                                   : Verdict::passed;

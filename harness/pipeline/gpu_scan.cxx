@@ -356,7 +356,8 @@ std::vector<CliffMap> scan_suite_gpu(const suite::Suite& suite, const compile::S
         for (const auto& p : job.series.measured) runs_per_batch = std::max(runs_per_batch, p.runs_per_batch);
     notes.push_back(fmt::format(
         "GPU scan of {}: {} points in {} maps in {:.2f} s ({:.0f} points/s, {} worker(s)); each point timed with CUDA "
-        "events around {} batches of up to {} back-to-back runs (median of the batch means, noise 1.4826 x MAD), the "
+        "events around {} batches of up to {} back-to-back runs, taken in rounds over the axis (median of the batch "
+        "means, noise 1.4826 x MAD), the "
         "L2 not emptied between runs; unverified and unprofiled: only the scan's ends ran as full cases",
         axis->name, measured, maps.size(), seconds, seconds > 0 ? static_cast<double>(measured) / seconds : 0.0,
         workers, options.timing.batches, runs_per_batch));

@@ -17,8 +17,9 @@
 // How a point is timed, and why so.
 //
 // A scan wants the shape of a series over thousands of points, not each point's absolute time to
-// a fraction of a percent: so each point is one warm-up run, then a few batches of back-to-back
-// runs between two CUDA events, and the batch means' median and robust spread. Per-kernel GPU
+// a fraction of a percent: so each point gets a few batches of back-to-back runs between two CUDA
+// events, each after a warm-up run, taken in rounds over the axis, and the batch means' median and
+// robust spread. Per-kernel GPU
 // durations (the case runner's CUPTI timer) would drop the launch gaps but cost a profiler pass
 // per batch, about as long as the whole point takes here.
 //
@@ -314,28 +315,51 @@ void ScanRunner::scan(const suite::VariantSpec& variant, const std::vector<suite
         }
     }
 
-    std::vector<double> means;
-    for (const auto& point : points) {
-        ScanPoint result;
-        result.x = point.at(axis->name);
-        const auto problem = guarded(point, [&] {
-            const Setup s = set_up(point);
-            result.shape = s.shape;
-            run_once(s); // warm-up: the first launch of a function at a new size pays for more than the kernel
-            CU_CHECK(d.cuStreamSynchronize(session_.stream()));
-            if (runs_per_batch == 0) // neither end ran: this point sets the batch size
-                runs_per_batch = std::clamp<std::size_t>(
-                    static_cast<std::size_t>(
-                        std::ceil(timing.batch_target_us / std::max(time_batch(s, 1), event_resolution_us))),
-                    1, timing.max_runs_per_batch);
-            means.clear();
-            for (int b = 0; b < std::max(timing.batches, 1); ++b)
-                means.push_back(time_batch(s, runs_per_batch) / static_cast<double>(runs_per_batch));
-            std::tie(result.time_us, result.noise_us) = summarize_batches(means, runs_per_batch);
+    // The batches of every point are taken in rounds over the whole axis, forwards then backwards,
+    // not one point's batches back to back: a change of the GPU's pace during the scan (its clock,
+    // another process) then touches every point's median alike, where point by point it would shift
+    // a stretch of the axis and pass for a step (an H100 showed one of 13 % on a kernel that does
+    // not depend on the axis at all).
+    std::vector<ScanPoint> results(points.size());
+    std::vector<std::optional<Setup>> setups(points.size());
+    std::vector<std::vector<double>> means(points.size());
+    const auto fail = [&](std::size_t i, std::optional<std::string> problem) {
+        if (!problem) return;
+        results[i].ok = false;
+        results[i].error = *problem;
+        setups[i].reset();
+    };
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        results[i].x = points[i].at(axis->name);
+        results[i].ok = true;
+        fail(i, guarded(points[i], [&] {
+                 setups[i] = set_up(points[i]);
+                 results[i].shape = setups[i]->shape;
+             }));
+    }
+    const int rounds = std::max(timing.batches, 1);
+    for (int round = 0; round < rounds; ++round)
+        for (std::size_t k = 0; k < points.size(); ++k) {
+            const std::size_t i = round % 2 == 0 ? k : points.size() - 1 - k;
+            if (!setups[i]) continue;
+            fail(i, guarded(points[i], [&] {
+                     const Setup& s = *setups[i];
+                     run_once(s); // warm-up: a launch at another size ran just before
+                     CU_CHECK(d.cuStreamSynchronize(session_.stream()));
+                     if (runs_per_batch == 0) // neither end ran: this point sets the batch size
+                         runs_per_batch = std::clamp<std::size_t>(
+                             static_cast<std::size_t>(
+                                 std::ceil(timing.batch_target_us / std::max(time_batch(s, 1), event_resolution_us))),
+                             1, timing.max_runs_per_batch);
+                     means[i].push_back(time_batch(s, runs_per_batch) / static_cast<double>(runs_per_batch));
+                 }));
+        }
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        ScanPoint& result = results[i];
+        if (result.ok) {
+            std::tie(result.time_us, result.noise_us) = summarize_batches(means[i], runs_per_batch);
             result.runs_per_batch = runs_per_batch;
-        });
-        result.ok = !problem;
-        if (problem) result.error = *problem;
+        }
         result.shape.x = static_cast<double>(result.x);
         on_point(result);
     }

@@ -133,9 +133,10 @@ struct CliffSpec {
     /// listed, and a new one this shallow does not fail.
     double min_depth = 0.05;
     /// A measured (noisy) cliff counts as deeper or shallower than the baseline's only when its
-    /// depth moved by more than this (absolute: 0.03 is 3 points of depth), and by more than three
-    /// of its noises: a cliff's depth moves more between processes than its points' noise in one.
-    double depth_tolerance = 0.03;
+    /// depth moved by more than this share of the baseline's depth (0.25: a +20 % cliff must pass
+    /// +25 %), and by more than three of its noises: a cliff's depth moves more between processes,
+    /// and with where the step finder places the edge of a wide rise, than its points' noise in one.
+    double depth_tolerance = 0.25;
 };
 
 /// `expect:` names that judge the cliffs along the scanned axis instead of a figure of each case:

@@ -116,7 +116,7 @@ compare::CliffBaselineFile baseline_of(const CliffMap& map)
 }
 
 /// The verdicts of `run` against a baseline recorded from `recorded` (no expectations).
-std::vector<CliffVerdict> judged(const CliffMap& run, const CliffMap& recorded, double depth_tolerance = 0.03)
+std::vector<CliffVerdict> judged(const CliffMap& run, const CliffMap& recorded, double depth_tolerance = 0.25)
 {
     auto s = scan_suite();
     s.variants.front().expect.clear();
@@ -500,7 +500,8 @@ TEST(CliffScan, NoisyCliffsMatchWithinAPointAndDeepenBeyondTheirNoise)
 TEST(CliffScan, AMeasuredDepthThatMovesLessThanTheToleranceIsTheSameCliff)
 {
     // Depth -20 % in the baseline, -21 % now, with a noise far below a point of depth: a clean
-    // rescan moves a cliff's depth by about as much between processes.
+    // rescan moves a cliff's depth by that much between processes, and more where the step finder
+    // places the edge of a wide rise a point further.
     CliffMap base = map_with({cliff_at(27, 1.0, 0.8)});
     CliffMap run = map_with({cliff_at(27, 1.0, 0.79)});
     base.noise.assign(base.x.size(), 1e-5);
@@ -511,8 +512,8 @@ TEST(CliffScan, AMeasuredDepthThatMovesLessThanTheToleranceIsTheSameCliff)
     const auto strict = judged(run, base, 0.0);
     ASSERT_EQ(strict.size(), 1u);
     EXPECT_EQ(strict[0].judgement.verdict, Verdict::regressed) << strict[0].judgement.message;
-    // Beyond the tolerance it deepened, whatever the noise.
-    CliffMap deeper = map_with({cliff_at(27, 1.0, 0.75)});
+    // Beyond a quarter of its depth it deepened, whatever the noise.
+    CliffMap deeper = map_with({cliff_at(27, 1.0, 0.7)});
     deeper.noise = run.noise;
     EXPECT_EQ(judged(deeper, base)[0].judgement.verdict, Verdict::regressed);
 }
