@@ -6,6 +6,13 @@
 
 namespace harness::cliff {
 
+std::string alignment_confirmation(double sectors_before, double sectors_after)
+{
+    if (sectors_before != sectors_after)
+        return fmt::format("; confirmed: sectors per request {:.1f} -> {:.1f}", sectors_before, sectors_after);
+    return fmt::format("; not confirmed by counters (sectors per request {:.1f} both sides)", sectors_before);
+}
+
 namespace {
 
 constexpr std::uint64_t sector_bytes = 32;
@@ -113,14 +120,8 @@ std::optional<Explanation> alignment_change(const LaunchShape& before, const Lau
     std::string text =
         fmt::format("alignment: pitch {} -> {} bytes, {} a multiple of {}-byte sectors", *before.pitch_bytes,
                     *after.pitch_bytes, aligned_before ? "no longer" : "now", sector_bytes);
-    if (before.sectors_per_request && after.sectors_per_request) {
-        if (*before.sectors_per_request != *after.sectors_per_request)
-            text += fmt::format("; confirmed: sectors per request {:.1f} -> {:.1f}", *before.sectors_per_request,
-                                *after.sectors_per_request);
-        else
-            text += fmt::format("; not confirmed by counters (sectors per request {:.1f} both sides)",
-                                *before.sectors_per_request);
-    }
+    if (before.sectors_per_request && after.sectors_per_request)
+        text += alignment_confirmation(*before.sectors_per_request, *after.sectors_per_request);
     return Explanation{CliffCause::alignment, std::move(text)};
 }
 

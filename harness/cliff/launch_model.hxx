@@ -53,6 +53,10 @@ struct Explanation {
 Explanation explain_step(const LaunchShape& before, const LaunchShape& after, const GpuShape& gpu,
                          std::string_view axis = "x");
 
+/// What counters measured either side of an alignment step add to its explanation: "; confirmed:
+/// sectors per request 4.0 -> 5.0", or "; not confirmed by counters (...)" when they are equal.
+std::string alignment_confirmation(double sectors_before, double sectors_after);
+
 /// Explains `cliff` (found along the axis whose points' launches are `shapes`, in axis order) from
 /// the adjacent pairs of points from x_before to x_after, or, where the model changes in none of
 /// them, the pair either side (the step finder placed the edge one point off); the first cause in

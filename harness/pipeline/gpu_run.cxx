@@ -375,7 +375,7 @@ std::vector<harness::RunReport> run_suites_gpu(const std::vector<SuiteRunRequest
         harness::RunReport rep = report_of(plan, device, execution, cache);
         // The cliff maps of a scanned axis, timed in a worker of their own (gpu_scan.hxx).
         if (scans_on_gpu(plan.suite, plan.options, plan.shard))
-            add_gpu_cliff_maps(rep, plan.suite, plan.compiled, device, plan.options);
+            add_gpu_cliff_maps(rep, plan.suite, plan.compiled, device, plan.options, cache);
         reports.push_back(std::move(rep));
     }
     return reports;

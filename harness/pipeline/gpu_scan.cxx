@@ -2,6 +2,7 @@
 
 #include "harness/cliff/steps.hxx"
 #include "harness/core/error.hxx"
+#include "harness/core/metrics.hxx"
 #include "harness/core/stopwatch.hxx"
 #include "harness/run/driver.hxx"
 #include "harness/run/launch_setup.hxx"
@@ -364,8 +365,68 @@ std::vector<CliffMap> scan_suite_gpu(const suite::Suite& suite, const compile::S
     return maps;
 }
 
+namespace {
+
+/// Profiles the points either side of every cliff of `maps` explained as alignment, as full cases
+/// of a run of their own, and adds their global load sectors per request to the explanation: a
+/// measured change turns the model's "probably" into a fact. Returns a note, or "" when no cliff
+/// needed it.
+std::string confirm_alignment(std::vector<CliffMap>& maps, const suite::Suite& suite, const run::DeviceInfo& device,
+                              const SuiteRunOptions& options, const compile::CompileCache* cache)
+{
+    SuiteRunOptions sides = options;
+    sides.only_cases.clear();
+    sides.only_variants.clear();
+    sides.shard.reset();
+    sides.profile = true;
+    sides.verify_only = false;
+    sides.external_profiler = false;
+    sides.resample_rounds = 0;
+    std::size_t cliffs = 0;
+    for (const auto& m : maps)
+        for (const auto& c : m.cliffs)
+            if (c.cause == CliffCause::alignment) {
+                ++cliffs;
+                for (const double x : {c.x_before, c.x_after})
+                    sides.only_cases.emplace_back(
+                        m.variant, suite::point_text(suite, m.axis, static_cast<std::int64_t>(x), m.others));
+            }
+    if (cliffs == 0) return "";
+    const auto started = std::chrono::steady_clock::now();
+    harness::RunReport run;
+    try {
+        run = run_suite_gpu(suite, device, sides, cache);
+    } catch (const std::exception& e) {
+        return fmt::format("alignment cliffs not confirmed with counters: {}", e.what());
+    }
+    const auto sectors = [&](const std::string& variant, const std::string& params) -> std::optional<double> {
+        for (const auto& r : run.results)
+            if (r.variant == variant && r.params_text == params && r.status == CaseStatus::passed)
+                return r.metric(metric::global_ld_sectors_per_request);
+        return std::nullopt;
+    };
+    std::size_t confirmed = 0;
+    for (auto& m : maps)
+        for (auto& c : m.cliffs) {
+            if (c.cause != CliffCause::alignment) continue;
+            const auto before =
+                sectors(m.variant, suite::point_text(suite, m.axis, static_cast<std::int64_t>(c.x_before), m.others));
+            const auto after =
+                sectors(m.variant, suite::point_text(suite, m.axis, static_cast<std::int64_t>(c.x_after), m.others));
+            if (!before || !after) continue;
+            c.explanation += cliff::alignment_confirmation(*before, *after);
+            if (*before != *after) ++confirmed;
+        }
+    return fmt::format("alignment cliffs confirmed with counters: {} of {} (the points either side profiled as full "
+                       "cases in {:.2f} s)",
+                       confirmed, cliffs, seconds_since(started));
+}
+
+} // namespace
+
 void add_gpu_cliff_maps(harness::RunReport& report, const suite::Suite& suite, const compile::SuiteModules& modules,
-                        const run::DeviceInfo& device, const SuiteRunOptions& options)
+                        const run::DeviceInfo& device, const SuiteRunOptions& options,
+                        const compile::CompileCache* cache)
 {
     GpuScanOptions scan;
     scan.device = device.ordinal;
@@ -373,6 +434,8 @@ void add_gpu_cliff_maps(harness::RunReport& report, const suite::Suite& suite, c
     scan.variants = options.only_variants;
     std::vector<std::string> notes;
     auto maps = scan_suite_gpu(suite, modules, device, scan, notes);
+    if (const std::string note = confirm_alignment(maps, suite, device, options, cache); !note.empty())
+        notes.push_back(note);
     for (auto& m : maps) report.cliff_maps.push_back(std::move(m));
     for (auto& n : notes) report.notes.push_back(std::move(n));
 }

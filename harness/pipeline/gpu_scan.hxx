@@ -62,7 +62,10 @@ std::vector<CliffMap> scan_suite_gpu(const suite::Suite& suite, const compile::S
 
 /// Gives a GPU run's report of `suite` the maps of its scan (scan_suite_gpu), with the run's
 /// device, case timeout and variants, and the scan's notes.
+/// Cliffs explained as alignment are then confirmed with counters: the points either side run as
+/// full cases, profiled, and their global load sectors per request join the explanation.
 void add_gpu_cliff_maps(harness::RunReport& report, const suite::Suite& suite, const compile::SuiteModules& modules,
-                        const run::DeviceInfo& device, const SuiteRunOptions& options);
+                        const run::DeviceInfo& device, const SuiteRunOptions& options,
+                        const compile::CompileCache* cache);
 
 } // namespace harness::pipeline

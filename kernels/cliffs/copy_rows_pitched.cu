@@ -4,7 +4,8 @@
 // start inside one and a warp's access touches 5: more sectors, the same useful bytes.
 
 /// out[r * pitch + c] = in[r * pitch + c] for c < width, for the row r = blockIdx.x.
-/// Launch with 256 threads per block and grid (rows); in and out hold rows * pitch floats.
+/// Launch with 256 threads per block and grid (rows, copies): every blockIdx.y copies the same
+/// row again. in and out hold rows * pitch floats.
 extern "C" __global__ void __launch_bounds__(256)
 copy_rows_pitched(const float* __restrict__ in, float* __restrict__ out, int width, int pitch)
 {
