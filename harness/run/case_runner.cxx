@@ -156,10 +156,9 @@ CaseRunner::~CaseRunner()
 void CaseRunner::use_suite(const suite::Suite& suite, const std::map<std::string, compile::CompiledModule>& modules)
 {
     if (&suite == suite_ && &modules == modules_) return;
-    // Module keys name a variant and its compile configuration, not the suite: another suite's
-    // may reuse one.
-    for (auto& [name, module] : loaded_) driver().cuModuleUnload(module);
-    loaded_.clear();
+    // Loaded modules stay loaded, each suite's under its own modules: a group's cases are timed
+    // in one suite and measured in another, and a module unloaded and loaded again between a
+    // case's timing and its SASS measurement gave wrong instruction counts and a crash on an H100.
     suite_ = &suite;
     modules_ = &modules;
     if (profiler_ && suite.metrics != options_.metrics) {
@@ -172,11 +171,14 @@ void CaseRunner::use_suite(const suite::Suite& suite, const std::map<std::string
 
 CUmodule CaseRunner::module_for(const std::string& key)
 {
-    if (auto it = loaded_.find(key); it != loaded_.end()) return it->second;
+    // Module keys name a variant and its compile configuration, not the suite: another suite's
+    // may use the same key for another module.
+    const auto id = std::pair{modules_, key};
+    if (auto it = loaded_.find(id); it != loaded_.end()) return it->second;
     const auto& compiled = modules_->at(key);
     CUmodule module = nullptr;
     CU_CHECK(driver().cuModuleLoadData(&module, compiled.cubin.data()));
-    loaded_[key] = module;
+    loaded_[id] = module;
     return module;
 }
 
@@ -301,6 +303,8 @@ CaseRunner::Staged CaseRunner::start(const suite::Case& c, ReferenceOutputs& ref
     const auto& variant = suite_->variants[c.variant];
     const bool is_reference = variant.name == suite_->reference;
     Staged staged;
+    staged.suite = suite_;
+    staged.modules = modules_;
     staged.variant = &variant;
     staged.params = c.params;
     CaseResult& r = staged.result;
@@ -366,9 +370,9 @@ CaseRunner::Staged CaseRunner::start(const suite::Case& c, ReferenceOutputs& ref
     mark = Clock::now();
     time_case(variant, c, *p, r);
     r.cost.timing = seconds_since(mark);
-    // The counters are measured later, by finish(): the context has one enabled range profiler,
-    // and handing it between the timer and the counter profiler costs about 0.13 s on an H100
-    // (disable, enable), so a worker times a group of cases, then measures all their counters.
+    // The counters are measured later, by finish(): a worker times a group of cases, then
+    // measures all their counters, so that the timer and the counter profiler take turns on the
+    // context's one enabled range profiler once per group, not once per case.
     staged.profile = profiler_ != nullptr;
     for (const auto& b : p->buffers) staged.content_keys.push_back(b->content_key);
     return staged;
@@ -377,6 +381,7 @@ CaseRunner::Staged CaseRunner::start(const suite::Case& c, ReferenceOutputs& ref
 CaseResult CaseRunner::finish(Staged staged)
 {
     if (!staged.profile) return std::move(staged.result);
+    use_suite(*staged.suite, *staged.modules);
     // The buffers are made afresh, as start() made them, not held from it: a case runs with no
     // other case's buffers allocated, since where its own land moves its DRAM traffic (held
     // buffers moved tiled32 N=2048's DRAM reads by 5.5 % on an H100).

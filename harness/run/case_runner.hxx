@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace harness::profile {
@@ -53,13 +54,15 @@ public:
     ~CaseRunner();
 
     /// Runs the cases of another suite from now on, keeping the context and the profilers (whose
-    /// set-up is most of a worker's start): a worker serves every suite of a run. Every started
-    /// case must be finished first.
+    /// set-up is most of a worker's start): a worker serves every suite of a run. Cases started
+    /// in another suite may still be finished.
     void use_suite(const suite::Suite& suite, const std::map<std::string, compile::CompiledModule>& modules);
 
     /// A case verified and timed whose hardware counters are still to be measured.
     struct Staged {
         CaseResult result;
+        const suite::Suite* suite = nullptr; ///< the suite (and its modules) the case was started in
+        const std::map<std::string, compile::CompiledModule>* modules = nullptr;
         const suite::VariantSpec* variant = nullptr;
         suite::Bindings params;
         bool profile = false; ///< whether finish() has counters to measure
@@ -69,8 +72,12 @@ public:
     };
 
     /// Runs `c` in two halves: start() prepares, verifies and times it; finish() measures its
-    /// counters. A worker starts a group of cases, then finishes them, so that the context's one
-    /// range profiler changes hands twice per group instead of once per case. The result records
+    /// counters, in the suite the case was started in (finish() calls use_suite()). A worker starts
+    /// a group of cases, of any suites, then finishes them: the context has one enabled range
+    /// profiler, which must be enabled afresh for each change between the timer's and the counter
+    /// profiler's configurations, so it changes hands twice per group instead of twice per case.
+    /// Enabling takes about 0.1 s on an H100 and holds up every other process of the host that
+    /// enables or starts a profiler meanwhile, even on another GPU. The result records
     /// failures of the case itself; a CudaError that poisons the context propagates from either,
     /// since nothing more can run in this process.
     Staged start(const suite::Case& c, ReferenceOutputs& reference);
@@ -119,7 +126,8 @@ private:
     const suite::Suite* suite_;
     const std::map<std::string, compile::CompiledModule>* modules_;
     RunOptions options_;
-    std::map<std::string, CUmodule> loaded_;
+    /// Modules loaded for the runner's life, by their suite's modules and key.
+    std::map<std::pair<const std::map<std::string, compile::CompiledModule>*, std::string>, CUmodule> loaded_;
     StagingBuffer staging_; ///< host memory that buffers' initial contents are drawn into
     std::unique_ptr<profile::CaseProfiler> profiler_;
     /// Per-kernel durations for timing; null when timing with events (chosen, or CUPTI unusable).
