@@ -15,7 +15,6 @@ std::string alignment_confirmation(double sectors_before, double sectors_after)
 
 namespace {
 
-constexpr std::uint64_t sector_bytes = 32;
 constexpr char dimension_names[] = {'x', 'y', 'z'};
 
 std::uint64_t block_count(const std::array<std::uint64_t, 3>& grid)

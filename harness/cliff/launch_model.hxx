@@ -15,6 +15,10 @@
 
 namespace harness::cliff {
 
+/// The unit of global memory the alignment cause counts in: a pitch that is no multiple of it
+/// starts rows inside a sector.
+inline constexpr std::uint64_t sector_bytes = 32;
+
 /// One point's launch, as the run (or the static tier) knows it.
 struct LaunchShape {
     double x = 0; ///< the axis value

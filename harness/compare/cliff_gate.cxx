@@ -219,9 +219,14 @@ void judge_expectations(const MapJudge& j, const suite::Suite& suite, std::vecto
                                 "",
                                 false,
                                 ""};
+    const bool exact = is_exact_map(map);
     for (const auto& e : suite.expectations_for(*variant)) {
-        if (!suite::is_cliff_expectation(e.metric)) continue;
-        const std::string rule = "expect " + e.metric + " " + e.rule.text;
+        if (!suite::is_cliff_expectation(e.metric) || !e.judges_map(exact)) continue;
+        // "on measured maps": the rule names the kind of map it was written for.
+        const std::string maps = e.maps == suite::CliffMaps::all
+                                     ? std::string()
+                                     : fmt::format(" on {} maps", suite::cliff_maps_name(e.maps));
+        const std::string rule = "expect " + e.metric + " " + e.rule.text + maps;
         if (e.metric == suite::cliff_count_expectation) {
             const double count = static_cast<double>(map.cliffs.size());
             const bool holds = expect_holds(e.rule, count);
@@ -230,9 +235,9 @@ void judge_expectations(const MapJudge& j, const suite::Suite& suite, std::vecto
             auto v =
                 j.verdict(0, 0, std::nullopt, holds ? Verdict::passed : Verdict::expect_failed, rule,
                           holds ? ""
-                                : fmt::format("{} cliffs along {}{}, expected cliff_count {} (suite line {})",
+                                : fmt::format("{} cliffs along {}{}, expected cliff_count {}{} (suite line {})",
                                               map.cliffs.size(), map.axis, places.empty() ? "" : " (at " + places + ")",
-                                              expect_condition_text(count_info, e.rule), e.where.line));
+                                              expect_condition_text(count_info, e.rule), maps, e.where.line));
             v.judgement.value = count;
             out.push_back(std::move(v));
             continue;
@@ -247,12 +252,12 @@ void judge_expectations(const MapJudge& j, const suite::Suite& suite, std::vecto
         if (!holds)
             message = deepest
                           ? fmt::format("the deepest cliff along {}, at {}, is {} deep ({}; caused by {}), expected "
-                                        "cliff_depth {} (suite line {})",
+                                        "cliff_depth {}{} (suite line {})",
                                         map.axis, j.place(deepest->x_before, deepest->x_after),
                                         format_value(depth_info, depth), j.step(*deepest), MapJudge::cause(*deepest),
-                                        expect_condition_text(depth_info, e.rule), e.where.line)
-                          : fmt::format("no cliff along {}, expected cliff_depth {} (suite line {})", map.axis,
-                                        expect_condition_text(depth_info, e.rule), e.where.line);
+                                        expect_condition_text(depth_info, e.rule), maps, e.where.line)
+                          : fmt::format("no cliff along {}, expected cliff_depth {}{} (suite line {})", map.axis,
+                                        expect_condition_text(depth_info, e.rule), maps, e.where.line);
         auto v = deepest ? j.verdict(deepest->x_before, deepest->x_after, deepest->x_after,
                                      holds ? Verdict::passed : Verdict::expect_failed, rule, std::move(message))
                          : j.verdict(0, 0, std::nullopt, holds ? Verdict::passed : Verdict::expect_failed, rule,

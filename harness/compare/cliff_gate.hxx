@@ -13,7 +13,8 @@ namespace harness::compare {
 
 /// The verdicts of one map, in axis order: each of its cliffs against the baseline's cliffs of the
 /// same map (`baseline` null when the file is missing), each cliff the baseline records that the
-/// map no longer has, and each `expect:` rule on cliffs of the map's variant. A cliff matches a
+/// map no longer has, and each `expect:` rule on cliffs of the map's variant that judges maps of
+/// its kind (exact or measured: ExpectSpec::judges_map). A cliff matches a
 /// baseline cliff at the same place (an exact map) or within one point of it (a noisy one). With
 /// `ci`, a map the baseline does not hold is `not_gated` instead of `no_baseline`. Carriers are
 /// the params texts of `suite`'s points (suite::point_text).

@@ -1,5 +1,6 @@
 #include "harness/pipeline/gpu_scan.hxx"
 
+#include "harness/cliff/combs.hxx"
 #include "harness/cliff/steps.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
@@ -255,6 +256,9 @@ CliffMap gpu_cliff_map(const suite::Suite& suite, const ScanSeries& series, cons
     steps.worse_only = true; // time: higher is worse, and where it falls again is the next level
     map.cliffs = cliff::find_steps(map.x, map.values, map.noise, steps);
     for (auto& c : map.cliffs) cliff::explain_cliff(c, shapes, gpu, axis->name);
+    // Where a pitch grows along the axis, a level that turns into a comb of alignments is a step
+    // that the whole series' scatter hides; each residue of the comb shows it.
+    cliff::add_comb_steps(map.cliffs, map.x, map.values, map.noise, shapes, gpu, axis->name, steps);
     return map;
 }
 

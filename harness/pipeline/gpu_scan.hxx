@@ -48,7 +48,8 @@ struct ScanSeries {
 /// The cliff map of `series` on a GPU of `gpu.sm_count` SMs (`arch`): the figure "time_per_work"
 /// (us per GFLOP, or per GB, from the variant's `flops`, else `bytes`) or, without either, "time"
 /// (us), with its noise in the same unit, at every point that ran; the steps up at least the
-/// suite's `cliffs: {min_depth}` deep, each explained by cliff::explain_cliff.
+/// suite's `cliffs: {min_depth}` deep, each explained by cliff::explain_cliff, and where the axis
+/// has a `pitch`, the steps of its alignment comb that the whole series hides (cliff::add_comb_steps).
 CliffMap gpu_cliff_map(const suite::Suite& suite, const ScanSeries& series, const std::string& arch,
                        const cliff::GpuShape& gpu);
 

@@ -195,7 +195,7 @@ std::vector<CompareSpec> Loader::compare_rules(const YAML::Node& node, const std
     return out;
 }
 
-/// `expect: {metric: "<= 64", ...}`
+/// `expect: {metric: "<= 64", cliff_count: {measured: ">= 4"}, ...}`
 std::vector<ExpectSpec> Loader::expectations(const YAML::Node& node, const std::string& field) const
 {
     expect_map(node, field);
@@ -210,13 +210,33 @@ std::vector<ExpectSpec> Loader::expectations(const YAML::Node& node, const std::
         const std::string metric =
             cliff ? kv.first.Scalar() : metric_name(kv.first, prefixed(field, kv.first.Scalar()));
         const std::string f = prefixed(field, metric);
-        try {
-            out.push_back({metric, parse_expect(scalar(kv.second, f)), where(kv.second)});
-        } catch (const std::invalid_argument& e) {
-            fail(kv.second, f, e.what());
+        if (!kv.second.IsMap()) {
+            out.push_back({metric, condition(kv.second, f), where(kv.second)});
+            continue;
         }
+        // `{measured: ..., exact: ...}`: a cliff rule for each kind of map.
+        if (!cliff)
+            fail(kv.second, f,
+                 fmt::format("expected a condition, e.g. '<= 64'; only {} and {} take a condition per kind of map "
+                             "({{measured: ..., exact: ...}})",
+                             cliff_count_expectation, cliff_depth_expectation));
+        check_keys(kv.second, f, {cliff_maps_name(CliffMaps::measured), cliff_maps_name(CliffMaps::exact)});
+        if (kv.second.size() == 0)
+            fail(kv.second, f, "expected a condition for the measured maps, the exact maps or both");
+        for (const auto maps : {CliffMaps::measured, CliffMaps::exact})
+            if (const YAML::Node rule = kv.second[cliff_maps_name(maps)])
+                out.push_back({metric, condition(rule, prefixed(f, cliff_maps_name(maps))), where(rule), maps});
     }
     return out;
+}
+
+ExpectRule Loader::condition(const YAML::Node& node, const std::string& field) const
+{
+    try {
+        return parse_expect(scalar(node, field));
+    } catch (const std::invalid_argument& e) {
+        fail(node, field, e.what());
+    }
 }
 
 std::vector<std::string> Loader::string_list(const YAML::Node& node, const std::string& field) const

@@ -44,8 +44,10 @@ public:
     std::string metric_name(const YAML::Node& key, const std::string& field) const;
     /// `compare: {metric: "rel 5%", ...}`
     std::vector<CompareSpec> compare_rules(const YAML::Node& node, const std::string& field) const;
-    /// `expect: {metric: "<= 64", ...}`
+    /// `expect: {metric: "<= 64", cliff_count: {measured: ">= 4", exact: "== 0"}, ...}`
     std::vector<ExpectSpec> expectations(const YAML::Node& node, const std::string& field) const;
+    /// One `expect:` condition, "<= 64".
+    ExpectRule condition(const YAML::Node& node, const std::string& field) const;
     std::vector<std::string> string_list(const YAML::Node& node, const std::string& field) const;
     SourceLocation where(const YAML::Node& node) const;
     Tolerance tolerance(const YAML::Node& node, const std::string& field, Tolerance base) const;

@@ -54,9 +54,20 @@ std::vector<ExpectSpec> Suite::expectations_for(const VariantSpec& variant) cons
 {
     std::vector<ExpectSpec> all = variant.expect;
     for (const auto& e : expect)
-        if (std::none_of(all.begin(), all.end(), [&](const ExpectSpec& x) { return x.metric == e.metric; }))
+        if (std::none_of(variant.expect.begin(), variant.expect.end(),
+                         [&](const ExpectSpec& x) { return x.metric == e.metric; }))
             all.push_back(e);
     return all;
+}
+
+const char* cliff_maps_name(CliffMaps maps)
+{
+    switch (maps) {
+    case CliffMaps::all: return "";
+    case CliffMaps::measured: return "measured";
+    case CliffMaps::exact: return "exact";
+    }
+    return "";
 }
 
 bool is_cliff_expectation(std::string_view name)

@@ -40,12 +40,29 @@ struct CompareSpec {
     SourceLocation where;
 };
 
+/// Which cliff maps an `expect:` rule on cliffs judges (docs/cliffs.md): every map, or only the
+/// maps of one kind. A GPU run draws maps of measured figures (time, noisy); the static tier maps
+/// exact ones (theoretical occupancy), which are flat where only a GPU shows the cliff (waves,
+/// tiles, alignment).
+enum class CliffMaps {
+    all,      ///< `cliff_count: "== 0"`
+    measured, ///< `cliff_count: {measured: ">= 4"}`
+    exact,    ///< `cliff_count: {exact: "== 0"}`
+};
+
 /// An `expect:` entry: a condition on one metric that must hold with or without a baseline.
 struct ExpectSpec {
     std::string metric;
     ExpectRule rule;
     SourceLocation where;
+    CliffMaps maps = CliffMaps::all; ///< for a cliff expectation, the maps it judges; `all` for any other
+
+    /// Whether it judges a cliff map of exact figures (`exact`) or of measured ones (not `exact`).
+    bool judges_map(bool exact) const { return maps == CliffMaps::all || (maps == CliffMaps::exact) == exact; }
 };
+
+/// "measured", "exact"; "" for every map (the suite's key for each).
+const char* cliff_maps_name(CliffMaps maps);
 
 /// A device buffer the kernels read or write.
 struct BufferSpec {
@@ -203,7 +220,8 @@ struct Suite {
     std::vector<BufferSpec> buffers_of(const VariantSpec& variant) const;
     /// The rule for `metric` in `variant`: the variant's, else the suite's, else the metric table's.
     Rule rule_for(const VariantSpec& variant, const std::string& metric) const;
-    /// The expectations that apply to `variant`: the suite's, replaced metric by metric by the variant's.
+    /// The expectations that apply to `variant`: the suite's, replaced metric by metric by the
+    /// variant's (a variant's rule on cliff_count replaces the suite's on every kind of map).
     std::vector<ExpectSpec> expectations_for(const VariantSpec& variant) const;
     /// The scanned parameter (`{scan: ...}`), or nullptr: a suite scans at most one.
     const ParamSpec* scanned_param() const;

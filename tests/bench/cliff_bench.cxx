@@ -4,8 +4,17 @@
 // clean scans. Prints the precision and recall of find_steps at its default options (recall by
 // depth and noise), the false steps per 1,000 clean scans, and the time per 4,096-point scan.
 //
+// Then the comb finder (add_comb_steps) on alignment scans: SERIES (at least 1,000) scans of
+// 128..1,024 points whose pitch grows by 2, 4 or 8 bytes a point (a comb of 16, 8 or 4 points),
+// with 0.5..5 % noise and a gentle trend: clean ones, a comb all along the axis (the misaligned
+// points 0..40 % slower, as far as they are from alignment) or flat, and ones that turn from a
+// level into a comb 5..50 % deep at a random point, as rows padded to a capacity and packed past
+// it do. Prints the false steps of the whole-series finder and those the comb finder adds, and
+// the recall of the planted steps with and without the comb finder, by depth and noise.
+//
 //   cliff_bench [SERIES] [WINDOW]
 
+#include "harness/cliff/combs.hxx"
 #include "harness/cliff/steps.hxx"
 
 #include <array>
@@ -13,6 +22,7 @@
 #include <cmath>
 #include <ctime>
 #include <fmt/format.h>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -105,6 +115,156 @@ struct Bucket {
 double seconds_since(std::chrono::steady_clock::time_point start)
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// An alignment scan: points 0..n-1, the pitch of each, its values and noise, and where a planted
+/// step lies (the last point before it; none in a clean scan).
+struct CombScan {
+    std::vector<double> x, values, noise;
+    std::vector<LaunchShape> shapes;
+    std::size_t period = 1;
+    std::optional<std::size_t> step_after; ///< the last point of the level
+    double depth = 0, noise_share = 0;
+};
+
+/// How much slower a row of this pitch is than an aligned one, as a share of the comb's depth:
+/// rows a half sector off straddle fewer sectors than rows a quarter or an eighth off.
+double misalignment(std::uint64_t pitch)
+{
+    if (pitch % sector_bytes == 0) return 0.0;
+    if (pitch % 16 == 0) return 0.5;
+    if (pitch % 8 == 0) return 0.8;
+    return 1.0;
+}
+
+/// A scan whose misaligned points are up to `comb_depth` slower (0: flat): all along, or where
+/// `planted`, from a random aligned point on, the level before it padded to that point's pitch.
+CombScan make_comb_scan(std::mt19937& rng, double comb_depth, bool planted)
+{
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::normal_distribution<double> gauss(0.0, 1.0);
+    std::uniform_int_distribution<std::size_t> length(128, 1024), bytes(0, 2);
+    CombScan s;
+    const std::size_t n = length(rng);
+    const std::uint64_t per_point = std::uint64_t{2} << bytes(rng); // 2, 4 or 8 bytes: a comb of 16, 8 or 4
+    s.period = sector_bytes / per_point;
+    s.noise_share = 0.005 * std::pow(10.0, unit(rng));
+    s.depth = comb_depth;
+    // A level up to an aligned point at least 24 points from either end, packed after it.
+    std::size_t level_until = 0;
+    if (planted) {
+        std::uniform_int_distribution<std::size_t> where(24, n - 25);
+        level_until = where(rng) / s.period * s.period;
+        s.step_after = level_until;
+    }
+    const double trend = 0.2 * (unit(rng) - 0.5);
+    for (std::size_t i = 0; i < n; ++i) {
+        LaunchShape shape;
+        shape.x = static_cast<double>(i);
+        shape.pitch_bytes = 4096 + per_point * std::max(i, level_until);
+        const double level = 100.0 * (1.0 + trend * static_cast<double>(i) / static_cast<double>(n)) *
+                             (1.0 + comb_depth * misalignment(*shape.pitch_bytes));
+        s.x.push_back(shape.x);
+        s.noise.push_back(level * s.noise_share);
+        s.values.push_back(level * (1.0 + s.noise_share * gauss(rng)));
+        s.shapes.push_back(shape);
+    }
+    return s;
+}
+
+/// Whether a found step lies within the planted step's period.
+bool near_plant(const Cliff& c, const CombScan& s)
+{
+    const double before = static_cast<double>(*s.step_after), period = static_cast<double>(s.period);
+    return c.x_before <= before + period && c.x_after >= before + 1 - period;
+}
+
+void comb_bench(std::mt19937& rng, std::size_t series, const StepOptions& plain)
+{
+    StepOptions options = plain;
+    options.worse_only = true; // as GPU maps of time are read
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    const auto cliffs_of = [&](const CombScan& s, std::size_t& added) {
+        auto cliffs = find_steps(s.x, s.values, s.noise, options);
+        const std::size_t whole = cliffs.size();
+        add_comb_steps(cliffs, s.x, s.values, s.noise, s.shapes, GpuShape{}, "x", options);
+        added += cliffs.size() - whole;
+        return std::make_pair(whole, cliffs);
+    };
+
+    std::size_t comb_whole = 0, comb_added = 0, flat_whole = 0, flat_added = 0;
+    const auto start = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < series; ++i) {
+        const CombScan comb = make_comb_scan(rng, 0.4 * unit(rng), false);
+        comb_whole += cliffs_of(comb, comb_added).first;
+        const CombScan flat = make_comb_scan(rng, 0.0, false);
+        flat_whole += cliffs_of(flat, flat_added).first;
+    }
+    const double clean_s = seconds_since(start);
+
+    constexpr std::array depths = {Bucket{"5-10 %", 0.05, 0.10}, Bucket{"10-20 %", 0.10, 0.20},
+                                   Bucket{"20-50 %", 0.20, 0.51}};
+    constexpr std::array noises = {Bucket{"0.5-1 %", 0.005, 0.01}, Bucket{"1-2 %", 0.01, 0.02},
+                                   Bucket{"2-5 %", 0.02, 0.0501}};
+    std::array<std::array<std::size_t, noises.size()>, depths.size()> truth{}, whole_found{}, found{};
+    std::size_t elsewhere_whole = 0, elsewhere_comb = 0;
+    for (std::size_t i = 0; i < series; ++i) {
+        const CombScan s = make_comb_scan(rng, 0.05 * std::pow(10.0, unit(rng)), true);
+        std::size_t added = 0;
+        const auto cliffs = cliffs_of(s, added).second;
+        std::size_t d = 0, n = 0;
+        while (d + 1 < depths.size() && s.depth >= depths[d].high) ++d;
+        while (n + 1 < noises.size() && s.noise_share >= noises[n].high) ++n;
+        ++truth[d][n];
+        bool seen_whole = false, seen = false;
+        for (const auto& c : cliffs) {
+            const bool here = near_plant(c, s);
+            seen = seen || here;
+            // Only the comb finder's cliffs are explained here.
+            (c.explanation.empty() ? elsewhere_whole : elsewhere_comb) += !here;
+        }
+        for (const auto& c : find_steps(s.x, s.values, s.noise, options)) seen_whole = seen_whole || near_plant(c, s);
+        whole_found[d][n] += seen_whole;
+        found[d][n] += seen;
+    }
+
+    fmt::print("add_comb_steps on alignment scans (comb of 4, 8 or 16 points, min depth {:.0f} %, steps up)\n",
+               100 * options.min_depth);
+    fmt::print("  {} clean combs (0..40 % deep all along): {} false steps over the whole series, {} added by the "
+               "comb finder ({:.1f} per 1,000 scans)\n",
+               series, comb_whole, comb_added, 1e3 * static_cast<double>(comb_added) / static_cast<double>(series));
+    fmt::print("  {} flat scans with a pitch: {} false steps over the whole series, {} added by the comb finder "
+               "({:.1f} per 1,000 scans)\n",
+               series, flat_whole, flat_added, 1e3 * static_cast<double>(flat_added) / static_cast<double>(series));
+    fmt::print("  {} scans from a level into a comb: {} steps found away from the plant by the whole series, {} "
+               "by the comb finder\n",
+               series, elsewhere_whole, elsewhere_comb);
+    fmt::print("  recall of the planted steps, the whole series alone / with the comb finder, by depth (rows) and "
+               "noise (columns), steps in brackets:\n  {:>10}",
+               "");
+    for (const auto& n : noises) fmt::print(" {:>20}", n.name);
+    fmt::print("\n");
+    std::size_t all = 0, all_whole = 0, all_found = 0;
+    for (std::size_t d = 0; d < depths.size(); ++d) {
+        fmt::print("  {:>10}", depths[d].name);
+        for (std::size_t n = 0; n < noises.size(); ++n) {
+            all += truth[d][n];
+            all_whole += whole_found[d][n];
+            all_found += found[d][n];
+            if (truth[d][n] == 0) {
+                fmt::print(" {:>20}", "-");
+                continue;
+            }
+            const auto t = static_cast<double>(truth[d][n]);
+            fmt::print(" {:>6.3f} / {:>5.3f} ({:>3})", static_cast<double>(whole_found[d][n]) / t,
+                       static_cast<double>(found[d][n]) / t, truth[d][n]);
+        }
+        fmt::print("\n");
+    }
+    fmt::print("  recall {:.3f} with the comb finder ({:.3f} without); time: {:.2f} ms per clean scan\n",
+               static_cast<double>(all_found) / static_cast<double>(all),
+               static_cast<double>(all_whole) / static_cast<double>(all),
+               1e3 * clean_s / static_cast<double>(2 * series));
 }
 
 } // namespace
@@ -211,5 +371,6 @@ int main(int argc, char** argv)
                "over all {} scans\n",
                per_scan_ms, per_scan_cpu_ms, kept / repeats,
                1e6 * (analyse_s + clean_s) / static_cast<double>(points + clean_points), 2 * series);
+    comb_bench(rng, std::max<std::size_t>(series, 1000), options);
     return 0;
 }

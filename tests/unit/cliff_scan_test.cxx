@@ -557,6 +557,98 @@ TEST(CliffScan, ExpectRulesHoldWithOrWithoutBaseline)
         << counted[1].judgement.message;
 }
 
+TEST(CliffScan, ExpectRulesScopedToMeasuredOrExactMaps)
+{
+    const std::string scoped = "{cliff_count: {measured: \">= 2\", exact: \"== 1\"}}";
+    const auto s = scan_suite(edited(valid, "{cliff_depth: \"<= 0.5\"}", scoped));
+    const auto& expect = s.variants.front().expect;
+    ASSERT_EQ(expect.size(), 2u);
+    EXPECT_EQ(expect[0].maps, suite::CliffMaps::measured);
+    EXPECT_EQ(expect[0].rule.text, ">= 2");
+    EXPECT_EQ(expect[0].where.line, 19);
+    EXPECT_EQ(expect[1].maps, suite::CliffMaps::exact);
+    EXPECT_EQ(expect[1].rule.text, "== 1");
+    EXPECT_TRUE(expect[0].judges_map(false));
+    EXPECT_FALSE(expect[0].judges_map(true));
+    EXPECT_TRUE(expect[1].judges_map(true));
+    EXPECT_FALSE(expect[1].judges_map(false));
+    EXPECT_EQ(scan_suite().variants.front().expect.front().maps, suite::CliffMaps::all);
+
+    // The static tier's exact map: only the exact rule judges it.
+    const CliffMap exact = map_with({cliff_at(27, 1.0, 0.875)});
+    const auto on_exact = compare::judge_cliff_map(exact, s, nullptr);
+    ASSERT_EQ(on_exact.size(), 2u);
+    EXPECT_EQ(on_exact[1].judgement.rule, "expect cliff_count == 1 on exact maps");
+    EXPECT_EQ(on_exact[1].judgement.verdict, Verdict::passed);
+
+    // A GPU's measured map (noisy): only the measured rule, which one cliff breaks.
+    CliffMap measured = exact;
+    measured.figure = "time";
+    measured.unit = "us";
+    measured.noise.assign(measured.x.size(), 0.01);
+    const auto on_measured = compare::judge_cliff_map(measured, s, nullptr);
+    ASSERT_EQ(on_measured.size(), 2u);
+    EXPECT_EQ(on_measured[1].judgement.rule, "expect cliff_count >= 2 on measured maps");
+    EXPECT_EQ(on_measured[1].judgement.verdict, Verdict::expect_failed);
+    EXPECT_NE(on_measured[1].judgement.message.find(
+                  "1 cliffs along SLOTS_KIB (at SLOTS_KIB=27..28), expected cliff_count >= 2 on measured maps "
+                  "(suite line 19)"),
+              std::string::npos)
+        << on_measured[1].judgement.message;
+    measured.cliffs.push_back(cliff_at(31, 0.875, 0.75));
+    EXPECT_EQ(compare::judge_cliff_map(measured, s, nullptr)[1].judgement.verdict, Verdict::passed);
+
+    // cliff_depth takes a scope too.
+    const auto depth = scan_suite(edited(valid, "{cliff_depth: \"<= 0.5\"}", "{cliff_depth: {exact: \"<= 0.1\"}}"));
+    const auto deep = compare::judge_cliff_map(map_with({cliff_at(31, 0.8, 0.2)}), depth, nullptr);
+    ASSERT_EQ(deep.size(), 2u);
+    EXPECT_EQ(deep[1].judgement.verdict, Verdict::expect_failed);
+    EXPECT_NE(deep[1].judgement.message.find("expected cliff_depth <= 10 % on exact maps (suite line 19)"),
+              std::string::npos)
+        << deep[1].judgement.message;
+    measured.cliffs = {cliff_at(31, 0.8, 0.2)};
+    EXPECT_EQ(compare::judge_cliff_map(measured, depth, nullptr).size(), 1u) << "no rule for measured maps";
+}
+
+TEST(CliffScan, ScopedRulesOfTheSuiteAndTheVariant)
+{
+    // The suite's rules on both kinds of map hold for every variant that names no cliff_count...
+    std::string text = edited(valid, "    expect: {cliff_depth: \"<= 0.5\"}\n", "");
+    text = edited(text, "cliffs: {min_depth: 0.05}",
+                  "cliffs: {min_depth: 0.05}\nexpect: {cliff_count: {measured: \">= 4\", exact: \"== 0\"}}");
+    const auto s = scan_suite(text);
+    const auto rules = s.expectations_for(s.variants.front());
+    ASSERT_EQ(rules.size(), 2u);
+    EXPECT_EQ(rules[0].maps, suite::CliffMaps::measured);
+    EXPECT_EQ(rules[1].maps, suite::CliffMaps::exact);
+    // ...and a variant's cliff_count, scoped or not, replaces both.
+    const auto replaced = scan_suite(edited(text, "grid: [\"ceil_div(N, 256)\"]",
+                                            "grid: [\"ceil_div(N, 256)\"]\n    expect: {cliff_count: \"<= 9\"}"));
+    const auto own = replaced.expectations_for(replaced.variants.front());
+    ASSERT_EQ(own.size(), 1u);
+    EXPECT_EQ(own[0].maps, suite::CliffMaps::all);
+    EXPECT_EQ(own[0].rule.text, "<= 9");
+}
+
+TEST(CliffScan, BadScopedRulesNameFileLineColumnAndField)
+{
+    const std::string file = suite_path.string();
+    const std::string rule = "{cliff_depth: \"<= 0.5\"}";
+    EXPECT_EQ(error_after(rule, "{cliff_depth: {gpu: \"<= 0.5\"}}"),
+              file + ":19:28: variants.staged.expect.cliff_depth.gpu: unknown key; allowed: measured, exact");
+    EXPECT_EQ(error_after(rule, "{cliff_depth: {}}"),
+              file + ":19:27: variants.staged.expect.cliff_depth: expected a condition for the measured maps, the "
+                     "exact maps or both");
+    EXPECT_EQ(error_after(rule, "{cliff_depth: {measured: \"about 3\"}}"),
+              file + ":19:38: variants.staged.expect.cliff_depth.measured: 'about 3': an expectation is an operator "
+                     "(==, !=, <, <=, >, >=) and a number, e.g. '<= 64'");
+    EXPECT_EQ(error_after(rule, "{cliff_depth: {measured: [1, 2]}}"),
+              file + ":19:38: variants.staged.expect.cliff_depth.measured: expected a single value");
+    EXPECT_EQ(error_after(rule, "{registers: {measured: \"<= 64\"}}"),
+              file + ":19:25: variants.staged.expect.registers: expected a condition, e.g. '<= 64'; only cliff_count "
+                     "and cliff_depth take a condition per kind of map ({measured: ..., exact: ...})");
+}
+
 TEST(CliffScan, VerdictsReachTheCarrierCaseTotalsAndWaivers)
 {
     TempDir dir;

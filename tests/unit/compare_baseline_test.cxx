@@ -903,6 +903,8 @@ std::size_t recorded_cliffs_hold_expectations(const suite::Suite& s, const fs::p
 {
     std::map<std::tuple<std::string, std::string, std::string>, std::vector<const CliffRow*>> maps;
     const CliffBaselineFile file = read_cliff_baseline(path);
+    // A rule scoped to measured or exact maps judges only the files of its kind.
+    const bool exact = file.meta("figures").starts_with("cliffs of exact figures");
     for (const auto& row : file.rows) {
         auto& cliffs = maps[{row.variant, row.others, row.figure}];
         if (row.is_cliff()) cliffs.push_back(&row);
@@ -912,7 +914,7 @@ std::size_t recorded_cliffs_hold_expectations(const suite::Suite& s, const fs::p
         const suite::VariantSpec* variant = s.find_variant(std::get<0>(map));
         if (!variant) continue;
         for (const auto& e : s.expectations_for(*variant)) {
-            if (!suite::is_cliff_expectation(e.metric)) continue;
+            if (!suite::is_cliff_expectation(e.metric) || !e.judges_map(exact)) continue;
             double value = static_cast<double>(cliffs.size());
             if (e.metric == suite::cliff_depth_expectation) {
                 value = 0;

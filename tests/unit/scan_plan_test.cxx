@@ -1,6 +1,8 @@
 // The GPU scan without a GPU: which points stay full cases, and the cliff maps built from a
 // measured series and each point's launch (synthetic here, as a scan on an H100 would give them).
 
+#include "harness/compare/cliff_baseline.hxx"
+#include "harness/compare/cliff_gate.hxx"
 #include "harness/pipeline/gpu_scan.hxx"
 #include "harness/run/scan_runner.hxx"
 #include "harness/suite/sweep.hxx"
@@ -8,6 +10,7 @@
 
 #include <cmath>
 #include <gtest/gtest.h>
+#include <random>
 #include <set>
 
 using namespace harness;
@@ -66,6 +69,46 @@ cliff::LaunchShape shape_of(std::uint64_t blocks_x, std::uint64_t blocks_y = 1)
     shape.limiter = "warps";
     shape.registers_per_thread = 16;
     return shape;
+}
+
+/// The verdicts of the suite's `expect:` rules on `map`, without a baseline.
+std::vector<MetricVerdict> expectations_on(const CliffMap& map, const suite::Suite& s)
+{
+    std::vector<MetricVerdict> out;
+    for (const auto& v : compare::judge_cliff_map(map, s, nullptr))
+        if (v.judgement.rule.starts_with("expect ")) out.push_back(v.judgement);
+    return out;
+}
+
+/// us/GB of rows of W floats padded to `capacity` floats where they fit and packed past it, as an
+/// H100 measured them: a comb past the capacity, by how far a pitch of W x 4 bytes is from a sector.
+double rows_us_per_gb(std::int64_t w, std::int64_t capacity)
+{
+    if (w <= capacity) return 190.0;
+    if (w % 8 == 0) return 186.0;
+    if (w % 4 == 0) return 211.0;
+    if (w % 2 == 0) return 227.0;
+    return 236.0;
+}
+
+/// The alignment suite's map on an H100 from rows padded to `capacity` floats, with `scatter` of
+/// relative noise from point to point (the batches' own noise is a tenth of it).
+CliffMap alignment_map(const suite::Suite& s, std::int64_t capacity, double scatter, std::mt19937& rng)
+{
+    const auto& axis = *s.scanned_param();
+    std::normal_distribution<double> gauss(0.0, 1.0);
+    const auto series = synthetic_series(
+        s, "rows",
+        [&](std::int64_t w) {
+            const double gb = 2.0 * 4096 * static_cast<double>(w) * 4 * 8 * 1e-9;
+            return gb * rows_us_per_gb(w, capacity) * (1.0 + scatter * gauss(rng));
+        },
+        [&](std::int64_t w) {
+            auto shape = shape_of(4096, 8);
+            shape.pitch_bytes = static_cast<std::uint64_t>(axis.pitch->evaluate({{"W", w}, {"ROWS", 4096}}));
+            return shape;
+        });
+    return pipeline::gpu_cliff_map(s, series, "sm_90", cliff::GpuShape{h100_sms});
 }
 
 } // namespace
@@ -141,6 +184,14 @@ TEST(ScanPlan, WavesSuiteStepsAtEachWaveOf132Sms)
     }
     EXPECT_NE(map.cliffs[0].explanation.find("1 -> 2 waves of 132 SMs x 8 blocks"), std::string::npos)
         << map.cliffs[0].explanation;
+    // The suite pins them on the measured map: at least four.
+    const auto rules = expectations_on(map, s);
+    ASSERT_EQ(rules.size(), 1u);
+    EXPECT_EQ(rules[0].rule, "expect cliff_count >= 4 on measured maps");
+    EXPECT_EQ(rules[0].verdict, Verdict::passed) << rules[0].message;
+    auto three = map;
+    three.cliffs.pop_back();
+    EXPECT_EQ(expectations_on(three, s)[0].verdict, Verdict::expect_failed);
 }
 
 TEST(ScanPlan, TilesSuiteIsTimePerWorkWithTileSteps)
@@ -164,6 +215,12 @@ TEST(ScanPlan, TilesSuiteIsTimePerWorkWithTileSteps)
             EXPECT_EQ(c.cause, CliffCause::waves) << "the 9th tile starts a second wave";
         }
     }
+    // A cliff at each multiple of 256 up to 2304, as on an H100; the suite asks for eight at least.
+    EXPECT_EQ(map.cliffs.size(), 9u);
+    const auto rules = expectations_on(map, s);
+    ASSERT_EQ(rules.size(), 1u);
+    EXPECT_EQ(rules[0].rule, "expect cliff_count >= 8 on measured maps");
+    EXPECT_EQ(rules[0].verdict, Verdict::passed) << rules[0].message;
 }
 
 TEST(ScanPlan, AlignmentSuiteStepsWhereRowsArePacked)
@@ -188,6 +245,63 @@ TEST(ScanPlan, AlignmentSuiteStepsWhereRowsArePacked)
     EXPECT_EQ(map.cliffs[0].x_before, 512);
     EXPECT_EQ(map.cliffs[0].x_after, 513);
     EXPECT_EQ(map.cliffs[0].cause, CliffCause::alignment) << map.cliffs[0].explanation;
+    const auto rules = expectations_on(map, s);
+    ASSERT_EQ(rules.size(), 1u);
+    EXPECT_EQ(rules[0].rule, "expect cliff_count == 1 on measured maps");
+    EXPECT_EQ(rules[0].verdict, Verdict::passed) << rules[0].message;
+}
+
+TEST(ScanPlan, AlignmentSuiteAsMeasuredKeepsItsOneCliffAt512)
+{
+    const auto s = suite::load_suite(repo_root() / "suites" / "alignment_scan.yaml");
+    for (unsigned seed = 0; seed < 10; ++seed) {
+        std::mt19937 rng(seed);
+        const CliffMap map = alignment_map(s, 512, 0.01, rng);
+        ASSERT_EQ(map.cliffs.size(), 1u) << "seed " << seed;
+        EXPECT_EQ(map.cliffs[0].x_after, 513);
+        EXPECT_EQ(map.cliffs[0].cause, CliffCause::alignment) << map.cliffs[0].explanation;
+        EXPECT_EQ(expectations_on(map, s)[0].verdict, Verdict::passed);
+    }
+}
+
+TEST(ScanPlan, RowsPaddedTo448FailAgainstTheH100Baseline)
+{
+    // tests/suites/alignment_scan_448.yaml: the step moves to 448 -> 449, where the map is a comb.
+    suite::LoadOptions anywhere;
+    anywhere.sources_anywhere = true;
+    const auto s = suite::load_suite(repo_root() / "tests" / "suites" / "alignment_scan_448.yaml", anywhere);
+    EXPECT_EQ(s.name, "alignment_scan") << "gated against the committed baseline";
+    const auto baseline =
+        compare::read_cliff_baseline(repo_root() / "baselines" / "alignment_scan" / "NVIDIA-H100-80GB-HBM3.cliffs.csv");
+    for (unsigned seed = 0; seed < 10; ++seed) {
+        std::mt19937 rng(seed);
+        const CliffMap map = alignment_map(s, 448, 0.015, rng);
+        ASSERT_TRUE(baseline.holds(map));
+        ASSERT_EQ(map.cliffs.size(), 1u) << "seed " << seed;
+        const Cliff& c = map.cliffs[0];
+        EXPECT_EQ(c.x_after, 449);
+        EXPECT_GE(c.x_before, 447);
+        EXPECT_EQ(c.cause, CliffCause::alignment) << c.explanation;
+        EXPECT_NE(c.explanation.find("pitch 1792 -> 1796 bytes"), std::string::npos) << c.explanation;
+
+        const auto verdicts = compare::judge_cliff_map(map, s, &baseline);
+        std::size_t regressed = 0, gone = 0;
+        for (const auto& v : verdicts) {
+            if (v.judgement.verdict == Verdict::regressed) {
+                ++regressed;
+                EXPECT_EQ(v.x_after, 449);
+                EXPECT_NE(v.judgement.message.find("new cliff at W="), std::string::npos) << v.judgement.message;
+                EXPECT_NE(v.judgement.message.find("caused by alignment: pitch 1792 -> 1796 bytes"), std::string::npos)
+                    << v.judgement.message;
+            }
+            if (v.judgement.verdict == Verdict::improved) {
+                ++gone;
+                EXPECT_EQ(v.x_before, 512);
+            }
+        }
+        EXPECT_EQ(regressed, 1u) << "seed " << seed;
+        EXPECT_EQ(gone, 1u) << "seed " << seed;
+    }
 }
 
 TEST(ScanPlan, PointsThatDidNotRunAreLeftOut)
