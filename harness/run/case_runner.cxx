@@ -156,9 +156,14 @@ CaseRunner::~CaseRunner()
 void CaseRunner::use_suite(const suite::Suite& suite, const std::map<std::string, compile::CompiledModule>& modules)
 {
     if (&suite == suite_ && &modules == modules_) return;
-    // Loaded modules stay loaded, each suite's under its own modules: a group's cases are timed
-    // in one suite and measured in another, and a module unloaded and loaded again between a
-    // case's timing and its SASS measurement gave wrong instruction counts and a crash on an H100.
+    // Where groups span suites, loaded modules stay loaded, each suite's under its own modules: a
+    // case timed in one suite may be measured after another suite's cases were started, and
+    // modules unloaded and loaded again between a case's timing and its SASS measurement gave
+    // wrong instruction counts and a crash on an H100.
+    if (!options_.groups_span_suites) {
+        for (auto& [id, module] : loaded_) driver().cuModuleUnload(module);
+        loaded_.clear();
+    }
     suite_ = &suite;
     modules_ = &modules;
     if (profiler_ && suite.metrics != options_.metrics) {

@@ -42,6 +42,13 @@ struct RunOptions {
     /// Where exact counters are kept between runs (empty: no counter cache).
     std::filesystem::path counter_cache_dir;
     bool fresh_counters = false; ///< measure every figure even on a cache hit, then refresh the entry
+    /// A worker's group of cases may span suites, and modules stay loaded for the worker's life
+    /// (see CaseRunner::start). For a worker beside others on the host's GPUs, where each change
+    /// of the range profiler between timer and counters holds up the other GPUs too; a lone
+    /// worker ends a group with its suite and unloads the suite's modules, which keeps device
+    /// memory laid out as the baselines were recorded (with every suite's modules loaded, gemm
+    /// blocktiled_1d N=2048 read 7 to 8 % more DRAM bytes in 5 of 7 one-GPU runs on an H100).
+    bool groups_span_suites = false;
 };
 
 /// Loads modules once per process and runs cases in the current context.
@@ -54,8 +61,9 @@ public:
     ~CaseRunner();
 
     /// Runs the cases of another suite from now on, keeping the context and the profilers (whose
-    /// set-up is most of a worker's start): a worker serves every suite of a run. Cases started
-    /// in another suite may still be finished.
+    /// set-up is most of a worker's start): a worker serves every suite of a run. With
+    /// RunOptions::groups_span_suites, cases started in another suite may still be finished;
+    /// without, every started case must be finished first, and the suite's modules are unloaded.
     void use_suite(const suite::Suite& suite, const std::map<std::string, compile::CompiledModule>& modules);
 
     /// A case verified and timed whose hardware counters are still to be measured.
@@ -73,7 +81,8 @@ public:
 
     /// Runs `c` in two halves: start() prepares, verifies and times it; finish() measures its
     /// counters, in the suite the case was started in (finish() calls use_suite()). A worker starts
-    /// a group of cases, of any suites, then finishes them: the context has one enabled range
+    /// a group of cases (of any suites, with RunOptions::groups_span_suites), then finishes them:
+    /// the context has one enabled range
     /// profiler, which must be enabled afresh for each change between the timer's and the counter
     /// profiler's configurations, so it changes hands twice per group instead of twice per case.
     /// Enabling takes about 0.1 s on an H100 and holds up every other process of the host that

@@ -21,9 +21,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Most cases a worker starts before it finishes them (see worker_main and CaseRunner::start): a
-/// larger group changes the context's range profiler between timer and counters less often (twice
-/// per group, each about 0.1 s that holds up the host's other GPUs' profilers too), a smaller one
+/// Most cases a worker starts before it finishes them (see worker_main and CaseRunner::start;
+/// a lone worker also ends a group with its suite): a larger group changes the context's range
+/// profiler between timer and counters less often (twice per group, each about 0.1 s that holds
+/// up the host's other GPUs' profilers too), a smaller one
 /// loses fewer started cases to a fault while their counters are measured (the next worker runs
 /// them again).
 constexpr std::size_t max_group_cases = 128;
@@ -96,6 +97,7 @@ int worker_main(const std::vector<SuiteWork>& work, const std::vector<WorkItem>&
                       {"profilers", runner.startup().profiler}}}});
     ReferenceOutputs reference;
     std::set<std::pair<std::size_t, std::size_t>> failed_reference_points; // (suite, point)
+    std::size_t current_suite = items[positions.front()].suite;
 
     // Cases are started (prepared, verified, timed) a group at a time, then finished (their
     // counters measured): see CaseRunner::start. A fault loses the group's unfinished cases to the
@@ -154,10 +156,13 @@ int worker_main(const std::vector<SuiteWork>& work, const std::vector<WorkItem>&
             send(index, unverifiable_case(suite, c, "the reference variant failed at this point"));
             continue;
         }
+        const bool next_suite = item.suite != current_suite;
+        if (next_suite && !config.options.groups_span_suites && !finish_group()) return 0;
         if (group.size() >= max_group_cases && !finish_group()) return 0;
-        // A group spans suites: a staged case keeps its suite, which finish() takes up again, so
-        // the runner is set to this case's suite after the group before it was finished.
+        // A staged case keeps its suite, which finish() takes up again: the runner is set to this
+        // case's suite after the group before it was finished.
         runner.use_suite(suite, *work[item.suite].modules);
+        current_suite = item.suite;
         write_line(fd, {{"event", "begin"}, {"index", index}});
         CaseRunner::Staged staged;
         const Step end = guarded(
