@@ -6,11 +6,19 @@
 
 namespace harness::cliff {
 
-std::string alignment_confirmation(double sectors_before, double sectors_after)
+bool alignment_confirmed(double sectors_before, double sectors_after, bool rise_expected)
 {
-    if (sectors_before != sectors_after)
+    return rise_expected ? sectors_after > sectors_before : sectors_after < sectors_before;
+}
+
+std::string alignment_confirmation(double sectors_before, double sectors_after, bool rise_expected)
+{
+    if (alignment_confirmed(sectors_before, sectors_after, rise_expected))
         return fmt::format("; confirmed: sectors per request {:.1f} -> {:.1f}", sectors_before, sectors_after);
-    return fmt::format("; not confirmed by counters (sectors per request {:.1f} both sides)", sectors_before);
+    if (sectors_before == sectors_after)
+        return fmt::format("; not confirmed by counters (sectors per request {:.1f} both sides)", sectors_before);
+    return fmt::format("; not confirmed by counters (sectors per request {:.1f} -> {:.1f}: {})", sectors_before,
+                       sectors_after, rise_expected ? "fewer, not more" : "more, not fewer");
 }
 
 namespace {
@@ -120,7 +128,7 @@ std::optional<Explanation> alignment_change(const LaunchShape& before, const Lau
         fmt::format("alignment: pitch {} -> {} bytes, {} a multiple of {}-byte sectors", *before.pitch_bytes,
                     *after.pitch_bytes, aligned_before ? "no longer" : "now", sector_bytes);
     if (before.sectors_per_request && after.sectors_per_request)
-        text += alignment_confirmation(*before.sectors_per_request, *after.sectors_per_request);
+        text += alignment_confirmation(*before.sectors_per_request, *after.sectors_per_request, aligned_before);
     return Explanation{CliffCause::alignment, std::move(text)};
 }
 

@@ -57,9 +57,14 @@ struct Explanation {
 Explanation explain_step(const LaunchShape& before, const LaunchShape& after, const GpuShape& gpu,
                          std::string_view axis = "x");
 
-/// What counters measured either side of an alignment step add to its explanation: "; confirmed:
-/// sectors per request 4.0 -> 5.0", or "; not confirmed by counters (...)" when they are equal.
-std::string alignment_confirmation(double sectors_before, double sectors_after);
+/// Whether counters measured either side of an alignment step bear it out: more sectors per
+/// request across a step where the pitch left sector alignment (the step is slower:
+/// `rise_expected`), fewer across one where it came back.
+bool alignment_confirmed(double sectors_before, double sectors_after, bool rise_expected);
+
+/// What those counters add to the step's explanation: "; confirmed: sectors per request 4.0 -> 5.0",
+/// or "; not confirmed by counters (...)" when they are equal or moved the other way.
+std::string alignment_confirmation(double sectors_before, double sectors_after, bool rise_expected);
 
 /// Explains `cliff` (found along the axis whose points' launches are `shapes`, in axis order) from
 /// the adjacent pairs of points from x_before to x_after, or, where the model changes in none of

@@ -155,6 +155,15 @@ TEST(CliffExplain, AlignmentWithAndWithoutCounters)
     EXPECT_EQ(e.text, "alignment: pitch 128 -> 132 bytes, no longer a multiple of 32-byte sectors; not confirmed by "
                       "counters (sectors per request 4.0 both sides)");
 
+    // Fewer sectors where the pitch left alignment bear nothing out (an H100 read 4.0 -> 3.9 either
+    // side of a noise step that once called itself confirmed).
+    after.sectors_per_request = 3.9;
+    e = explain_step(before, after, gpu, "width");
+    EXPECT_EQ(e.text, "alignment: pitch 128 -> 132 bytes, no longer a multiple of 32-byte sectors; not confirmed by "
+                      "counters (sectors per request 4.0 -> 3.9: fewer, not more)");
+    EXPECT_FALSE(alignment_confirmed(4.0, 3.9, true));
+    EXPECT_TRUE(alignment_confirmed(5.0, 4.0, false));
+
     // Back onto the sectors: "now".
     LaunchShape off = blocks_at(39, 4), on = blocks_at(40, 4);
     off.pitch_bytes = 156;
