@@ -500,6 +500,36 @@ TEST(HostileCli, BadSuitesExitTwoFromEveryCommand)
     EXPECT_FALSE(fs::exists(p.dir.path / "out"));
 }
 
+TEST(HostileCli, AMalformedCliffRulePerKindOfMapExitsTwoAndWritesNothing)
+{
+    // `expect: {cliff_count: {measured: ...}}`: its keys and conditions come from the file too.
+    const auto run_with = [](const std::string& rule, std::string& console) {
+        Project p;
+        std::string suite = valid;
+        suite.replace(suite.find("N: [256, 1024]"), 14, "N: {scan: [256, 1024], step: 256}");
+        suite.replace(suite.find("    args: [x, x, y, {i32: N}]"), 29,
+                      "    args: [x, x, y, {i32: N}]\n    expect: " + rule);
+        write_file(p.suite, suite);
+        const fs::path out = p.dir.path / "out";
+        testing::internal::CaptureStderr();
+        const int code = cli::run_tool({"run", p.suite.string(), "--no-cache", "--static", "--out", out.string()});
+        console = testing::internal::GetCapturedStderr();
+        return std::pair{code, fs::exists(out)};
+    };
+    std::string console;
+    EXPECT_EQ(run_with("{cliff_count: {measured: \"== 0\"}}", console), std::pair(0, true)) << console;
+    for (const auto& [rule, field] : std::vector<std::pair<std::string, std::string>>{
+             {"{cliff_count: {gpu: \"== 1\"}}", "variants.a.expect.cliff_count.gpu: unknown key"},
+             {"{cliff_count: {measured: {exact: \"== 1\"}}}", "variants.a.expect.cliff_count.measured:"},
+             {"{cliff_depth: {measured: \"<= 1e999\"}}", "variants.a.expect.cliff_depth.measured:"},
+             {"{cliff_count: {}}", "variants.a.expect.cliff_count: expected a condition"},
+             {"{registers: {measured: \"<= 64\"}}", "variants.a.expect.registers: expected a condition"}}) {
+        EXPECT_EQ(run_with(rule, console), std::pair(2, false)) << rule << "\n" << console;
+        EXPECT_NE(console.find("hostile.yaml:15:"), std::string::npos) << console;
+        EXPECT_NE(console.find(field), std::string::npos) << console;
+    }
+}
+
 TEST(FileTransaction, ReplacesEveryFileOrNone)
 {
     TempDir dir{"harness-hostile-test"};
