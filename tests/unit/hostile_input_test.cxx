@@ -512,7 +512,8 @@ TEST(HostileCli, AMalformedCliffRulePerKindOfMapExitsTwoAndWritesNothing)
         write_file(p.suite, suite);
         const fs::path out = p.dir.path / "out";
         testing::internal::CaptureStderr();
-        const int code = cli::run_tool({"run", p.suite.string(), "--no-cache", "--static", "--out", out.string()});
+        const int code =
+            cli::run_tool({"run", p.suite.string(), "--no-cache", "--static", "--no-ci", "--out", out.string()});
         console = testing::internal::GetCapturedStderr();
         return std::pair{code, fs::exists(out)};
     };
