@@ -1,6 +1,7 @@
 #include "harness/compile/compile_suite.hxx"
 
 #include "harness/compile/confinement.hxx"
+#include "harness/core/child_process.hxx"
 #include "harness/suite/compile_params.hxx"
 #include "harness/suite/sweep.hxx"
 
@@ -125,17 +126,6 @@ std::variant<CompiledModule, std::string> unpack(const std::string& packed)
     module.cache_key = j.at("cache_key");
     module.from_cache = j.at("from_cache");
     return module;
-}
-
-void write_all(int fd, const std::string& bytes)
-{
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return;
-        done += static_cast<std::size_t>(n);
-    }
 }
 
 /// The body of a compiler process: limits, the cache, confinement, then NVRTC. Never returns.

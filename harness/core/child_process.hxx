@@ -6,6 +6,8 @@
 // in a forked child fails with CUDA_ERROR_NOT_INITIALIZED), so the parent does both in children.
 
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 
 namespace harness {
@@ -13,5 +15,31 @@ namespace harness {
 /// Forks, runs `body` in the child, and returns the bytes it returned. Throws Error when the child
 /// dies before answering (the message names `what` and the signal or exit status).
 std::string run_in_child(const std::string& what, const std::function<std::string()>& body);
+
+/// Writes all of `bytes` to a child's or a parent's pipe; stops quietly where the reader is gone.
+void write_all(int fd, const std::string& bytes);
+
+/// How a child's wait status reads in a message: "killed by signal 11 (Segmentation fault)",
+/// "exited with status 3".
+std::string describe_exit(int status);
+
+/// Sends one message, a line of JSON, over a worker's event pipe. A parent that is gone is not an
+/// error: the worker has no one left to tell.
+void write_event(int fd, const nlohmann::json& message);
+
+/// How a followed child ended.
+struct ChildEnd {
+    bool timed_out = false; ///< it missed a deadline and was killed
+    int status = 0;         ///< its wait status
+};
+
+/// A worker child followed by its events: forks, runs `body` in the child with the write end of
+/// the event pipe (it sends with write_event; the child exits with what `body` returns, 1 when it
+/// throws), and passes each message to `on_message` in the parent. The child must send its first
+/// message within `first_deadline_s`; `on_message` returns how long the child may take until its
+/// next one, or nullopt to keep the deadline as it was. A child that misses its deadline is killed.
+/// Returns once the child has ended and been reaped.
+ChildEnd follow_child(const std::function<int(int fd)>& body, double first_deadline_s,
+                      const std::function<std::optional<double>(const nlohmann::json&)>& on_message);
 
 } // namespace harness

@@ -2,6 +2,7 @@
 
 #include "harness/cliff/combs.hxx"
 #include "harness/cliff/steps.hxx"
+#include "harness/core/child_process.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/core/stopwatch.hxx"
@@ -9,18 +10,13 @@
 #include "harness/run/launch_setup.hxx"
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstring>
 #include <fmt/format.h>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <poll.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace harness::pipeline {
 
@@ -34,18 +30,6 @@ struct ScanJob {
     ScanSeries series;
 };
 
-void write_line(int fd, const nlohmann::json& message)
-{
-    const std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    std::size_t done = 0;
-    while (done < line.size()) {
-        const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return; // the parent is gone
-        done += static_cast<std::size_t>(n);
-    }
-}
-
 /// The body of a scan worker: scans jobs[first...] in order, reporting over `fd`. A fault
 /// poisons the context: the worker reports it and ends, and the parent starts another.
 int scan_worker(const suite::Suite& suite, const compile::SuiteModules& modules, const std::vector<ScanJob>& jobs,
@@ -55,34 +39,26 @@ int scan_worker(const suite::Suite& suite, const compile::SuiteModules& modules,
     try {
         session = std::make_unique<run::GpuSession>(options.device);
     } catch (const std::exception& e) {
-        write_line(fd, {{"event", "fatal"}, {"message", e.what()}});
+        write_event(fd, {{"event", "fatal"}, {"message", e.what()}});
         return 3;
     }
-    write_line(fd, {{"event", "ready"}});
+    write_event(fd, {{"event", "ready"}});
     run::ScanRunner runner(*session, suite, modules.modules);
     for (std::size_t j = first; j < jobs.size(); ++j) {
-        write_line(fd, {{"event", "begin"}, {"job", j}});
+        write_event(fd, {{"event", "begin"}, {"job", j}});
         try {
             runner.scan(*jobs[j].variant, jobs[j].series.points, options.timing, [&](const run::ScanPoint& p) {
-                write_line(fd, {{"event", "point"}, {"job", j}, {"point", p}});
+                write_event(fd, {{"event", "point"}, {"job", j}, {"point", p}});
             });
-            write_line(fd, {{"event", "done"}, {"job", j}});
+            write_event(fd, {{"event", "done"}, {"job", j}});
         } catch (const run::CudaError& e) {
-            write_line(fd, {{"event", "failed"}, {"job", j}, {"message", fmt::format("kernel fault: {}", e.what())}});
+            write_event(fd, {{"event", "failed"}, {"job", j}, {"message", fmt::format("kernel fault: {}", e.what())}});
             if (e.poisons_context()) return 0;
         } catch (const std::exception& e) {
-            write_line(fd, {{"event", "failed"}, {"job", j}, {"message", e.what()}});
+            write_event(fd, {{"event", "failed"}, {"job", j}, {"message", e.what()}});
         }
     }
     return 0;
-}
-
-std::string describe_exit(int status)
-{
-    if (WIFSIGNALED(status))
-        return fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-    if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
-    return "ended";
 }
 
 /// What became of the jobs a worker was given.
@@ -100,75 +76,38 @@ struct WorkerEnd {
 WorkerEnd run_worker(const suite::Suite& suite, const compile::SuiteModules& modules, std::vector<ScanJob>& jobs,
                      std::size_t first, const GpuScanOptions& options, std::vector<std::string>& failures)
 {
-    int fds[2];
-    if (pipe(fds) != 0) throw Error(ErrorKind::environment, fmt::format("pipe failed: {}", strerror(errno)));
-    std::fflush(nullptr);
-    const pid_t pid = fork();
-    if (pid < 0) throw Error(ErrorKind::environment, fmt::format("fork failed: {}", strerror(errno)));
-    if (pid == 0) {
-        ::close(fds[0]);
-        int code = 1;
-        try {
-            code = scan_worker(suite, modules, jobs, first, options, fds[1]);
-        } catch (...) {
-        }
-        ::_exit(code);
-    }
-    ::close(fds[1]);
-
-    const auto after = [](double seconds) {
-        return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-    };
     WorkerEnd end;
-    auto deadline = after(options.startup_timeout_s);
-    std::string buffer;
-    for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-        if (left <= 0) {
-            end.timed_out = true;
-            break;
-        }
-        pollfd p{fds[0], POLLIN, 0};
-        const int ready = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
-        if (ready <= 0) continue;
-        char chunk[65536];
-        const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break; // the worker exited
-        buffer.append(chunk, static_cast<std::size_t>(n));
-        for (std::size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
-            const auto message = nlohmann::json::parse(buffer.substr(0, nl));
-            buffer.erase(0, nl + 1);
-            const std::string event = message.at("event");
-            if (event == "fatal") {
-                end.fatal = message.at("message");
-            } else if (event == "ready") {
-                end.started = true;
-            } else if (event == "begin") {
-                end.current = message.at("job").get<std::size_t>();
-                // Buffers drawn and filled, and a calibration run at each end, before the first point.
-                deadline = after(3 * options.point_timeout_s);
-            } else if (event == "point") {
-                jobs[message.at("job").get<std::size_t>()].series.measured.push_back(
-                    message.at("point").get<run::ScanPoint>());
-                deadline = after(options.point_timeout_s);
-            } else if (event == "done" || event == "failed") {
-                const auto j = message.at("job").get<std::size_t>();
-                if (event == "failed") {
-                    failures[j] = message.at("message");
-                    jobs[j].series.measured.clear();
-                }
-                end.current.reset();
-                end.last_finished = j;
-                deadline = after(options.point_timeout_s);
-            }
-        }
-    }
-    if (end.timed_out) ::kill(pid, SIGKILL);
-    ::close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    const ChildEnd child = follow_child([&](int fd) { return scan_worker(suite, modules, jobs, first, options, fd); },
+                                        options.startup_timeout_s,
+                                        [&](const nlohmann::json& message) -> std::optional<double> {
+                                            const std::string event = message.at("event");
+                                            if (event == "fatal") {
+                                                end.fatal = message.at("message");
+                                            } else if (event == "ready") {
+                                                end.started = true;
+                                            } else if (event == "begin") {
+                                                end.current = message.at("job").get<std::size_t>();
+                                                // Buffers drawn and filled, and a calibration run at each end, before
+                                                // the first point.
+                                                return 3 * options.point_timeout_s;
+                                            } else if (event == "point") {
+                                                jobs[message.at("job").get<std::size_t>()].series.measured.push_back(
+                                                    message.at("point").get<run::ScanPoint>());
+                                                return options.point_timeout_s;
+                                            } else if (event == "done" || event == "failed") {
+                                                const auto j = message.at("job").get<std::size_t>();
+                                                if (event == "failed") {
+                                                    failures[j] = message.at("message");
+                                                    jobs[j].series.measured.clear();
+                                                }
+                                                end.current.reset();
+                                                end.last_finished = j;
+                                                return options.point_timeout_s;
+                                            }
+                                            return std::nullopt;
+                                        });
+    end.timed_out = child.timed_out;
+    const int status = child.status;
     if (end.current) {
         ScanJob& job = jobs[*end.current];
         const std::string& axis = suite.scanned_param()->name;

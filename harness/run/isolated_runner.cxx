@@ -1,19 +1,15 @@
 #include "harness/run/isolated_runner.hxx"
 
+#include "harness/core/child_process.hxx"
 #include "harness/profile/case_profiler.hxx"
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <csignal>
-#include <cstring>
 #include <fmt/format.h>
 #include <functional>
 #include <nlohmann/json.hpp>
-#include <poll.h>
+#include <optional>
 #include <set>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace harness::run {
 
@@ -28,18 +24,6 @@ using Clock = std::chrono::steady_clock;
 /// loses fewer started cases to a fault while their counters are measured (the next worker runs
 /// them again).
 constexpr std::size_t max_group_cases = 128;
-
-void write_line(int fd, const nlohmann::json& message)
-{
-    const std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    std::size_t done = 0;
-    while (done < line.size()) {
-        const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return; // the parent is gone; nothing to tell
-        done += static_cast<std::size_t>(n);
-    }
-}
 
 CaseResult base_result(const suite::Suite& suite, const suite::Case& c)
 {
@@ -83,18 +67,18 @@ int worker_main(const std::vector<SuiteWork>& work, const std::vector<WorkItem>&
         options.metrics = first.suite->metrics;
         runner_owner = std::make_unique<CaseRunner>(*session, *first.suite, *first.modules, options);
     } catch (const std::exception& e) {
-        write_line(fd, {{"event", "fatal"}, {"message", e.what()}});
+        write_event(fd, {{"event", "fatal"}, {"message", e.what()}});
         return 3;
     }
     CaseRunner& runner = *runner_owner;
-    write_line(fd, {{"event", "ready"},
-                    {"seconds", std::chrono::duration<double>(Clock::now() - started).count()},
-                    {"parts",
-                     {{"context", context_seconds},
-                      {"counter check", check_seconds},
-                      {"clock", runner.startup().clock},
-                      {"timer", runner.startup().timer},
-                      {"profilers", runner.startup().profiler}}}});
+    write_event(fd, {{"event", "ready"},
+                     {"seconds", std::chrono::duration<double>(Clock::now() - started).count()},
+                     {"parts",
+                      {{"context", context_seconds},
+                       {"counter check", check_seconds},
+                       {"clock", runner.startup().clock},
+                       {"timer", runner.startup().timer},
+                       {"profilers", runner.startup().profiler}}}});
     ReferenceOutputs reference;
     std::set<std::pair<std::size_t, std::size_t>> failed_reference_points; // (suite, point)
     std::size_t current_suite = items[positions.front()].suite;
@@ -126,7 +110,7 @@ int worker_main(const std::vector<SuiteWork>& work, const std::vector<WorkItem>&
         }
     };
     const auto send = [&](std::size_t index, const CaseResult& result) {
-        write_line(fd, {{"event", "result"}, {"index", index}, {"result", result}});
+        write_event(fd, {{"event", "result"}, {"index", index}, {"result", result}});
     };
     // False when the context is unusable: the parent then starts a fresh worker for the rest.
     const auto finish_group = [&] {
@@ -136,7 +120,7 @@ int worker_main(const std::vector<SuiteWork>& work, const std::vector<WorkItem>&
         std::stable_partition(group.begin(), group.end(),
                               [](const auto& entry) { return !entry.second.variant->is_builtin(); });
         for (auto& [index, staged] : group) {
-            write_line(fd, {{"event", "begin"}, {"index", index}});
+            write_event(fd, {{"event", "begin"}, {"index", index}});
             CaseResult result;
             const Step end = guarded(
                 index, [&] { result = runner.finish(std::move(staged)); }, result);
@@ -163,7 +147,7 @@ int worker_main(const std::vector<SuiteWork>& work, const std::vector<WorkItem>&
         // case's suite after the group before it was finished.
         runner.use_suite(suite, *work[item.suite].modules);
         current_suite = item.suite;
-        write_line(fd, {{"event", "begin"}, {"index", index}});
+        write_event(fd, {{"event", "begin"}, {"index", index}});
         CaseRunner::Staged staged;
         const Step end = guarded(
             index, [&] { staged = runner.start(c, reference); }, staged.result);
@@ -180,14 +164,6 @@ int worker_main(const std::vector<SuiteWork>& work, const std::vector<WorkItem>&
     return 0;
 }
 
-std::string describe_exit(int status)
-{
-    if (WIFSIGNALED(status))
-        return fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-    if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
-    return "ended";
-}
-
 } // namespace
 
 CaseResult unverifiable_case(const suite::Suite& suite, const suite::Case& c, const std::string& why)
@@ -202,96 +178,49 @@ namespace {
 
 constexpr std::size_t no_case = static_cast<std::size_t>(-1);
 
-/// A worker process running `pending` cases and the read end of its event pipe.
-struct Worker {
-    pid_t pid = -1;
-    int events = -1;
-};
-
-Worker start_worker(const std::vector<SuiteWork>& work, const std::vector<WorkItem>& items,
-                    const std::vector<std::size_t>& pending, const IsolatedRunConfig& config)
-{
-    int fds[2];
-    if (pipe(fds) != 0) throw Error(ErrorKind::environment, fmt::format("pipe failed: {}", strerror(errno)));
-    std::fflush(nullptr);
-    const pid_t pid = fork();
-    if (pid < 0) throw Error(ErrorKind::environment, fmt::format("fork failed: {}", strerror(errno)));
-    if (pid == 0) {
-        ::close(fds[0]);
-        int code = 1;
-        try {
-            code = worker_main(work, items, pending, config, fds[1]);
-        } catch (...) {
-        }
-        ::_exit(code);
-    }
-    ::close(fds[1]);
-    return {pid, fds[0]};
-}
-
 /// How a worker's life ended.
 struct WorkerEnd {
     std::size_t current = no_case; ///< the case it was running when it ended, if any
     bool timed_out = false;        ///< killed at a deadline
     std::string fatal;             ///< an error that stops the whole run
     std::size_t finished = 0;      ///< cases it reported
-    int status = 0;                ///< from waitpid
+    int status = 0;                ///< its wait status
 };
 
-/// Follows the worker's events until it exits or misses a deadline (the start-up timeout before
-/// its first case, the case timeout for each case), passing results to `finish`.
-WorkerEnd watch_worker(const Worker& worker, const IsolatedRunConfig& config,
-                       const std::function<double(std::size_t)>& timeout_of, const RunObserver& observer,
-                       const std::function<void(std::size_t, CaseResult)>& finish)
+/// Runs a worker for the `pending` cases and follows its events until it exits or misses a
+/// deadline (the start-up timeout before its first case, the case timeout for each case), passing
+/// results to `finish`.
+WorkerEnd run_worker(const std::vector<SuiteWork>& work, const std::vector<WorkItem>& items,
+                     const std::vector<std::size_t>& pending, const IsolatedRunConfig& config,
+                     const std::function<double(std::size_t)>& timeout_of, const RunObserver& observer,
+                     const std::function<void(std::size_t, CaseResult)>& finish)
 {
-    const auto after = [](double seconds) {
-        return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-    };
     WorkerEnd end;
-    auto deadline = after(config.startup_timeout_s);
-    std::string buffer;
-    for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-        if (left <= 0) {
-            end.timed_out = true;
-            break;
-        }
-        pollfd p{worker.events, POLLIN, 0};
-        const int ready = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready <= 0) continue;
-        char chunk[65536];
-        const ssize_t n = ::read(worker.events, chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break; // the worker exited
-        buffer.append(chunk, static_cast<std::size_t>(n));
-        for (std::size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
-            const auto message = nlohmann::json::parse(buffer.substr(0, nl));
-            buffer.erase(0, nl + 1);
-            const std::string event = message.at("event");
-            if (event == "fatal") {
-                end.fatal = message.at("message");
-            } else if (event == "ready") {
-                if (observer.on_worker_ready)
-                    observer.on_worker_ready(message.at("seconds").get<double>(),
-                                             message.at("parts").get<std::map<std::string, double>>());
-            } else if (event == "begin") {
-                end.current = message.at("index").get<std::size_t>();
-                deadline = after(timeout_of(end.current));
-                if (observer.on_begin) observer.on_begin(end.current);
-            } else if (event == "result") {
-                finish(message.at("index").get<std::size_t>(), message.at("result").get<CaseResult>());
-                ++end.finished;
-                end.current = no_case;
-                // Between cases the worker starts the next or finishes staged ones: as long as a case.
-                deadline = after(timeout_of(no_case));
-            }
-        }
-    }
-    if (end.timed_out) ::kill(worker.pid, SIGKILL);
-    ::close(worker.events);
-    while (waitpid(worker.pid, &end.status, 0) < 0 && errno == EINTR) {
-    }
+    const ChildEnd child =
+        follow_child([&](int fd) { return worker_main(work, items, pending, config, fd); }, config.startup_timeout_s,
+                     [&](const nlohmann::json& message) -> std::optional<double> {
+                         const std::string event = message.at("event");
+                         if (event == "fatal") {
+                             end.fatal = message.at("message");
+                         } else if (event == "ready") {
+                             if (observer.on_worker_ready)
+                                 observer.on_worker_ready(message.at("seconds").get<double>(),
+                                                          message.at("parts").get<std::map<std::string, double>>());
+                         } else if (event == "begin") {
+                             end.current = message.at("index").get<std::size_t>();
+                             if (observer.on_begin) observer.on_begin(end.current);
+                             return timeout_of(end.current);
+                         } else if (event == "result") {
+                             finish(message.at("index").get<std::size_t>(), message.at("result").get<CaseResult>());
+                             ++end.finished;
+                             end.current = no_case;
+                             // Between cases the worker starts the next or finishes staged ones: as long as a case.
+                             return timeout_of(no_case);
+                         }
+                         return std::nullopt;
+                     });
+    end.timed_out = child.timed_out;
+    end.status = child.status;
     return end;
 }
 
@@ -333,8 +262,7 @@ std::vector<CaseResult> run_isolated(const std::vector<SuiteWork>& work, const s
         }
         if (pending.empty()) break;
 
-        const WorkerEnd end =
-            watch_worker(start_worker(work, items, pending, config), config, timeout_of, observer, finish);
+        const WorkerEnd end = run_worker(work, items, pending, config, timeout_of, observer, finish);
         if (!end.fatal.empty()) throw Error(ErrorKind::environment, end.fatal);
         if (end.current != no_case) {
             const WorkItem& item = items[end.current];

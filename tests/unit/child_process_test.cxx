@@ -1,0 +1,189 @@
+// Children that answer once (run_in_child) and workers followed by their events (follow_child):
+// messages arrive whole and in order, deadlines move with them, a child that hangs is killed, one
+// that crashes or throws is reaped with its status, and none is left running when the parent
+// cannot follow it.
+
+#include "harness/core/child_process.hxx"
+#include "harness/core/error.hxx"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using namespace harness;
+using nlohmann::json;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void pause_for(double seconds)
+{
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+}
+
+} // namespace
+
+TEST(RunInChild, ReturnsTheAnswerOrSaysHowTheChildDied)
+{
+    EXPECT_EQ(run_in_child("answer", [] { return std::string(300000, 'x'); }).size(), 300000u);
+    try {
+        run_in_child("crash", []() -> std::string {
+            std::raise(SIGSEGV);
+            return "";
+        });
+        ADD_FAILURE() << "a crashed child answered";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("crash: the child process was killed by signal 11"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_THROW(run_in_child("throw", []() -> std::string { throw std::runtime_error("no"); }), Error);
+}
+
+TEST(FollowChild, PassesEveryMessageWholeAndInOrderAndReapsTheChild)
+{
+    const std::string long_text(200000, 'a'); // several reads of the pipe
+    std::vector<json> seen;
+    const ChildEnd end = follow_child(
+        [&](int fd) {
+            write_event(fd, {{"event", "ready"}});
+            write_event(fd, {{"event", "long"}, {"text", long_text}});
+            write_event(fd, {{"event", "odd"}, {"text", "line\nbreak \xff"}});
+            return 7;
+        },
+        5.0,
+        [&](const json& message) {
+            seen.push_back(message);
+            return std::nullopt;
+        });
+    EXPECT_FALSE(end.timed_out);
+    ASSERT_TRUE(WIFEXITED(end.status));
+    EXPECT_EQ(WEXITSTATUS(end.status), 7);
+    EXPECT_EQ(describe_exit(end.status), "exited with status 7");
+    ASSERT_EQ(seen.size(), 3u);
+    EXPECT_EQ(seen[0].at("event"), "ready");
+    EXPECT_EQ(seen[1].at("text").get<std::string>(), long_text);
+    // Text that is not UTF-8 is replaced, not lost with its message.
+    EXPECT_EQ(seen[2].at("text").get<std::string>().substr(0, 11), "line\nbreak ");
+}
+
+TEST(FollowChild, AChildThatMissesItsDeadlineIsKilled)
+{
+    const auto start = std::chrono::steady_clock::now();
+    int messages = 0;
+    const ChildEnd end = follow_child(
+        [](int fd) {
+            write_event(fd, {{"event", "begin"}});
+            pause_for(30);
+            return 0;
+        },
+        5.0,
+        [&](const json&) {
+            ++messages;
+            return std::optional<double>(0.3);
+        });
+    EXPECT_TRUE(end.timed_out);
+    EXPECT_EQ(messages, 1);
+    ASSERT_TRUE(WIFSIGNALED(end.status));
+    EXPECT_EQ(WTERMSIG(end.status), SIGKILL);
+    EXPECT_NE(describe_exit(end.status).find("killed by signal 9"), std::string::npos);
+    EXPECT_LT(seconds_since(start), 5.0);
+
+    // Before its first message, the first deadline holds.
+    const ChildEnd silent = follow_child(
+        [](int) {
+            pause_for(30);
+            return 0;
+        },
+        0.3, [](const json&) { return std::optional<double>(60.0); });
+    EXPECT_TRUE(silent.timed_out);
+}
+
+TEST(FollowChild, EachMessageMovesTheDeadline)
+{
+    // Eight messages 0.1 s apart take longer than one deadline of 0.6 s, but none is late.
+    int messages = 0;
+    const ChildEnd end = follow_child(
+        [](int fd) {
+            for (int i = 0; i < 8; ++i) {
+                write_event(fd, {{"event", "point"}, {"i", i}});
+                pause_for(0.1);
+            }
+            return 0;
+        },
+        0.6,
+        [&](const json& message) {
+            EXPECT_EQ(message.at("i"), messages);
+            ++messages;
+            return std::optional<double>(0.6);
+        });
+    EXPECT_FALSE(end.timed_out);
+    EXPECT_EQ(messages, 8);
+    EXPECT_TRUE(WIFEXITED(end.status) && WEXITSTATUS(end.status) == 0);
+
+    // A message that keeps the deadline does not extend it.
+    const ChildEnd kept = follow_child(
+        [](int fd) {
+            for (int i = 0; i < 8; ++i) {
+                write_event(fd, {{"event", "note"}});
+                pause_for(0.1);
+            }
+            return 0;
+        },
+        0.6, [](const json&) { return std::nullopt; });
+    EXPECT_TRUE(kept.timed_out);
+}
+
+TEST(FollowChild, ACrashOrAThrowIsTheChildsStatus)
+{
+    const ChildEnd crashed = follow_child(
+        [](int fd) {
+            write_event(fd, {{"event", "begin"}});
+            std::raise(SIGSEGV);
+            return 0;
+        },
+        5.0, [](const json&) { return std::nullopt; });
+    EXPECT_FALSE(crashed.timed_out);
+    ASSERT_TRUE(WIFSIGNALED(crashed.status));
+    EXPECT_EQ(WTERMSIG(crashed.status), SIGSEGV);
+
+    const ChildEnd thrown = follow_child([](int) -> int { throw std::runtime_error("no context"); }, 5.0,
+                                         [](const json&) { return std::nullopt; });
+    EXPECT_TRUE(WIFEXITED(thrown.status));
+    EXPECT_EQ(WEXITSTATUS(thrown.status), 1);
+}
+
+TEST(FollowChild, AParentThatCannotFollowEndsTheChildAndSaysWhy)
+{
+    pid_t child = 0;
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_THROW(follow_child(
+                     [](int fd) {
+                         write_event(fd, {{"event", "pid"}, {"pid", ::getpid()}});
+                         write_event(fd, {{"event", "begin"}});
+                         pause_for(30);
+                         return 0;
+                     },
+                     5.0,
+                     [&](const json& message) -> std::optional<double> {
+                         if (message.at("event") == "pid") child = message.at("pid").get<pid_t>();
+                         if (message.at("event") == "begin") throw Error(ErrorKind::internal, "cannot follow");
+                         return std::nullopt;
+                     }),
+                 Error);
+    EXPECT_LT(seconds_since(start), 5.0);
+    ASSERT_GT(child, 0);
+    // Killed and reaped: no such process is left, not even a zombie.
+    errno = 0;
+    EXPECT_EQ(::kill(child, 0), -1);
+    EXPECT_EQ(errno, ESRCH);
+}
