@@ -9,24 +9,10 @@ set -uo pipefail
 
 rounds="${1:?usage: ci/repeat-check.sh ROUNDS OUT_DIR [BUILD_DIR] [-- SUITE.yaml... [options]]}"
 out="${2:?usage: ci/repeat-check.sh ROUNDS OUT_DIR [BUILD_DIR] [-- SUITE.yaml... [options]]}"
-build="build"
-shift 2
-if [ $# -gt 0 ] && [ "$1" != "--" ]; then build="$1"; shift; fi
-[ "${1:-}" = "--" ] && shift
-root="$(cd "$(dirname "$0")/.." && pwd)"
-build="$(cd "$build" && pwd)"
-mkdir -p "$out"
-out="$(cd "$out" && pwd)"
-
-suites=()
-options=()
-for a in "$@"; do
-  case "$a" in
-    *.yaml) suites+=("$(cd "$(dirname "$a")" && pwd)/$(basename "$a")") ;;
-    *) options+=("$a") ;;
-  esac
-done
-((${#suites[@]})) || suites=("$root"/suites/*.yaml)
+shift
+# shellcheck source=ci/suite-arguments.sh
+source "$(dirname "$0")/suite-arguments.sh"
+read_suite_arguments "$@"
 export HARNESS_CACHE_DIR="${HARNESS_CACHE_DIR:-$out/kernel-cache}"
 
 status=0
