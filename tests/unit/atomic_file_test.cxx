@@ -19,14 +19,6 @@ using namespace harness;
 
 namespace {
 
-fs::path temp_dir(const std::string& name)
-{
-    const fs::path dir = fs::temp_directory_path() / ("harness-atomic-test-" + name + "-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
-
 std::set<std::string> names_in(const fs::path& dir)
 {
     std::set<std::string> names;
@@ -58,7 +50,8 @@ template <typename Write> std::string failure_of(Write write)
 
 TEST(AtomicFile, ReplacesTheFileAndLeavesNothingElse)
 {
-    const fs::path dir = temp_dir("replace");
+    const TempDir scratch{"harness-atomic-test"};
+    const fs::path& dir = scratch.path;
     write_file_atomically(dir / "out.txt", "first");
     write_file_atomically(dir / "out.txt", "second, longer than the first");
     EXPECT_EQ(read_file(dir / "out.txt"), "second, longer than the first");
@@ -70,7 +63,8 @@ TEST(AtomicFile, ReplacesTheFileAndLeavesNothingElse)
 
 TEST(AtomicFile, CreatesParentFolders)
 {
-    const fs::path dir = temp_dir("parents");
+    const TempDir scratch{"harness-atomic-test"};
+    const fs::path& dir = scratch.path;
     write_file_atomically(dir / "a" / "b" / "out.txt", "content");
     EXPECT_EQ(read_file(dir / "a" / "b" / "out.txt"), "content");
 }
@@ -78,7 +72,8 @@ TEST(AtomicFile, CreatesParentFolders)
 // Writing stops at the file-size limit (which binds root too): the old file stays whole.
 TEST(AtomicFile, KeepsTheOldFileWhenWritingFails)
 {
-    const fs::path dir = temp_dir("write-fails");
+    const TempDir scratch{"harness-atomic-test"};
+    const fs::path& dir = scratch.path;
     write_file(dir / "out.txt", "old content");
     rlimit saved{};
     ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
@@ -96,7 +91,8 @@ TEST(AtomicFile, KeepsTheOldFileWhenWritingFails)
 
 TEST(AtomicFile, KeepsWhatIsThereWhenItCannotBeReplaced)
 {
-    const fs::path dir = temp_dir("rename-fails");
+    const TempDir scratch{"harness-atomic-test"};
+    const fs::path& dir = scratch.path;
     fs::create_directories(dir / "out.txt"); // a non-empty folder where the file should go
     write_file(dir / "out.txt" / "inside", "kept");
     failure_of([&] { write_file_atomically(dir / "out.txt", "new"); });
@@ -106,7 +102,8 @@ TEST(AtomicFile, KeepsWhatIsThereWhenItCannotBeReplaced)
 
 TEST(AtomicFile, FailsWhenAParentIsAFile)
 {
-    const fs::path dir = temp_dir("parent-file");
+    const TempDir scratch{"harness-atomic-test"};
+    const fs::path& dir = scratch.path;
     write_file(dir / "plain", "a file, not a folder");
     failure_of([&] { write_file_atomically(dir / "plain" / "sub" / "out.txt", "new"); });
     EXPECT_EQ(read_file(dir / "plain"), "a file, not a folder");
@@ -116,7 +113,8 @@ TEST(AtomicFile, FailsWhenAParentIsAFile)
 TEST(AtomicFile, KeepsTheOldFileInAReadOnlyFolder)
 {
     if (::geteuid() == 0) GTEST_SKIP() << "root writes into read-only folders";
-    const fs::path dir = temp_dir("read-only");
+    const TempDir scratch{"harness-atomic-test"};
+    const fs::path& dir = scratch.path;
     write_file(dir / "out.txt", "old content");
     fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec);
     failure_of([&] { write_file_atomically(dir / "out.txt", "new"); });
@@ -128,7 +126,8 @@ TEST(AtomicFile, KeepsTheOldFileInAReadOnlyFolder)
 // A link at the target is replaced by the file; whatever it pointed at is not touched.
 TEST(AtomicFile, ALinkAtTheTargetIsReplacedNotWrittenThrough)
 {
-    const fs::path dir = temp_dir("target-link");
+    const TempDir scratch{"harness-atomic-test"};
+    const fs::path& dir = scratch.path;
     write_file(dir / "victim", "precious");
     fs::create_symlink(dir / "victim", dir / "out.txt");
     write_file_atomically(dir / "out.txt", "new");
@@ -140,7 +139,8 @@ TEST(AtomicFile, ALinkAtTheTargetIsReplacedNotWrittenThrough)
 // Temporary names used to be "<path>.tmp.<pid>": links planted under such names are left alone.
 TEST(AtomicFile, LinksPlantedUnderGuessableTemporaryNamesAreNotFollowed)
 {
-    const fs::path dir = temp_dir("temp-links");
+    const TempDir scratch{"harness-atomic-test"};
+    const fs::path& dir = scratch.path;
     write_file(dir / "victim", "precious");
     std::set<std::string> planted;
     for (const std::string& suffix :

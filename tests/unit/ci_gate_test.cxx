@@ -12,7 +12,6 @@
 #include <gtest/gtest.h>
 #include <map>
 #include <sstream>
-#include <unistd.h>
 
 using namespace harness;
 namespace fs = std::filesystem;
@@ -21,20 +20,12 @@ namespace {
 
 /// A scratch copy of the repository's suites, kernels and baselines: runs write reports into it.
 struct ScratchProject {
-    fs::path root;
+    TempDir scratch{"harness-ci-gate"};
+    fs::path root = scratch.path;
     ScratchProject()
     {
-        root = fs::temp_directory_path() / ("harness-ci-gate-" + std::to_string(getpid()) + "-" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(root);
-        fs::create_directories(root);
         for (const char* dir : {"suites", "kernels", "baselines"})
             fs::copy(repo_root() / dir, root / dir, fs::copy_options::recursive);
-    }
-    ~ScratchProject()
-    {
-        std::error_code ec;
-        fs::remove_all(root, ec);
     }
 };
 
@@ -65,8 +56,8 @@ int run_in(const fs::path& cwd, const std::vector<std::string>& args, const char
 TEST(ProjectRoot, ARunFromAnotherFolderFindsTheProjectsBaselinesAndWritesItsReports)
 {
     ScratchProject p;
-    const fs::path elsewhere = p.root.parent_path() / (p.root.filename().string() + "-elsewhere");
-    fs::create_directories(elsewhere);
+    const TempDir outside_project{"harness-ci-gate-elsewhere"};
+    const fs::path& elsewhere = outside_project.path;
     const std::string suite = (p.root / "suites" / "transpose.yaml").string();
 
     EXPECT_EQ(run_in(p.root, {"run", "--static", "--ci", "--no-cache", "suites/transpose.yaml"}), 0);
@@ -82,7 +73,6 @@ TEST(ProjectRoot, ARunFromAnotherFolderFindsTheProjectsBaselinesAndWritesItsRepo
     // baseline update from elsewhere writes into the project, not the working folder.
     EXPECT_EQ(run_in(elsewhere, {"baseline", "update", "--static", "--no-ci", "--no-cache", suite}), 0);
     EXPECT_FALSE(fs::exists(elsewhere / "baselines"));
-    fs::remove_all(elsewhere);
 }
 
 TEST(CiMode, AMissingBaselineFailsAsNotGated)

@@ -28,14 +28,6 @@ namespace {
 /// Not the uid of whoever runs the tests.
 constexpr uid_t other_uid = 12345;
 
-fs::path temp_dir(const std::string& name)
-{
-    const fs::path dir = fs::temp_directory_path() / ("harness-cache-test-" + name + "-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
-
 std::string xxh3_128_hex(const std::string& bytes)
 {
     const XXH128_hash_t hash = XXH3_128bits(bytes.data(), bytes.size());
@@ -105,7 +97,8 @@ private:
 
 TEST(CompileCache, RefusesAFolderWritableByOthers)
 {
-    const fs::path cache = temp_dir("others") / "cache";
+    const TempDir scratch{"harness-cache-test"};
+    const fs::path cache = scratch.path / "cache";
     fs::create_directory(cache);
     ASSERT_EQ(::chmod(cache.c_str(), 0777), 0);
     expect_actionable(refusal(cache), cache, "writable by group and others (mode 0777)");
@@ -121,7 +114,8 @@ TEST(CompileCache, RefusesAFolderWritableByOthers)
 
 TEST(CompileCache, RefusesAFolderOwnedByAnotherUser)
 {
-    const fs::path cache = temp_dir("owner") / "cache";
+    const TempDir scratch{"harness-cache-test"};
+    const fs::path cache = scratch.path / "cache";
     fs::create_directory(cache);
     ASSERT_EQ(::chmod(cache.c_str(), 0700), 0);
     if (::chown(cache.c_str(), other_uid, other_uid) != 0)
@@ -133,7 +127,8 @@ TEST(CompileCache, RefusesAFolderOwnedByAnotherUser)
 
 TEST(CompileCache, RefusesALinkToAFolderWritableByOthers)
 {
-    const fs::path dir = temp_dir("link");
+    const TempDir scratch{"harness-cache-test"};
+    const fs::path& dir = scratch.path;
     fs::create_directory(dir / "shared");
     ASSERT_EQ(::chmod((dir / "shared").c_str(), 0777), 0);
     fs::create_directory_symlink(dir / "shared", dir / "cache");
@@ -145,7 +140,8 @@ TEST(CompileCache, RefusesALinkToAFolderWritableByOthers)
 
 TEST(CompileCache, AcceptsALinkToAPrivateFolderOfTheUser)
 {
-    const fs::path dir = temp_dir("private-link");
+    const TempDir scratch{"harness-cache-test"};
+    const fs::path& dir = scratch.path;
     fs::create_directory(dir / "mine");
     ASSERT_EQ(::chmod((dir / "mine").c_str(), 0700), 0);
     fs::create_directory_symlink(dir / "mine", dir / "cache");
@@ -157,7 +153,8 @@ TEST(CompileCache, AcceptsALinkToAPrivateFolderOfTheUser)
 // Whoever owns a link chooses where the cache goes, even to a private folder of the user's.
 TEST(CompileCache, RefusesALinkOwnedByAnotherUser)
 {
-    const fs::path dir = temp_dir("link-owner");
+    const TempDir scratch{"harness-cache-test"};
+    const fs::path& dir = scratch.path;
     fs::create_directory(dir / "mine");
     ASSERT_EQ(::chmod((dir / "mine").c_str(), 0700), 0);
     fs::create_directory_symlink(dir / "mine", dir / "cache");
@@ -168,7 +165,8 @@ TEST(CompileCache, RefusesALinkOwnedByAnotherUser)
 
 TEST(CompileCache, CreatesAMissingFolderPrivate)
 {
-    const fs::path cache = temp_dir("create") / "a" / "b" / "cache";
+    const TempDir scratch{"harness-cache-test"};
+    const fs::path cache = scratch.path / "a" / "b" / "cache";
     const compile::CompileCache opened(cache);
     struct stat st {};
     ASSERT_EQ(::lstat(cache.c_str(), &st), 0);
@@ -179,7 +177,8 @@ TEST(CompileCache, CreatesAMissingFolderPrivate)
 
 TEST(CompileCache, FallbackFolderIsPerUser)
 {
-    const fs::path tmp = temp_dir("fallback");
+    const TempDir scratch{"harness-cache-test"};
+    const fs::path& tmp = scratch.path;
     const ScopedEnv no_dir("HARNESS_CACHE_DIR", nullptr), no_xdg("XDG_CACHE_HOME", nullptr), no_home("HOME", nullptr),
         tmpdir("TMPDIR", tmp.c_str());
     EXPECT_EQ(compile::CompileCache::default_dir(), tmp / ("harness-cache-" + std::to_string(::geteuid())));
@@ -188,7 +187,8 @@ TEST(CompileCache, FallbackFolderIsPerUser)
 // A folder that cannot be created (here: below a file) leaves compiling working, uncached.
 TEST(CompileCache, AFolderThatCannotBeCreatedOnlyMisses)
 {
-    const fs::path dir = temp_dir("uncreatable");
+    const TempDir scratch{"harness-cache-test"};
+    const fs::path& dir = scratch.path;
     write_file(dir / "plain", "a file");
     const compile::CompileCache cache(dir / "plain" / "cache");
     const auto request = tiny_kernel(dir);
@@ -200,7 +200,8 @@ TEST(CompileCache, AFolderThatCannotBeCreatedOnlyMisses)
 // run, check and baseline update refuse the folder before they load or compile anything.
 TEST(CompileCache, CommandsRefuseAnUnsafeFolderFirst)
 {
-    const fs::path dir = temp_dir("commands");
+    const TempDir scratch{"harness-cache-test"};
+    const fs::path& dir = scratch.path;
     const fs::path cache = dir / "cache";
     fs::create_directory(cache);
     ASSERT_EQ(::chmod(cache.c_str(), 0777), 0);
@@ -229,7 +230,8 @@ TEST(CompileCache, CommandsRefuseAnUnsafeFolderFirst)
 // returns what they point at nor writes through them.
 TEST(CompileCache, PlantedLinksAreNeitherReadNorWrittenThrough)
 {
-    const fs::path dir = temp_dir("planted");
+    const TempDir scratch{"harness-cache-test"};
+    const fs::path& dir = scratch.path;
     const compile::CompileCache cache(dir / "cache");
     const auto request = tiny_kernel(dir);
     const std::string key = compile::cache_key(request);
@@ -269,7 +271,8 @@ TEST(CompileCache, PlantedLinksAreNeitherReadNorWrittenThrough)
 // Even a link to the user's own, intact entry is a miss: the cache never follows links.
 TEST(CompileCache, AnEntryReachedThroughALinkIsAMiss)
 {
-    const fs::path dir = temp_dir("entry-link");
+    const TempDir scratch{"harness-cache-test"};
+    const fs::path& dir = scratch.path;
     const compile::CompileCache cache(dir / "cache");
     const auto module = compile::compile(tiny_kernel(dir), &cache);
     const fs::path cubin = dir / "cache" / (module.cache_key + ".cubin");
@@ -281,7 +284,8 @@ TEST(CompileCache, AnEntryReachedThroughALinkIsAMiss)
 
 TEST(CompileCache, AnEntryOwnedByAnotherUserIsAMiss)
 {
-    const fs::path dir = temp_dir("entry-owner");
+    const TempDir scratch{"harness-cache-test"};
+    const fs::path& dir = scratch.path;
     const compile::CompileCache cache(dir / "cache");
     const auto request = tiny_kernel(dir);
     const auto module = compile::compile(request, &cache);
@@ -298,7 +302,8 @@ TEST(CompileCache, AnEntryOwnedByAnotherUserIsAMiss)
 // A cubin swapped under an existing key (metadata kept) is recompiled, and the entry rewritten.
 TEST(CompileCache, ASwappedCubinIsRecompiledAndTheEntryRewritten)
 {
-    const fs::path dir = temp_dir("swapped");
+    const TempDir scratch{"harness-cache-test"};
+    const fs::path& dir = scratch.path;
     const compile::CompileCache cache(dir / "cache");
     const auto request = tiny_kernel(dir);
     const auto first = compile::compile(request, &cache);
@@ -325,7 +330,8 @@ TEST(CompileCache, ASwappedCubinIsRecompiledAndTheEntryRewritten)
 // Entries written before the metadata held a hash are misses, and are rewritten with one.
 TEST(CompileCache, AnEntryWithoutAHashIsAMiss)
 {
-    const fs::path dir = temp_dir("no-hash");
+    const TempDir scratch{"harness-cache-test"};
+    const fs::path& dir = scratch.path;
     const compile::CompileCache cache(dir / "cache");
     const auto request = tiny_kernel(dir);
     const auto first = compile::compile(request, &cache);
@@ -340,7 +346,8 @@ TEST(CompileCache, AnEntryWithoutAHashIsAMiss)
 // An intact entry copied under another variant's key is not that variant's module.
 TEST(CompileCache, AnEntryCopiedUnderAnotherKeyIsAMiss)
 {
-    const fs::path dir = temp_dir("copied");
+    const TempDir scratch{"harness-cache-test"};
+    const fs::path& dir = scratch.path;
     const compile::CompileCache cache(dir / "cache");
     const auto planted = compile::compile(tiny_kernel(dir, "p[0] += 1.0f;"), &cache);
     const auto request = tiny_kernel(dir);

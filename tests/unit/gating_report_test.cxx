@@ -3,13 +3,13 @@
 #include "harness/report/merge.hxx"
 #include "harness/report/reporters.hxx"
 #include "harness/suite/suite.hxx"
+#include "test_files.hxx"
 #include "test_paths.hxx"
 
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <regex>
-#include <unistd.h>
 
 using namespace harness;
 namespace fs = std::filesystem;
@@ -198,10 +198,10 @@ TEST(Merge, CombinesShardsAndRefusesMismatches)
     const auto merged = report::merge_reports({a, b}, {"a.json", "b.json"});
     EXPECT_EQ(merged.results.size(), 5u);
     // Round trip through the JSON file.
-    const auto path = fs::temp_directory_path() / ("harness-merge-" + std::to_string(getpid()) + ".json");
+    const TempDir scratch{"harness-merge"};
+    const fs::path path = scratch.path / "merged.json";
     std::ofstream(path) << harness::results_json(merged);
     EXPECT_EQ(harness::read_results_json(path).results.size(), 5u);
-    fs::remove(path);
 
     auto other_gpu = b;
     other_gpu.device_name = "NVIDIA H100";
@@ -246,7 +246,8 @@ TEST(SuiteGating, CompareAndExpectErrorsNameTheLine)
 
 TEST(EndToEnd, StaticTierGatesAgainstABaseline)
 {
-    const fs::path out = fs::temp_directory_path() / ("harness-e2e-" + std::to_string(getpid()));
+    const TempDir scratch{"harness-e2e"};
+    const fs::path out = scratch.path / "out";
     const std::string suite = (repo_root() / "tests" / "suites" / "register_cliff.yaml").string();
     const std::string baselines = (repo_root() / "tests" / "baselines").string();
     // Above the cliff against the baseline recorded below it: a regression.
@@ -272,5 +273,4 @@ TEST(EndToEnd, StaticTierGatesAgainstABaseline)
         cli::dispatch({"run", "--static", suite, "--baseline-dir", (out / "b").string(), "--out", out.string()}),
         InputError);
     testing::internal::GetCapturedStdout();
-    fs::remove_all(out);
 }

@@ -6,6 +6,7 @@
 #include "harness/report/html_text.hxx"
 #include "harness/report/reporters.hxx"
 #include "harness/report/svg_chart.hxx"
+#include "test_files.hxx"
 #include "test_paths.hxx"
 
 #include <filesystem>
@@ -13,7 +14,6 @@
 #include <gtest/gtest.h>
 #include <regex>
 #include <sstream>
-#include <unistd.h>
 
 using namespace harness;
 namespace fs = std::filesystem;
@@ -45,20 +45,6 @@ int chart_marks(const std::string& html, const std::string& name)
     std::smatch match;
     return std::regex_search(html, match, pattern) ? std::stoi(match[1]) : -1;
 }
-
-/// A folder of its own under the system's temporary folder, removed at the end of the test.
-class TempDir {
-public:
-    TempDir() : path_(fs::temp_directory_path() / ("harness-html-test-" + std::to_string(getpid())))
-    {
-        fs::create_directories(path_);
-    }
-    ~TempDir() { fs::remove_all(path_); }
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
 
 } // namespace
 
@@ -232,8 +218,8 @@ TEST(HtmlReport, RunWithoutVerdictsSaysNothingWasCompared)
 
 TEST(ReportCommand, WritesTheReportAndExitsZero)
 {
-    TempDir dir;
-    const fs::path out = dir.path() / "report.html";
+    const TempDir dir{"harness-html-test"};
+    const fs::path out = dir.path / "report.html";
     EXPECT_EQ(cli::dispatch({"report", fixture("gemm_results.json").string(), "-o", out.string()}), cli::exit_pass);
     const std::string html = read_text(out);
     EXPECT_NE(html.find("<!DOCTYPE html>"), std::string::npos);
@@ -242,14 +228,13 @@ TEST(ReportCommand, WritesTheReportAndExitsZero)
 
 TEST(ReportCommand, MissingOrBadFilesAreBadInput)
 {
-    TempDir dir;
-    const fs::path out = dir.path() / "report.html";
-    EXPECT_EQ(cli::dispatch({"report", (dir.path() / "absent.json").string(), "-o", out.string()}),
-              cli::exit_bad_input);
-    const fs::path garbage = dir.path() / "garbage.json";
+    const TempDir dir{"harness-html-test"};
+    const fs::path out = dir.path / "report.html";
+    EXPECT_EQ(cli::dispatch({"report", (dir.path / "absent.json").string(), "-o", out.string()}), cli::exit_bad_input);
+    const fs::path garbage = dir.path / "garbage.json";
     std::ofstream(garbage) << "{ not json";
     EXPECT_EQ(cli::dispatch({"report", garbage.string(), "-o", out.string()}), cli::exit_bad_input);
-    const fs::path wrong_schema = dir.path() / "other.json";
+    const fs::path wrong_schema = dir.path / "other.json";
     std::ofstream(wrong_schema) << R"({"schema": "something-else", "results": []})";
     EXPECT_EQ(cli::dispatch({"report", wrong_schema.string(), "-o", out.string()}), cli::exit_bad_input);
     EXPECT_EQ(cli::dispatch({"report"}), cli::exit_bad_input) << "the results file is required";

@@ -2,6 +2,7 @@
 // toolkit's ptxas for every architecture the harness targets, so a typo fails on any machine.
 
 #include "harness/run/l2_sweep.hxx"
+#include "test_files.hxx"
 
 #include <array>
 #include <cstdio>
@@ -37,8 +38,8 @@ TEST(L2Sweep, AssemblesForEveryTargetWithoutSpills)
 {
     const fs::path ptxas = fs::path(HARNESS_CUDA_BIN_DIR) / "ptxas";
     if (!fs::exists(ptxas)) GTEST_SKIP() << "no ptxas at " << ptxas << " (it comes with the CUDA toolkit)";
-    const fs::path dir = fs::temp_directory_path() / "harness-l2-sweep-test";
-    fs::create_directories(dir);
+    const TempDir scratch{"harness-l2-sweep-test"};
+    const fs::path& dir = scratch.path;
     const fs::path source = dir / "sweep.ptx";
     std::ofstream(source) << harness::run::l2_sweep_ptx();
     for (const char* arch : {"sm_80", "sm_90", "sm_100"}) {
@@ -48,5 +49,4 @@ TEST(L2Sweep, AssemblesForEveryTargetWithoutSpills)
         EXPECT_NE(output.find("harness_l2_sweep"), std::string::npos) << output;
         EXPECT_NE(output.find("0 bytes spill stores"), std::string::npos) << output;
     }
-    fs::remove_all(dir);
 }

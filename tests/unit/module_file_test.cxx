@@ -50,11 +50,11 @@ __global__ void fill(int* out) { out[threadIdx.x] = 1; }
 /// k.ptx (compute_90) and fatbins with compressed entries: k_ptx.fatbin (compute_90 only),
 /// k_zstd.fatbin and k_lz4.fatbin (sm_90, the latter without line tables), once for all tests.
 struct Fixtures {
-    fs::path dir = fs::temp_directory_path() / ("harness-module-files-" + std::to_string(getpid()));
+    TempDir scratch{"harness-module-files"};
+    fs::path dir = scratch.path;
     bool built = false;
     Fixtures()
     {
-        fs::remove_all(dir);
         write_file(dir / "kernels" / "k.cu", kernel_source);
         fs::create_directories(dir / "build");
         const std::string nvcc = std::string(HARNESS_CUDA_BIN_DIR) + "/nvcc";
@@ -81,7 +81,6 @@ struct Fixtures {
                          out + "/k_lz4.fatbin " + src)
                             .c_str()) == 0;
     }
-    ~Fixtures() { fs::remove_all(dir); }
     std::string bytes(const std::string& name) const { return read_file(dir / "build" / name); }
 };
 

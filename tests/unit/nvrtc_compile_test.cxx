@@ -1,5 +1,6 @@
 #include "harness/compile/compile_suite.hxx"
 #include "harness/suite/suite.hxx"
+#include "test_files.hxx"
 #include "test_paths.hxx"
 
 #include <filesystem>
@@ -34,14 +35,6 @@ suite::Suite load(const fs::path& file)
     suite::LoadOptions options;
     options.sources_anywhere = file.parent_path() != root / "suites";
     return suite::load_suite(file, options);
-}
-
-fs::path temp_dir(const std::string& name)
-{
-    const fs::path dir = fs::temp_directory_path() / ("harness-test-" + name + "-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
 }
 
 } // namespace
@@ -105,7 +98,8 @@ TEST(NvrtcCompile, TemplateEntryGetsItsLoweredName)
 
 TEST(NvrtcCompile, CompileErrorCarriesTheLogAndLine)
 {
-    const fs::path dir = temp_dir("bad");
+    const TempDir scratch{"harness-test"};
+    const fs::path& dir = scratch.path;
     std::ofstream(dir / "bad.cu") << "extern \"C\" __global__ void k(float* p)\n{\n    p[0] = undefined_thing;\n}\n";
     compile::CompileRequest r;
     r.source = dir / "bad.cu";
@@ -125,7 +119,8 @@ TEST(NvrtcCompile, CompileErrorCarriesTheLogAndLine)
 
 TEST(NvrtcCompile, CacheHitsAndInvalidatesOnIncludedHeaderChange)
 {
-    const fs::path dir = temp_dir("cache");
+    const TempDir scratch{"harness-test"};
+    const fs::path& dir = scratch.path;
     std::ofstream(dir / "scale.cuh") << "#define SCALE 2.0f\n";
     std::ofstream(dir / "k.cu")
         << "#include \"scale.cuh\"\nextern \"C\" __global__ void k(float* p) { p[0] *= SCALE; }\n";

@@ -3,6 +3,7 @@
 // that would use one run the static tier, as the README says they do.
 
 #include "harness/cli/commands.hxx"
+#include "test_files.hxx"
 #include "test_paths.hxx"
 
 #include <algorithm>
@@ -89,9 +90,8 @@ TEST(DocumentedCommands, EveryHarnessCommandInTheReadmeAndDocsRuns)
     const auto commands = documented_commands();
     ASSERT_GE(commands.size(), 7u) << "the README and docs show at least the run, baseline and report commands";
 
-    const fs::path scratch = fs::temp_directory_path() / ("harness-documented-" + std::to_string(getpid()));
-    fs::remove_all(scratch);
-    fs::create_directories(scratch);
+    const TempDir project_copy{"harness-documented"};
+    const fs::path& scratch = project_copy.path;
     for (const char* dir : {"suites", "kernels", "baselines"})
         fs::copy(repo_root() / dir, scratch / dir, fs::copy_options::recursive);
     const fs::path before = fs::current_path();
@@ -114,7 +114,6 @@ TEST(DocumentedCommands, EveryHarnessCommandInTheReadmeAndDocsRuns)
         EXPECT_EQ(code, 0) << c.page << ":" << c.line << ": `" << c.text << "` exited " << code << "\n" << out;
     }
     fs::current_path(before);
-    fs::remove_all(scratch);
 }
 
 TEST(DocumentedCommands, TheScriptsTheReadmeNamesExist)

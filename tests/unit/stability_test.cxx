@@ -6,11 +6,11 @@
 #include "harness/compare/run_stability.hxx"
 #include "harness/core/atomic_file.hxx"
 #include "harness/core/error.hxx"
+#include "test_files.hxx"
 #include "test_paths.hxx"
 
 #include <filesystem>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 using namespace harness;
 namespace fs = std::filesystem;
@@ -122,8 +122,8 @@ TEST(RunStability, RefusesOneRunOrRunsOfDifferentSuitesOrGpus)
 
 TEST(StabilityCommand, ExitCodesFollowTheExactFigures)
 {
-    const fs::path dir = fs::temp_directory_path() / ("harness-stability-test-" + std::to_string(getpid()));
-    fs::create_directories(dir);
+    const TempDir scratch{"harness-stability-test"};
+    const fs::path& dir = scratch.path;
     const auto a = fixture_run();
     auto b = a;
     find(b, "naive", "N=4096").set_metric("registers", 40);
@@ -135,5 +135,4 @@ TEST(StabilityCommand, ExitCodesFollowTheExactFigures)
     EXPECT_EQ(cli::dispatch({"stability", (dir / "a.json").string()}), cli::exit_bad_input);
     EXPECT_EQ(cli::dispatch({"stability", (dir / "absent.json").string(), (dir / "a.json").string()}),
               cli::exit_bad_input);
-    fs::remove_all(dir);
 }

@@ -10,7 +10,8 @@
 #include <string>
 #include <unistd.h>
 
-/// A fresh folder under the system temp dir, named for the running test, removed afterwards.
+/// A fresh folder under the system temp dir, named for the running test, removed afterwards with
+/// everything in it, read-only folders included.
 struct TempDir {
     std::filesystem::path path;
     explicit TempDir(const std::string& prefix = "harness-test")
@@ -23,9 +24,18 @@ struct TempDir {
     }
     ~TempDir()
     {
-        std::error_code ec;
-        std::filesystem::permissions(path, std::filesystem::perms::owner_all, std::filesystem::perm_options::add, ec);
-        std::filesystem::remove_all(path, ec);
+        namespace fs = std::filesystem;
+        // Tests make folders read-only, at any depth, to provoke failures; remove_all needs write and
+        // search permission on every folder it empties. Links are not followed, so nothing outside
+        // changes.
+        std::error_code ignored;
+        fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ignored);
+        std::error_code walk_error;
+        for (fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, walk_error), end;
+             !walk_error && it != end; it.increment(walk_error))
+            if (it->symlink_status(ignored).type() == fs::file_type::directory)
+                fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ignored);
+        fs::remove_all(path, ignored);
     }
     TempDir(const TempDir&) = delete;
     TempDir& operator=(const TempDir&) = delete;
