@@ -143,7 +143,7 @@ run::IsolatedRunConfig isolated_config(const SuiteRunOptions& options, const com
     run::IsolatedRunConfig config;
     config.options.profile = options.profile && !options.verify_only;
     config.options.external_profiler = options.external_profiler;
-    config.options.hot_cache = options.hot;
+    config.options.hot = options.hot;
     config.options.time_source = options.event_timing ? run::TimeSource::events : run::TimeSource::kernels;
     config.options.verify_only = options.verify_only;
     if (options.counter_cache && cache) config.options.counter_cache_dir = cache->dir() / "counters";

@@ -405,7 +405,7 @@ void CaseRunner::restore_and_flush(Prepared& p)
     for (auto& b : p.buffers)
         if (b->pristine.ptr)
             CU_CHECK(d.cuMemcpyDtoDAsync(b->device.ptr, b->pristine.ptr, b->device.bytes, session_.stream()));
-    if (!options_.hot_cache) session_.flush_l2();
+    if (!options_.hot) session_.flush_l2();
 }
 
 void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, CaseResult& r)
@@ -442,7 +442,7 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, Ca
         CU_CHECK(d.cuStreamSynchronize(session_.stream()));
         r.cost.profile.restore += seconds_since(mark);
         mark = std::chrono::steady_clock::now();
-        if (!options_.hot_cache) session_.flush_l2();
+        if (!options_.hot) session_.flush_l2();
         CU_CHECK(d.cuStreamSynchronize(session_.stream()));
         r.cost.profile.l2_flush += seconds_since(mark);
     };
@@ -484,7 +484,7 @@ std::string CaseRunner::counter_key(const suite::VariantSpec& variant, const Pre
     key.add("profiler", profiler_identity_);
     key.add("arch", session_.info().arch);
     for (const auto& name : options_.metrics) key.add("metric", name);
-    key.add("hot cache", std::int64_t{options_.hot_cache});
+    key.add("hot cache", std::int64_t{options_.hot});
     const std::string& module = p.compiled->cubin;
     key.add("module", std::as_bytes(std::span(module.data(), module.size())));
     for (const auto& b : p.buffers) {
@@ -581,7 +581,7 @@ bool CaseRunner::time_kernels(Prepared& p, std::size_t batch, std::size_t& per_s
             for (std::size_t i = 0; i < batch; ++i) {
                 restore_and_flush(p); // the first step's sweep, unless --hot
                 for (std::size_t step = 0; step < steps; ++step) {
-                    if (options_.hot_cache)
+                    if (options_.hot)
                         session_.launch_marker();
                     else if (step > 0)
                         session_.flush_l2();

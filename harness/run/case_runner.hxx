@@ -32,7 +32,7 @@ enum class TimeSource {
 /// Options of a run that change how cases are measured.
 struct RunOptions {
     TimeSource time_source = TimeSource::kernels;
-    bool hot_cache = false;   ///< skip the L2 flush between timed samples
+    bool hot = false;         ///< skip the L2 flush between timed samples
     bool verify_only = false; ///< no timing pass
     bool profile = true;      ///< collect hardware counters (CUPTI) in a pass of their own
     /// Run each case once, then once more inside its NVTX range and between cuProfilerStart/Stop

@@ -233,9 +233,9 @@ std::vector<CaseResult> run_isolated(const std::vector<SuiteWork>& work, const s
     std::vector<bool> done(items.size(), false);
     std::set<std::pair<std::size_t, std::size_t>> failed_reference_points; // (suite, point)
     double longest_timeout = 0;
-    for (const auto& w : work) longest_timeout = std::max(longest_timeout, w.case_timeout_s);
+    for (const auto& w : work) longest_timeout = std::max(longest_timeout, w.timeout_s);
     const auto timeout_of = [&](std::size_t position) {
-        return position == no_case ? longest_timeout : work[items[position].suite].case_timeout_s;
+        return position == no_case ? longest_timeout : work[items[position].suite].timeout_s;
     };
 
     const auto finish = [&](std::size_t position, CaseResult r) {
@@ -294,7 +294,7 @@ std::vector<CaseResult> run_isolated(const suite::Suite& suite, const std::vecto
     if (cases.empty()) return {};
     std::vector<WorkItem> items;
     for (std::size_t i = 0; i < cases.size(); ++i) items.push_back({0, i});
-    return run_isolated({{&suite, &cases, &modules, config.case_timeout_s}}, items, config, observer);
+    return run_isolated({{&suite, &cases, &modules, config.timeout_s}}, items, config, observer);
 }
 
 } // namespace harness::run

@@ -26,7 +26,7 @@ struct RunObserver {
 struct IsolatedRunConfig {
     int device = 0;
     RunOptions options;
-    double case_timeout_s = 30.0;     ///< per case, from the suite unless overridden
+    double timeout_s = 30.0;          ///< per case, from the suite unless overridden
     double startup_timeout_s = 120.0; ///< for a worker to create its context
 };
 
@@ -35,7 +35,7 @@ struct SuiteWork {
     const suite::Suite* suite = nullptr;
     const std::vector<suite::Case>* cases = nullptr;
     const std::map<std::string, compile::CompiledModule>* modules = nullptr;
-    double case_timeout_s = 30.0;
+    double timeout_s = 30.0;
 };
 
 /// A case of one of a run's suites: indices into the SuiteWork list and its cases.
@@ -47,7 +47,7 @@ struct WorkItem {
 /// Runs `items` in order on `config.device` and returns one result per item. Workers serve every
 /// suite (a context and its profilers cost more to set up than most cases take); a fault or hang
 /// fails its own case, and a fresh worker takes the rest. The observer's indices are positions
-/// in `items`; `config.case_timeout_s` gives way to each suite's own.
+/// in `items`; `config.timeout_s` gives way to each suite's own.
 std::vector<CaseResult> run_isolated(const std::vector<SuiteWork>& work, const std::vector<WorkItem>& items,
                                      const IsolatedRunConfig& config, const RunObserver& observer);
 
