@@ -92,7 +92,7 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const harness::RunRep
     // completes what a killed one committed).
     const FolderLock lock(suite_dir);
 
-    const bool gpu = report.mode != "static";
+    const bool gpu = report.mode != RunMode::static_tier;
     const std::string source = gpu ? "gpu" : "static";
     std::map<std::string, std::vector<BaselineRow>> fresh; // by file key
     std::map<std::string, std::string> file_arch;          // by file key: the architecture, or "" for noisy

@@ -226,7 +226,7 @@ CliffBaselineChanges cliff_baseline_changes(const suite::Suite& suite, const har
         for (auto& r : cliff_rows(m)) fresh[key].push_back(std::move(r));
     }
 
-    const bool gpu = report.mode != "static";
+    const bool gpu = report.mode != RunMode::static_tier;
     for (auto& [key, rows] : fresh) {
         const auto path = cliff_baseline_path(dir, suite.name, key);
         CliffBaselineFile file;

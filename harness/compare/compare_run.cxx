@@ -175,10 +175,10 @@ void judge_cliffs(harness::RunReport& report, const suite::Suite& suite, const C
                 check_baseline_identity(*file, path.string(), suite.name, key);
                 report.baseline_files.push_back(shown(path));
             } else {
-                report.comparison_notes.push_back(
-                    fmt::format("no cliff baseline {}{}: record one with `harness baseline update{} {}`", shown(path),
-                                options.ci ? " (CI mode: its cliff maps fail as not gated)" : "",
-                                report.mode == "static" ? " --static --arch " + key : "", report.suite_file));
+                report.comparison_notes.push_back(fmt::format(
+                    "no cliff baseline {}{}: record one with `harness baseline update{} {}`", shown(path),
+                    options.ci ? " (CI mode: its cliff maps fail as not gated)" : "",
+                    report.mode == RunMode::static_tier ? " --static --arch " + key : "", report.suite_file));
             }
             it = files.emplace(key, std::move(file)).first;
         }
@@ -363,18 +363,18 @@ void compare_run(harness::RunReport& report, const suite::Suite& suite, const Co
                 check_baseline_identity(*file, key, suite.name, path.stem().string());
                 report.baseline_files.push_back(shown(path));
             } else {
-                report.comparison_notes.push_back(
-                    fmt::format("no baseline {}{}: record one with `harness baseline update{}{} {}`", shown(path),
-                                options.ci ? " (CI mode: its figures fail as not gated)" : "",
-                                report.mode == "static" ? " --static" : "",
-                                report.mode == "static" ? " --arch " + path.stem().string() : "", report.suite_file));
+                report.comparison_notes.push_back(fmt::format(
+                    "no baseline {}{}: record one with `harness baseline update{}{} {}`", shown(path),
+                    options.ci ? " (CI mode: its figures fail as not gated)" : "",
+                    report.mode == RunMode::static_tier ? " --static" : "",
+                    report.mode == RunMode::static_tier ? " --arch " + path.stem().string() : "", report.suite_file));
             }
             it = files.emplace(key, std::move(file)).first;
         }
         return it->second ? &*it->second : nullptr;
     };
 
-    const bool gpu = report.mode != "static";
+    const bool gpu = report.mode != RunMode::static_tier;
     const std::string noisy_key = gpu ? noisy_baseline_key(report.device_name) : "";
     const fs::path suite_dir = options.baseline_dir / suite.name;
     const BaselineFile* noisy = gpu ? load(baseline_path(options.baseline_dir, suite.name, noisy_key)) : nullptr;

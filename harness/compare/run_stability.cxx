@@ -47,7 +47,7 @@ StabilityReport run_stability(const std::vector<harness::RunReport>& runs, const
                                                           name(0), name(i), what, a, b));
         };
         if (runs[i].suite != first.suite) refuse("suite", first.suite, runs[i].suite);
-        if (runs[i].mode != first.mode) refuse("mode", first.mode, runs[i].mode);
+        if (runs[i].mode != first.mode) refuse("mode", mode_name(first.mode), mode_name(runs[i].mode));
         if (runs[i].device_name != first.device_name) refuse("GPU", first.device_name, runs[i].device_name);
         if (runs[i].arch != first.arch) refuse("architecture", first.arch, runs[i].arch);
     }

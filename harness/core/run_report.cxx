@@ -129,13 +129,22 @@ CliffMap cliff_map_from_json(const nlohmann::json& j)
 
 } // namespace
 
+const char* mode_name(RunMode mode)
+{
+    switch (mode) {
+    case RunMode::gpu: return "gpu";
+    case RunMode::static_tier: return "static";
+    }
+    return "gpu";
+}
+
 void to_json(nlohmann::json& j, const RunReport& r)
 {
     j = {{"schema", schema_name},
          {"schema_version", results_schema_version},
          {"suite", r.suite},
          {"suite_file", r.suite_file},
-         {"mode", r.mode},
+         {"mode", mode_name(r.mode)},
          {"device_name", r.device_name},
          {"arch", r.arch},
          {"driver_version", r.driver_version},
@@ -165,7 +174,11 @@ void from_json(const nlohmann::json& j, RunReport& r)
 {
     r.suite = j.at("suite").get<std::string>();
     r.suite_file = j.value("suite_file", "");
-    r.mode = j.at("mode").get<std::string>();
+    const auto mode = j.at("mode").get<std::string>();
+    if (mode != mode_name(RunMode::gpu) && mode != mode_name(RunMode::static_tier))
+        throw Error(ErrorKind::bad_input, fmt::format("mode: '{}' is neither 'gpu' nor 'static'",
+                                                      escape_control_characters(mode.substr(0, max_name_length))));
+    r.mode = mode == mode_name(RunMode::gpu) ? RunMode::gpu : RunMode::static_tier;
     r.device_name = j.value("device_name", "");
     r.arch = j.value("arch", "");
     r.driver_version = j.value("driver_version", "");
@@ -214,8 +227,7 @@ void check_names(const RunReport& r, const std::string& file)
     for (const auto& [field, value] :
          {std::pair{"cuda_version", &r.cuda_version}, std::pair{"device_name", &r.device_name},
           std::pair{"driver_version", &r.driver_version}, std::pair{"git_revision", &r.git_revision},
-          std::pair{"timestamp", &r.timestamp}, std::pair{"harness_version", &r.harness_version},
-          std::pair{"mode", &r.mode}})
+          std::pair{"timestamp", &r.timestamp}, std::pair{"harness_version", &r.harness_version}})
         if (const std::size_t at = control_character_offset(*value); at != std::string::npos)
             throw Error(ErrorKind::bad_input,
                         fmt::format("{}: {}: holds a control character (byte {:#04x} at offset {}): it must be one "

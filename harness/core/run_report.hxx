@@ -26,11 +26,18 @@ struct ShardInfo {
     std::string text() const;
 };
 
+/// Where a run's figures come from: kernels run on a GPU, or the static tier (compiled for each
+/// architecture, nothing run).
+enum class RunMode { gpu, static_tier };
+
+/// "gpu" or "static", as results files and reports write the mode.
+const char* mode_name(RunMode mode);
+
 /// One run of one suite: where it ran and what came out.
 struct RunReport {
     std::string suite;
     std::string suite_file;
-    std::string mode;        ///< "gpu" or "static"
+    RunMode mode = RunMode::gpu;
     std::string device_name; ///< empty without a GPU
     std::string arch;        ///< e.g. sm_90
     std::string driver_version;

@@ -80,7 +80,7 @@ RunRecord record_from_report(const RunReport& report, std::string commit, std::s
     r.commit = std::move(commit);
     r.commit_date = commit_date.empty() ? report.timestamp : std::move(commit_date);
     r.timestamp = report.timestamp;
-    r.mode = report.mode;
+    r.mode = mode_name(report.mode);
     r.arch = report.arch;
     r.gpu = report.device_name;
     r.driver = report.driver_version;

@@ -101,7 +101,7 @@ std::vector<CliffMap> static_cliff_maps(const suite::Suite& suite, const harness
 
 void add_static_cliff_maps(harness::RunReport& report, const suite::Suite& suite)
 {
-    if (report.mode != "static" || !report.cliff_maps.empty() || !suite.scanned_param()) return;
+    if (report.mode != RunMode::static_tier || !report.cliff_maps.empty() || !suite.scanned_param()) return;
     if (report.shard.sharded()) {
         const std::string note = fmt::format("cliff maps: none for shard {}: it holds only some points along {}; "
                                              "`harness merge --gate` draws them for the whole run",

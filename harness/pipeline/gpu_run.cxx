@@ -276,7 +276,7 @@ harness::RunReport report_of(SuitePlan& plan, const run::DeviceInfo& device, con
 
     harness::RunReport rep = report_for(plan.suite);
     for (const auto& note : execution.devices) rep.notes.push_back(note);
-    rep.mode = "gpu";
+    rep.mode = RunMode::gpu;
     rep.shard = plan.shard;
     rep.device_name = device.name;
     rep.arch = device.arch;

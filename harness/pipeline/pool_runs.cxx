@@ -52,7 +52,7 @@ PooledRuns pool_runs(const std::vector<harness::RunReport>& runs, const std::vec
                                         what, mine.substr(0, 100), theirs.substr(0, 100)));
         };
         differ("suite", first.suite, run.suite);
-        differ("mode", first.mode, run.mode);
+        differ("mode", mode_name(first.mode), mode_name(run.mode));
         differ("GPU model", first.device_name, run.device_name);
     }
 

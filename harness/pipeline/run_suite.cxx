@@ -116,7 +116,7 @@ harness::RunReport run_suite_static(const suite::Suite& s, const SuiteRunOptions
 {
     const auto& archs = options.archs.empty() ? s.archs : options.archs;
     harness::RunReport rep = report_for(s);
-    rep.mode = "static";
+    rep.mode = RunMode::static_tier;
     rep.arch = join(archs, ",");
     const auto cases = cases_to_run(s, options, rep.shard);
     rep.results = compile::run_static_tier(s, cases, archs, cache);

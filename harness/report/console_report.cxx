@@ -151,7 +151,7 @@ void write_console_table(const RunReport& report, std::ostream& console)
         variant_width = std::max(variant_width, r.variant.size());
         params_width = std::max(params_width, r.params_text.size());
     }
-    if (report.mode == "static") {
+    if (report.mode == RunMode::static_tier) {
         write_static_table(report, out, variant_width, params_width);
     } else {
         const std::size_t status_columns = status_width(report);
@@ -243,7 +243,7 @@ void write_console_verdicts(const RunReport& report, std::ostream& console)
                "\n{}: {} passed, {} failed, {} regressed, {} not gated, {} skipped; {} improved, {} waived ({} on "
                "{}{})\n",
                report.suite, t.passed, t.failed, t.regressed, t.not_gated, t.skipped, t.improved, t.waived,
-               report.mode == "static" ? "static tier" : report.mode,
+               report.mode == RunMode::static_tier ? "static tier" : mode_name(report.mode),
                report.device_name.empty() ? report.arch : report.device_name,
                report.shard.sharded() ? ", shard " + report.shard.text() : "");
     const GateCounts g = gate_counts(report);

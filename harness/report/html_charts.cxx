@@ -229,7 +229,7 @@ std::string scaling_chart(const RunReport& report, const VariantColors& colors, 
 std::string scaling_section(const RunReport& report, const VariantColors& colors)
 {
     std::string html = "<section id=\"scaling\">\n<h2>Time and throughput vs problem size</h2>\n";
-    if (report.mode == "static")
+    if (report.mode == RunMode::static_tier)
         return html + "<p class=\"empty\">Not timed: this run is the static tier (compiled for each architecture, "
                       "never launched), so there are no times or throughputs.</p>\n</section>\n";
     const auto size_param = size_parameter(report);
@@ -274,7 +274,7 @@ std::string roofline_section(const RunReport& report, const VariantColors& color
         return html +
                fmt::format(
                    "<p class=\"empty\">No case has both a FLOP rate and an arithmetic intensity{}.</p>\n</section>\n",
-                   report.mode == "static" ? " (static tier: nothing ran)" : "");
+                   report.mode == RunMode::static_tier ? " (static tier: nothing ran)" : "");
     const double bandwidth = report.memory_bandwidth_gbs, peak = report.fp32_peak_gflops;
     const bool ceilings = bandwidth > 0 && peak > 0;
     std::vector<double> xs, ys;

@@ -90,11 +90,11 @@ std::string header_section(const RunReport& report, const Totals& t)
     };
     std::string gpu = report.device_name.empty() ? "none (static tier)" : report.device_name;
     if (!report.device_name.empty() && report.sm_count > 0) gpu += fmt::format(" · {} SMs", report.sm_count);
-    std::string facts = fact("GPU", gpu) + fact("arch", report.arch) + fact("driver", report.driver_version) +
-                        fact("CUDA", report.cuda_version) + fact("git", report.git_revision) +
-                        fact("date", report.timestamp) +
-                        fact("mode", report.mode == "static" ? "static (compiled, not run)" : report.mode) +
-                        fact("suite file", report.suite_file);
+    std::string facts =
+        fact("GPU", gpu) + fact("arch", report.arch) + fact("driver", report.driver_version) +
+        fact("CUDA", report.cuda_version) + fact("git", report.git_revision) + fact("date", report.timestamp) +
+        fact("mode", report.mode == RunMode::static_tier ? "static (compiled, not run)" : mode_name(report.mode)) +
+        fact("suite file", report.suite_file);
 
     const auto count = [](std::size_t n, std::string_view what, std::string_view css) {
         return fmt::format("<span class=\"count {}{}\"><b>{}</b> {}</span>", css, n ? "" : " zero", n, what);
@@ -336,7 +336,8 @@ std::string notes_section(const RunReport& report)
                              html_escape(report.shard.text()));
     for (const auto& b : report.baseline_files)
         items += fmt::format("<li>compared with <code>{}</code></li>", html_escape(b));
-    if (!report.profiled && report.mode == "gpu") items += "<li>hardware counters were not collected in this run</li>";
+    if (!report.profiled && report.mode == RunMode::gpu)
+        items += "<li>hardware counters were not collected in this run</li>";
     if (!report.harness_version.empty())
         items += fmt::format("<li>harness {}</li>", html_escape(report.harness_version));
     return "<footer>\n<ul>" + items + "</ul>\n</footer>\n";
@@ -354,7 +355,7 @@ std::string html_report(const RunReport& report)
     const Totals t = totals(report, report.fail_on_improvement);
     const VariantColors colors(report);
     const auto anchors = hotspot_anchors(report);
-    const bool static_tier = report.mode == "static";
+    const bool static_tier = report.mode == RunMode::static_tier;
     const bool failing = t.failed > 0 || t.regressed > 0 || t.not_gated > 0;
     std::string charts = baseline_section(report) + cliff_maps_section(report);
     // The static tier launches nothing: no times, throughputs or counters, so no such sections.

@@ -16,7 +16,7 @@ std::string case_name(const RunReport& report, const CaseResult& r)
 {
     std::string name = r.variant + " " + r.params_text;
     // The static tier has one result per architecture: keep the names unique.
-    if (report.mode == "static") name += " [" + r.arch + "]";
+    if (report.mode == RunMode::static_tier) name += " [" + r.arch + "]";
     return name;
 }
 
@@ -95,7 +95,8 @@ std::string junit_xml(const RunReport& report)
     }
     const std::size_t tests = report.results.size();
     std::string properties;
-    const std::pair<const char*, const std::string*> props[] = {{"mode", &report.mode},
+    const std::string mode = mode_name(report.mode);
+    const std::pair<const char*, const std::string*> props[] = {{"mode", &mode},
                                                                 {"gpu", &report.device_name},
                                                                 {"arch", &report.arch},
                                                                 {"driver", &report.driver_version},

@@ -151,7 +151,7 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
                     failing ? fmt::format(":x: {} regressed, {}{} failed", t.regressed,
                                           t.not_gated ? fmt::format("{} not gated, ", t.not_gated) : "", t.failed)
                             : std::string(":white_check_mark: passed"));
-    head += fmt::format("{} on {}{}{}{}\n\n", report.mode == "static" ? "static tier" : "GPU run",
+    head += fmt::format("{} on {}{}{}{}\n\n", report.mode == RunMode::static_tier ? "static tier" : "GPU run",
                         report.device_name.empty() ? report.arch : report.device_name,
                         report.shard.sharded() ? ", shard " + report.shard.text() + " of the sweep points" : "",
                         report.git_revision.empty() ? "" : ", revision " + report.git_revision,

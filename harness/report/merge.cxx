@@ -82,9 +82,9 @@ RunReport merge_reports(const std::vector<RunReport>& reports, const std::vector
                                                           name(0), what, a, name(i), what, b));
         };
         if (r.suite != merged.suite) refuse("suite", merged.suite, r.suite);
-        if (r.mode != merged.mode) refuse("mode", merged.mode, r.mode);
+        if (r.mode != merged.mode) refuse("mode", mode_name(merged.mode), mode_name(r.mode));
         if (r.device_name != merged.device_name) refuse("GPU", merged.device_name, r.device_name);
-        if (r.mode != "static" && r.arch != merged.arch) refuse("architecture", merged.arch, r.arch);
+        if (r.mode != RunMode::static_tier && r.arch != merged.arch) refuse("architecture", merged.arch, r.arch);
     }
     const bool sharded =
         std::any_of(reports.begin(), reports.end(), [](const RunReport& r) { return r.shard.sharded(); });
@@ -136,7 +136,7 @@ RunReport merge_reports(const std::vector<RunReport>& reports, const std::vector
         std::stable_sort(merged.results.begin(), merged.results.end(), [&](const CaseResult& a, const CaseResult& b) {
             return std::make_pair(arch_rank(a.arch), a.point) < std::make_pair(arch_rank(b.arch), b.point);
         });
-    } else if (merged.mode == "static") {
+    } else if (merged.mode == RunMode::static_tier) {
         merged.arch = fmt::format("{}", fmt::join(archs, ","));
     }
     return merged;

@@ -128,7 +128,7 @@ RunReport run_without_maps()
 {
     RunReport run;
     run.suite = "gemm";
-    run.mode = "gpu";
+    run.mode = RunMode::gpu;
     run.device_name = "NVIDIA H100";
     run.arch = "sm_90";
     CaseResult r;

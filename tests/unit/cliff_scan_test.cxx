@@ -268,7 +268,7 @@ TEST(CliffScan, ShardsGetNoMapsUntilMerged)
 {
     const auto s = suite::load_suite(repo_root() / "suites" / "occupancy_scan.yaml");
     RunReport rep;
-    rep.mode = "static";
+    rep.mode = RunMode::static_tier;
     rep.shard = {2, {1}, "x"};
     pipeline::add_static_cliff_maps(rep, s);
     EXPECT_TRUE(rep.cliff_maps.empty());
@@ -281,7 +281,7 @@ TEST(CliffScan, ResultsJsonKeepsMapsCliffsAndVerdicts)
     TempDir dir;
     RunReport rep;
     rep.suite = "scan";
-    rep.mode = "static";
+    rep.mode = RunMode::static_tier;
     rep.arch = "sm_90";
     CliffMap m = map_with({cliff_at(27, 1.0, 0.875)});
     m.values[3] = std::numeric_limits<double>::quiet_NaN(); // a point that did not run
@@ -655,7 +655,7 @@ TEST(CliffScan, VerdictsReachTheCarrierCaseTotalsAndWaivers)
     const auto s = scan_suite();
     RunReport rep;
     rep.suite = s.name;
-    rep.mode = "static";
+    rep.mode = RunMode::static_tier;
     for (int x = 20; x <= 40; ++x) {
         CaseResult r;
         r.suite = s.name;

@@ -83,7 +83,7 @@ harness::RunReport static_report(std::vector<CaseResult> results)
     harness::RunReport rep;
     rep.suite = "toy";
     rep.suite_file = "suites/toy.yaml";
-    rep.mode = "static";
+    rep.mode = RunMode::static_tier;
     rep.arch = "sm_90";
     rep.timestamp = "2025-01-01T00:00:00Z";
     rep.results = std::move(results);
@@ -196,7 +196,7 @@ TEST(BaselineUpdate, GpuRunKeysExactByArchAndNoisyByModel)
     TempDir dir{"harness-compare-test"};
     const auto s = toy_suite();
     auto rep = static_report({result("a", "N=256", 32)});
-    rep.mode = "gpu";
+    rep.mode = RunMode::gpu;
     rep.device_name = "NVIDIA H200";
     rep.results[0].set_metric("time_median", 10.0);
     rep.results[0].time_samples_us = {10, 10.1, 9.9, 10.2, 9.8, 10};
@@ -225,7 +225,7 @@ std::vector<double> samples_around(double median)
 harness::RunReport timed_baselines(const suite::Suite& s, const std::filesystem::path& dir)
 {
     auto base = static_report({result("a", "N=256", 32), result("b", "N=256", 32)});
-    base.mode = "gpu";
+    base.mode = RunMode::gpu;
     base.device_name = "NVIDIA H200";
     for (auto& r : base.results) {
         r.time_samples_us = samples_around(10.0);
@@ -417,7 +417,7 @@ TEST(CompareRun, NoisyFiguresSkippedOnAnotherGpuModel)
     TempDir dir{"harness-compare-test"};
     const auto s = toy_suite();
     auto rep = static_report({result("a", "N=256", 32)});
-    rep.mode = "gpu";
+    rep.mode = RunMode::gpu;
     rep.device_name = "NVIDIA H200";
     rep.results[0].set_metric("time_median", 10.0);
     rep.results[0].time_samples_us = {10, 10.1, 9.9, 10.2, 9.8, 10};
@@ -673,7 +673,7 @@ namespace {
 harness::RunReport gpu_run_of_a(const std::vector<double>& samples, double registers = 32)
 {
     auto rep = static_report({result("a", "N=256", registers)});
-    rep.mode = "gpu";
+    rep.mode = RunMode::gpu;
     rep.device_name = "NVIDIA H200";
     auto& r = rep.results[0];
     r.time_samples_us = samples;
@@ -873,7 +873,7 @@ TEST(BaselineFile, TheDocumentedHeaderIsWhatTheWriterWrites)
 
     TempDir dir{"harness-compare-test"};
     auto rep = static_report({result("a", "N=256", 32)});
-    rep.mode = "gpu";
+    rep.mode = RunMode::gpu;
     rep.device_name = "NVIDIA H200";
     rep.driver_version = "13.0";
     update_baselines(toy_suite(), rep, dir.path);

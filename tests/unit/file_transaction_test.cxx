@@ -459,7 +459,7 @@ TEST(FileTransaction, ABaselineUpdateKilledBetweenItsRenamesIsNotTorn)
         harness::RunReport rep;
         rep.suite = "memory";
         rep.suite_file = "suites/memory.yaml";
-        rep.mode = "static";
+        rep.mode = RunMode::static_tier;
         rep.arch = "sm_90";
         rep.timestamp = "2026-11-26T00:00:00Z";
         for (const char* arch : {"sm_80", "sm_90"}) {

@@ -20,7 +20,7 @@ harness::RunReport gated_report()
 {
     harness::RunReport rep;
     rep.suite = "gemm";
-    rep.mode = "gpu";
+    rep.mode = RunMode::gpu;
     rep.device_name = "NVIDIA H200";
     rep.arch = "sm_90";
     rep.timestamp = "2025-01-01T00:00:00Z";

@@ -349,7 +349,7 @@ harness::RunReport static_run(std::vector<CaseResult> results)
 {
     harness::RunReport rep;
     rep.suite = "hostile";
-    rep.mode = "static";
+    rep.mode = RunMode::static_tier;
     rep.results = std::move(results);
     return rep;
 }
@@ -664,6 +664,26 @@ TEST(BaselineUpdate, ALineBreakInTheResultsMetadataIsRefusedAndNothingIsWritten)
     file.set_meta("schema_version", "1");
     file.set_meta("gpu", "NVIDIA H100 80GB HBM3");
     EXPECT_EQ(compare::parse_baseline(compare::baseline_text(file), "b.csv").meta("gpu"), "NVIDIA H100 80GB HBM3");
+}
+
+TEST(BaselineUpdate, AResultsFileOfAnUnknownModeIsRefusedAndNothingIsWritten)
+{
+    Project p;
+    const fs::path results = p.dir.path / "results.json";
+    const std::string known = "\"mode\": \"static\"";
+    for (const char* mode : {"quantum", "GPU", "static\\u001b[31m", ""}) {
+        std::string text = static_results("");
+        text.replace(text.find(known), known.size(), fmt::format("\"mode\": \"{}\"", mode));
+        write_file(results, text);
+        const auto [code, err] =
+            tool_with_stderr({"baseline", "update", "--no-ci", "--no-cache", "--from", results.string(),
+                              p.suite.string(), "--baseline-dir", p.baselines.string()});
+        EXPECT_EQ(code, 2) << mode;
+        EXPECT_NE(err.find(results.string() + ": mode: '"), std::string::npos) << err;
+        EXPECT_NE(err.find("' is neither 'gpu' nor 'static'"), std::string::npos) << err;
+        EXPECT_EQ(err.find('\x1b'), std::string::npos) << "a terminal control reached the console: " << err;
+        EXPECT_FALSE(fs::exists(p.baselines / "hostile")) << mode;
+    }
 }
 
 TEST(HostileCli, TwoSuitesOfOneNameAreRefusedByEveryCommand)

@@ -148,7 +148,7 @@ TEST(HtmlReport, EscapesVariantNamesMessagesAndSnippets)
 {
     harness::RunReport run;
     run.suite = "evil<suite>";
-    run.mode = "gpu";
+    run.mode = RunMode::gpu;
     CaseResult r;
     r.suite = run.suite;
     r.variant = "<script>alert(1)</script>";
@@ -205,7 +205,7 @@ TEST(HtmlReport, RunWithoutVerdictsSaysNothingWasCompared)
 {
     harness::RunReport run;
     run.suite = "gemm";
-    run.mode = "gpu";
+    run.mode = RunMode::gpu;
     CaseResult r;
     r.variant = "naive";
     r.params_text = "N=1";
@@ -317,7 +317,7 @@ TEST(HtmlReport, BaselineChartsFitTheChangeAndKeepLabelsApart)
 {
     harness::RunReport run;
     run.suite = "planted";
-    run.mode = "gpu";
+    run.mode = RunMode::gpu;
     for (int i = 0; i < 12; ++i) {
         CaseResult r;
         r.variant = "k";

@@ -13,7 +13,7 @@ harness::RunReport sample_report()
 {
     harness::RunReport rep;
     rep.suite = "gemm";
-    rep.mode = "gpu";
+    rep.mode = RunMode::gpu;
     rep.device_name = "NVIDIA H100";
     CaseResult ok;
     ok.suite = "gemm";
@@ -84,7 +84,7 @@ TEST(Report, ConsoleTableShowsEveryCaseAndFailureMessages)
 
 TEST(Report, ConsoleStatusColumnShowsWholeWords)
 {
-    for (const std::string mode : {"gpu", "static"}) {
+    for (const auto mode : {RunMode::gpu, RunMode::static_tier}) {
         auto rep = sample_report();
         rep.mode = mode;
         for (const auto status : {CaseStatus::compile_error, CaseStatus::failed_verification}) {
@@ -102,7 +102,7 @@ TEST(Report, ConsoleStatusColumnShowsWholeWords)
             ++rows;
             const std::string status = line.substr(5, line.find(' ') - 5);
             // The row's status column holds the word in full, once, after the variant.
-            EXPECT_NE(line.find(" " + status + " "), std::string::npos) << mode << ": " << line;
+            EXPECT_NE(line.find(" " + status + " "), std::string::npos) << mode_name(mode) << ": " << line;
         }
         EXPECT_EQ(rows, 2u) << out.str();
         // Every row's status starts under the header's "status".
@@ -112,7 +112,7 @@ TEST(Report, ConsoleStatusColumnShowsWholeWords)
         std::istringstream again(text);
         for (std::string line; std::getline(again, line);) {
             if (line.starts_with("case_") || line.starts_with("tiled16")) {
-                EXPECT_NE(line.substr(status_at, 1), " ") << mode << ": " << line;
+                EXPECT_NE(line.substr(status_at, 1), " ") << mode_name(mode) << ": " << line;
             }
         }
     }

@@ -119,7 +119,7 @@ RunReport shard_of(std::size_t index, std::size_t count, const std::vector<std::
 {
     RunReport rep;
     rep.suite = "toy";
-    rep.mode = "static";
+    rep.mode = RunMode::static_tier;
     rep.arch = "sm_80,sm_90";
     rep.timestamp = "2026-01-0" + std::to_string(index) + "T00:00:00Z";
     rep.shard = {count, {index}, "0123456789abcdef"};
@@ -374,7 +374,7 @@ TEST(MergeShards, RefusesShardsThatDoNotAddUpNamingTheFiles)
 
     auto gpu_first = first, gpu_second = second;
     for (auto* r : {&gpu_first, &gpu_second}) {
-        r->mode = "gpu";
+        r->mode = RunMode::gpu;
         r->arch = "sm_90";
         r->device_name = "NVIDIA H100 80GB HBM3";
         std::erase_if(r->results, [](const CaseResult& c) { return c.arch != "sm_90"; });
