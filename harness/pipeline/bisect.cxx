@@ -231,6 +231,68 @@ std::string describe_step(const CommitInfo& c)
     return fmt::format("{} {}", c.hash.substr(0, 12), first_line(c.subject));
 }
 
+/// Refuses a --metric that names no metric, or a noisy one other than time.
+void check_metric_option(const std::string& metric)
+{
+    if (metric.empty()) return;
+    const auto known = find_metric(metric);
+    if (!known)
+        throw Error(ErrorKind::bad_input,
+                    fmt::format("--metric {}: no such metric (`harness metrics` lists them)", metric));
+    if (known->stability == Stability::noisy && !is_time_metric(metric))
+        throw Error(
+            ErrorKind::bad_input,
+            fmt::format("--metric {}: of the noisy figures, bisect judges time_median and time_min only", metric));
+}
+
+/// The suite's path inside `repository`, from the path given: relative to the repository's top
+/// when the file exists here, else taken as such; refused when it leads outside.
+fs::path suite_in_repository(const fs::path& suite, const GitRepository& repository)
+{
+    std::error_code ec;
+    fs::path path = suite;
+    if (fs::is_regular_file(suite, ec)) {
+        const fs::path given = fs::absolute(suite, ec);
+        const fs::path top = fs::weakly_canonical(repository.top(), ec);
+        path = fs::weakly_canonical(given.parent_path(), ec).lexically_relative(top) / given.filename();
+    }
+    path = path.lexically_normal();
+    if (path.is_absolute() || path.empty() || *path.begin() == "..")
+        throw Error(ErrorKind::bad_input,
+                    fmt::format("{}: not inside the git repository at {}", suite.string(), repository.top().string()));
+    return path;
+}
+
+/// What moved between the good commit and the first unlike it: every exact figure that differs,
+/// or the time, each explained from the two commits' results where they hold its case.
+std::vector<FigureChange> changes_at_first(const Evaluation& good, const Figures& good_figures, const Evaluation& after,
+                                           const std::string& metric, bool timed)
+{
+    std::vector<FigureChange> changes;
+    const Figures after_figures = figures_of(after.results, metric);
+    for (const auto& [key, before] : good_figures) {
+        const auto it = after_figures.find(key);
+        if (it == after_figures.end()) continue;
+        FigureChange change{key.variant, key.params, key.arch, key.metric, before, it->second, "", ""};
+        if (timed) {
+            change.before = compare::median(good.samples);
+            change.after = compare::median(after.samples);
+        } else if (it->second == before) {
+            continue;
+        }
+        const auto find_result = [&](const std::vector<CaseResult>& results) -> const CaseResult* {
+            for (const auto& r : results)
+                if (r.variant == key.variant && r.params_text == key.params && r.arch == key.arch) return &r;
+            return nullptr;
+        };
+        const CaseResult* b = find_result(good.results);
+        const CaseResult* a = find_result(after.results);
+        if (a && b && after.suite) explain(change, *b, *a, *after.suite, good.samples);
+        changes.push_back(std::move(change));
+    }
+    return changes;
+}
+
 } // namespace
 
 const char* bisect_outcome_name(BisectOutcome outcome)
@@ -288,29 +350,13 @@ SearchResult search_first_change(std::size_t n, const std::function<Probe(std::s
 BisectResult bisect(const BisectRequest& request, std::ostream& log)
 {
     const auto started = std::chrono::steady_clock::now();
-    if (!request.metric.empty() && !find_metric(request.metric))
-        throw Error(ErrorKind::bad_input,
-                    fmt::format("--metric {}: no such metric (`harness metrics` lists them)", request.metric));
-    if (!request.metric.empty() && find_metric(request.metric)->stability == Stability::noisy &&
-        !is_time_metric(request.metric))
-        throw Error(ErrorKind::bad_input,
-                    fmt::format("--metric {}: of the noisy figures, bisect judges time_median and time_min only",
-                                request.metric));
-
+    check_metric_option(request.metric);
     // The repository: the one holding the suite file when it exists here, else the current folder's.
     std::error_code ec;
     const bool here = fs::is_regular_file(request.suite, ec);
-    const fs::path given = fs::absolute(request.suite, ec);
-    GitRepository repository = GitRepository::containing(here ? given.parent_path() : fs::current_path());
-    fs::path suite_path = request.suite;
-    if (here) {
-        const fs::path top = fs::weakly_canonical(repository.top(), ec);
-        suite_path = fs::weakly_canonical(given.parent_path(), ec).lexically_relative(top) / given.filename();
-    }
-    suite_path = suite_path.lexically_normal();
-    if (suite_path.is_absolute() || suite_path.empty() || *suite_path.begin() == "..")
-        throw Error(ErrorKind::bad_input, fmt::format("{}: not inside the git repository at {}", request.suite.string(),
-                                                      repository.top().string()));
+    GitRepository repository =
+        GitRepository::containing(here ? fs::absolute(request.suite, ec).parent_path() : fs::current_path());
+    const fs::path suite_path = suite_in_repository(request.suite, repository);
 
     const auto resolve = [&](const std::string& option, const std::string& rev) {
         auto hash = repository.resolve_commit(rev);
@@ -443,28 +489,7 @@ BisectResult bisect(const BisectRequest& request, std::ostream& log)
     }
 
     result.first = bisector.repository().describe(commits[found.first]);
-    const Evaluation& after = evaluated.at(found.first);
-    const Figures after_figures = figures_of(after.results, request.metric);
-    for (const auto& [key, before] : good_figures) {
-        const auto it = after_figures.find(key);
-        if (it == after_figures.end()) continue;
-        FigureChange change{key.variant, key.params, key.arch, key.metric, before, it->second, "", ""};
-        if (timed) {
-            change.before = compare::median(good.samples);
-            change.after = compare::median(after.samples);
-        } else if (it->second == before) {
-            continue;
-        }
-        const auto find_result = [&](const std::vector<CaseResult>& results) -> const CaseResult* {
-            for (const auto& r : results)
-                if (r.variant == key.variant && r.params_text == key.params && r.arch == key.arch) return &r;
-            return nullptr;
-        };
-        const CaseResult* b = find_result(good.results);
-        const CaseResult* a = find_result(after.results);
-        if (a && b && after.suite) explain(change, *b, *a, *after.suite, good.samples);
-        result.changes.push_back(std::move(change));
-    }
+    result.changes = changes_at_first(good, good_figures, evaluated.at(found.first), request.metric, timed);
     return result;
 }
 

@@ -275,6 +275,27 @@ TEST(Bisect, BadRevisionsAndMissingSuitesAreBadInput)
     git(repo, {"checkout", "-q", "-f", "main"});
     git(repo, {"merge", "-q", "--allow-unrelated-histories", "-m", "merge", orphan});
     EXPECT_EQ(run_bisect(repo, json, {"--good", orphan, "--bad", "HEAD"}).code, 2);
+    // A metric it cannot judge, and a suite that is not in the repository.
+    for (const auto& [args, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"--metric", "no_such_metric"}, "--metric no_such_metric: no such metric"},
+             {{"--metric", "dram_read_bytes"}, "of the noisy figures, bisect judges time_median and time_min only"}}) {
+        std::vector<std::string> revs = {"--good", hashes.front(), "--bad", "HEAD"};
+        revs.insert(revs.end(), args.begin(), args.end());
+        testing::internal::CaptureStderr();
+        EXPECT_EQ(run_bisect(repo, json, revs).code, 2) << message;
+        const std::string err = testing::internal::GetCapturedStderr();
+        EXPECT_NE(err.find(message), std::string::npos) << err;
+    }
+    // A suite not found here is looked for in the current folder's repository.
+    const fs::path was = fs::current_path();
+    fs::current_path(repo);
+    testing::internal::CaptureStderr();
+    const int outside = cli::run_tool({"bisect", "--good", "HEAD~1", "--bad", "HEAD", "--static", "--no-cache",
+                                       "--json", json.string(), "../elsewhere/walk.yaml"});
+    const std::string err = testing::internal::GetCapturedStderr();
+    fs::current_path(was);
+    EXPECT_EQ(outside, 2);
+    EXPECT_NE(err.find("../elsewhere/walk.yaml: not inside the git repository at"), std::string::npos) << err;
     EXPECT_FALSE(fs::exists(json)) << "nothing is written for bad input";
     EXPECT_EQ(worktree_count(repo), 1);
 }
