@@ -108,7 +108,8 @@ std::vector<Waiver> parse_waivers(const std::string& text, const std::string& fi
             std::vector<std::string> known;
             for (const auto& m : metric_table()) known.emplace_back(m.name);
             fail(file, w["metric"], field + ".metric",
-                 fmt::format("unknown metric '{}'{}", waiver.metric, did_you_mean(waiver.metric, known)));
+                 fmt::format("unknown metric '{}'{}", waiver.metric.substr(0, max_name_length),
+                             did_you_mean(waiver.metric, known)));
         }
         if (waiver.reason.empty()) fail(file, w["reason"], field + ".reason", "say why the regression is accepted");
         if (!is_date(waiver.expires))

@@ -33,6 +33,10 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
     std::string best;
     std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
     for (const auto& k : known) {
+        // The distance is at least the difference in length: a word far longer than every known
+        // one (a file can hold a key of megabytes) is answered without filling its table.
+        const std::size_t length_gap = word.size() > k.size() ? word.size() - k.size() : k.size() - word.size();
+        if (length_gap >= best_distance) continue;
         const std::size_t d = edit_distance(word, k);
         if (d < best_distance) best_distance = d, best = k;
     }

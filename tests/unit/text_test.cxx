@@ -20,6 +20,12 @@ TEST(Text, SuggestionsAndLists)
     EXPECT_EQ(did_you_mean("zzzzzz", {"run", "check"}), "");
     EXPECT_EQ(join({"a", "b", "c"}), "a, b, c");
     EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+    // Words of another length are still suggested within the distance; a key of megabytes is
+    // compared with none (its distance to each is at least the difference in length).
+    EXPECT_EQ(did_you_mean("registerss", {"reg", "registers"}), " (did you mean 'registers'?)");
+    EXPECT_EQ(did_you_mean("regs", {"registers", "regs_per_sm"}), "");
+    EXPECT_EQ(did_you_mean("time_medianxx", {"time_median", "time_min"}), " (did you mean 'time_median'?)");
+    EXPECT_EQ(did_you_mean("time_medi" + std::string(1 << 20, 'N'), {"time_median", "time_min"}), "");
 }
 
 TEST(Text, TrimAndUtcTime)
