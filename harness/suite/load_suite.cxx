@@ -30,25 +30,8 @@ Loader::Loader(fs::path file, LoadOptions options)
 {
 }
 
-Suite Loader::suite(const YAML::Node& root)
+void Loader::include_folders(Suite& s, const YAML::Node& root) const
 {
-    if (!root.IsMap()) fail(root, "", "a suite file is a YAML map (see docs/suite-format.md)");
-    check_keys(root, "",
-               {"suite", "description", "include", "archs", "params", "reference", "tolerance", "timing", "buffers",
-                "flops", "bytes", "variants", "compare", "expect", "metrics", "compile", "cliffs"},
-               {"suite", "params", "reference", "variants"});
-    Suite s;
-    s.file = file_;
-    s.project_root = root_;
-    s.name = scalar(root["suite"], "suite");
-    // The name becomes a folder under baselines/ and the report folder.
-    if (const std::string problem = name_problem(s.name); !problem.empty())
-        fail(root["suite"], "suite",
-             fmt::format("the suite name {}; use 1 to 100 letters, digits, '_', '.' and '-', starting with a "
-                         "letter, digit or '_'",
-                         problem));
-    if (root["description"]) s.description = scalar(root["description"], "description");
-
     if (root["include"]) {
         for (const auto& dir : string_list(root["include"], "include")) {
             const fs::path p = resolve(root["include"], "include", dir);
@@ -59,7 +42,10 @@ Suite Loader::suite(const YAML::Node& root)
     } else if (fs::is_directory(dir_ / ".." / "kernels")) {
         s.include_dirs.push_back(fs::weakly_canonical(dir_ / ".." / "kernels"));
     }
+}
 
+void Loader::architectures_and_metrics(Suite& s, const YAML::Node& root) const
+{
     s.archs = root["archs"] ? string_list(root["archs"], "archs") : std::vector<std::string>{"sm_80", "sm_90"};
     for (const auto& a : s.archs)
         if (!find_arch_limits(a)) {
@@ -76,7 +62,10 @@ Suite Loader::suite(const YAML::Node& root)
         for (std::size_t i = 0; i < metrics.size(); ++i)
             s.metrics.push_back(metric_name(metrics[i], fmt::format("metrics[{}]", i)));
     }
+}
 
+std::set<std::string, std::less<>> Loader::sweep(Suite& s, const YAML::Node& root)
+{
     const YAML::Node params = root["params"];
     expect_map(params, "params");
     if (params.size() == 0) fail(params, "params", "needs at least one parameter");
@@ -107,8 +96,11 @@ Suite Loader::suite(const YAML::Node& root)
     archs_ = s.archs;
     archs_given_ = static_cast<bool>(root["archs"]);
     cliff_settings(s, root);
+    return names;
+}
 
-    if (root["tolerance"]) s.tolerance = tolerance(root["tolerance"], "tolerance", Tolerance{});
+void Loader::timing_and_compile_limits(Suite& s, const YAML::Node& root) const
+{
     if (root["timing"]) {
         const YAML::Node t = root["timing"];
         check_keys(t, "timing", {"min_samples", "max_samples", "max_noise", "budget_s", "timeout_s"});
@@ -139,18 +131,11 @@ Suite Loader::suite(const YAML::Node& root)
         if (c["memory_mib"])
             s.compile_limits.memory_mib = integer_in(c["memory_mib"], "compile.memory_mib", 64, 1024 * 1024);
     }
-    if (root["buffers"]) s.buffers = buffers(root["buffers"], "buffers", names);
-    if (root["compare"]) s.compare = compare_rules(root["compare"], "compare");
-    if (root["expect"]) s.expect = expectations(root["expect"], "expect");
+}
 
-    std::optional<Expression> flops, bytes;
-    for (const auto& [key, target] : {std::pair{"flops", &flops}, std::pair{"bytes", &bytes}})
-        if (root[key]) {
-            *target = expression(root[key], key, names);
-            check_computable(root[key], key, **target);
-        }
-
-    const YAML::Node variants = root["variants"];
+void Loader::variant_list(Suite& s, const YAML::Node& variants, const std::set<std::string, std::less<>>& names,
+                          const std::optional<Expression>& flops, const std::optional<Expression>& bytes) const
+{
     expect_map(variants, "variants");
     if (variants.size() == 0) fail(variants, "variants", "needs at least one variant");
     for (const auto& kv : variants) {
@@ -170,6 +155,47 @@ Suite Loader::suite(const YAML::Node& root)
         fail(variants, "variants",
              fmt::format("{} variants x {} sweep points make more than the {} cases allowed", s.variants.size(),
                          points_.size(), max_cases));
+}
+
+Suite Loader::suite(const YAML::Node& root)
+{
+    if (!root.IsMap()) fail(root, "", "a suite file is a YAML map (see docs/suite-format.md)");
+    check_keys(root, "",
+               {"suite", "description", "include", "archs", "params", "reference", "tolerance", "timing", "buffers",
+                "flops", "bytes", "variants", "compare", "expect", "metrics", "compile", "cliffs"},
+               {"suite", "params", "reference", "variants"});
+    Suite s;
+    s.file = file_;
+    s.project_root = root_;
+    s.name = scalar(root["suite"], "suite");
+    // The name becomes a folder under baselines/ and the report folder.
+    if (const std::string problem = name_problem(s.name); !problem.empty())
+        fail(root["suite"], "suite",
+             fmt::format("the suite name {}; use 1 to 100 letters, digits, '_', '.' and '-', starting with a "
+                         "letter, digit or '_'",
+                         problem));
+    if (root["description"]) s.description = scalar(root["description"], "description");
+
+    include_folders(s, root);
+    architectures_and_metrics(s, root);
+
+    const std::set<std::string, std::less<>> names = sweep(s, root);
+
+    if (root["tolerance"]) s.tolerance = tolerance(root["tolerance"], "tolerance", Tolerance{});
+    timing_and_compile_limits(s, root);
+    if (root["buffers"]) s.buffers = buffers(root["buffers"], "buffers", names);
+    if (root["compare"]) s.compare = compare_rules(root["compare"], "compare");
+    if (root["expect"]) s.expect = expectations(root["expect"], "expect");
+
+    std::optional<Expression> flops, bytes;
+    for (const auto& [key, target] : {std::pair{"flops", &flops}, std::pair{"bytes", &bytes}})
+        if (root[key]) {
+            *target = expression(root[key], key, names);
+            check_computable(root[key], key, **target);
+        }
+
+    const YAML::Node variants = root["variants"];
+    variant_list(s, variants, names, flops, bytes);
 
     s.reference = scalar(root["reference"], "reference");
     const VariantSpec* reference = s.find_variant(s.reference);
@@ -177,7 +203,8 @@ Suite Loader::suite(const YAML::Node& root)
         std::vector<std::string> known;
         for (const auto& v : s.variants) known.push_back(v.name);
         fail(root["reference"], "reference",
-             fmt::format("no variant named '{}'{}", s.reference, did_you_mean(s.reference, known)));
+             fmt::format("no variant named '{}'{}", s.reference.substr(0, max_name_length),
+                         did_you_mean(s.reference, known)));
     }
     check_verified_buffers(s, *reference, variants);
     return s;

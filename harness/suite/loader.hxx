@@ -87,6 +87,17 @@ public:
                                 const std::set<std::string, std::less<>>& params,
                                 const std::vector<BufferSpec>& suite_buffers) const;
     Suite suite(const YAML::Node& root);
+    /// The suite's `include:` folders, or the project's kernels/ folder.
+    void include_folders(Suite& s, const YAML::Node& root) const;
+    /// `archs:` (each known) and `metrics:`.
+    void architectures_and_metrics(Suite& s, const YAML::Node& root) const;
+    /// `params:`, the sweep points and the cliff settings; returns the parameters' names.
+    std::set<std::string, std::less<>> sweep(Suite& s, const YAML::Node& root);
+    /// `timing:` and `compile:`.
+    void timing_and_compile_limits(Suite& s, const YAML::Node& root) const;
+    /// `variants:`, each given the suite's `flops:` and `bytes:` where it has none of its own.
+    void variant_list(Suite& s, const YAML::Node& variants, const std::set<std::string, std::less<>>& names,
+                      const std::optional<Expression>& flops, const std::optional<Expression>& bytes) const;
     /// Every buffer a variant writes and we verify must also be written by the reference.
     void check_verified_buffers(const Suite& s, const VariantSpec& reference, const YAML::Node& variants) const;
     /// `path` relative to the suite's folder, made absolute with symbolic links resolved.
