@@ -42,8 +42,8 @@ std::vector<CombStep> find_comb_steps(const std::vector<double>& x, const std::v
 /// Adds to `cliffs` (found by find_steps over the whole series, explained) the steps of the comb
 /// that the pitch of `shapes` (one per point of x) makes, each explained by explain_cliff with
 /// how many residues of `axis` stepped; a comb step within a period of a cliff of `cliffs` is that
-/// cliff and is left out, and so is one that fewer than half the residues show. Nothing where comb_period is 1. Keeps
-/// `cliffs` in axis order.
+/// cliff and is left out, and so is one that fewer than half the residues show. Nothing where
+/// comb_period is 1. Keeps `cliffs` in axis order.
 void add_comb_steps(std::vector<Cliff>& cliffs, const std::vector<double>& x, const std::vector<double>& values,
                     const std::vector<double>& noise, const std::vector<LaunchShape>& shapes, const GpuShape& gpu,
                     std::string_view axis, const StepOptions& options = {});

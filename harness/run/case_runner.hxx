@@ -82,13 +82,12 @@ public:
     /// Runs `c` in two halves: start() prepares, verifies and times it; finish() measures its
     /// counters, in the suite the case was started in (finish() calls use_suite()). A worker starts
     /// a group of cases (of any suites, with RunOptions::groups_span_suites), then finishes them:
-    /// the context has one enabled range
-    /// profiler, which must be enabled afresh for each change between the timer's and the counter
-    /// profiler's configurations, so it changes hands twice per group instead of twice per case.
-    /// Enabling takes about 0.1 s on an H100 and holds up every other process of the host that
-    /// enables or starts a profiler meanwhile, even on another GPU. The result records
-    /// failures of the case itself; a CudaError that poisons the context propagates from either,
-    /// since nothing more can run in this process.
+    /// the context has one enabled range profiler, which must be enabled afresh for each change
+    /// between the timer's and the counter profiler's configurations, so it changes hands twice per
+    /// group instead of twice per case. Enabling takes about 0.1 s on an H100 and holds up every
+    /// other process of the host that enables or starts a profiler meanwhile, even on another GPU.
+    /// The result records failures of the case itself; a CudaError that poisons the context
+    /// propagates from either, since nothing more can run in this process.
     Staged start(const suite::Case& c, ReferenceOutputs& reference);
     CaseResult finish(Staged staged);
 

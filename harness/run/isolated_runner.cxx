@@ -17,12 +17,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Most cases a worker starts before it finishes them (see worker_main and CaseRunner::start;
-/// a lone worker also ends a group with its suite): a larger group changes the context's range
-/// profiler between timer and counters less often (twice per group, each about 0.1 s that holds
-/// up the host's other GPUs' profilers too), a smaller one
-/// loses fewer started cases to a fault while their counters are measured (the next worker runs
-/// them again).
+/// Most cases a worker starts before it finishes them (see worker_main and CaseRunner::start; a
+/// lone worker also ends a group with its suite): a larger group changes the context's range
+/// profiler between timer and counters less often (twice per group, each about 0.1 s that holds up
+/// the host's other GPUs' profilers too), a smaller one loses fewer started cases to a fault while
+/// their counters are measured (the next worker runs them again).
 constexpr std::size_t max_group_cases = 128;
 
 CaseResult base_result(const suite::Suite& suite, const suite::Case& c)
