@@ -191,6 +191,7 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
                 for (const auto i : mine) own.push_back(items[i]);
                 run::IsolatedRunConfig on_device = config;
                 on_device.device = devices[g].ordinal;
+                on_device.pci_bus_id = devices[g].pci_bus_id;
                 on_device.options.groups_span_suites = devices.size() > 1;
                 run::RunObserver relay;
                 relay.on_worker_ready = [&](double seconds, const std::map<std::string, double>& parts) {

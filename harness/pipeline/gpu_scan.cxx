@@ -36,7 +36,7 @@ int scan_worker(const suite::Suite& suite, const compile::SuiteModules& modules,
 {
     std::unique_ptr<run::GpuSession> session;
     try {
-        session = std::make_unique<run::GpuSession>(options.device);
+        session = std::make_unique<run::GpuSession>(options.device, options.pci_bus_id);
     } catch (const std::exception& e) {
         write_event(fd, {{"event", "fatal"}, {"message", e.what()}});
         return 3;
@@ -374,6 +374,7 @@ void add_gpu_cliff_maps(harness::RunReport& report, const suite::Suite& suite, c
 {
     GpuScanOptions scan;
     scan.device = device.ordinal;
+    scan.pci_bus_id = device.pci_bus_id;
     scan.point_timeout_s = options.timeout_s > 0 ? options.timeout_s : suite.timing.timeout_s;
     scan.variants = options.only_variants;
     std::vector<std::string> notes;

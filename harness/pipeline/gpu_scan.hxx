@@ -21,6 +21,7 @@ namespace harness::pipeline {
 /// How the GPU scan runs.
 struct GpuScanOptions {
     int device = 0;                    ///< the CUDA ordinal the worker runs on
+    std::string pci_bus_id;            ///< the device's, as probed: the worker is confined to it
     double point_timeout_s = 30.0;     ///< a point that takes longer has hung: its map fails
     double startup_timeout_s = 120.0;  ///< for the worker to create its context
     run::ScanTiming timing;            ///< batches per point and their size

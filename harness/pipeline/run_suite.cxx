@@ -132,16 +132,23 @@ harness::RunReport run_suite_static(const suite::Suite& s, const SuiteRunOptions
 std::vector<run::DeviceInfo> choose_devices(const SuiteRunOptions& options, const run::DeviceInfo& first)
 {
     if (options.devices.empty()) return {first};
+    const auto ordinals = run::parse_devices(options.devices, first.device_count);
+    std::vector<int> others;
+    for (const int ordinal : ordinals)
+        if (ordinal != first.ordinal) others.push_back(ordinal);
+    std::vector<std::string> why;
+    const auto probed =
+        others.empty() ? std::vector<std::optional<run::DeviceInfo>>{} : run::probe_devices(others, why);
     std::vector<run::DeviceInfo> devices;
-    for (const int ordinal : run::parse_devices(options.devices, first.device_count)) {
+    for (const int ordinal : ordinals) {
         if (ordinal == first.ordinal) {
             devices.push_back(first);
             continue;
         }
-        std::string why;
-        auto info = run::probe_device(ordinal, &why);
+        const auto k = static_cast<std::size_t>(std::find(others.begin(), others.end(), ordinal) - others.begin());
+        const auto& info = probed[k];
         if (!info)
-            throw Error(ErrorKind::environment, fmt::format("--devices: GPU {} is not usable: {}", ordinal, why));
+            throw Error(ErrorKind::environment, fmt::format("--devices: GPU {} is not usable: {}", ordinal, why[k]));
         if (info->name != first.name || info->arch != first.arch)
             throw Error(ErrorKind::environment,
                         fmt::format("--devices: GPU {} is a {} and GPU {} a {}; time baselines are kept per GPU "

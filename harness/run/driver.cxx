@@ -1,5 +1,6 @@
 #include "harness/run/driver.hxx"
 
+#include <atomic>
 #include <dlfcn.h>
 #include <fmt/format.h>
 #include <mutex>
@@ -13,8 +14,11 @@ struct Loaded {
     std::string error; // empty when loaded
 };
 
+std::atomic<bool> started{false};
+
 Loaded load()
 {
+    started = true;
     Loaded out;
     void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
@@ -80,6 +84,11 @@ bool driver_available(std::string* why)
     const Loaded& l = loaded();
     if (why) *why = l.error;
     return l.error.empty();
+}
+
+bool driver_started()
+{
+    return started;
 }
 
 bool CudaError::poisons_context() const

@@ -70,6 +70,10 @@ const Driver& driver();
 /// True when a driver can be loaded (no exception); `why` gets the reason when not.
 bool driver_available(std::string* why = nullptr);
 
+/// Whether this process has tried to load and initialise the driver yet (after that, changes to
+/// CUDA_VISIBLE_DEVICES no longer take effect in it).
+bool driver_started();
+
 /// A failed driver call: the call's text and the driver's name and description of the error.
 class CudaError : public Error {
 public:

@@ -1,8 +1,10 @@
 #include "harness/run/gpu_session.hxx"
 
 #include "harness/core/child_process.hxx"
+#include "harness/core/text.hxx"
 #include "harness/run/l2_sweep.hxx"
 
+#include <cstdlib>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -50,7 +52,34 @@ DeviceInfo query_device(int ordinal)
     info.clock_khz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
     info.fp32_peak_gflops = info.sm_count * fp32_lanes_per_sm(info.arch) * 2.0 * info.clock_khz * 1e3 / 1e9;
     CU_CHECK(d.cuDriverGetVersion(&info.driver_version));
+    char bus_id[64] = {};
+    CU_CHECK(d.cuDeviceGetPCIBusId(bus_id, sizeof bus_id, dev));
+    info.pci_bus_id = bus_id;
     return info;
+}
+
+std::optional<std::string> visible_device_entry(const char* visible, int ordinal)
+{
+    if (ordinal < 0) return std::nullopt;
+    if (!visible) return std::to_string(ordinal);
+    // The driver reads the list up to its first entry that names no GPU, so the GPU at `ordinal`
+    // is the list's entry at `ordinal`.
+    std::string_view rest = visible;
+    for (int i = 0;; ++i) {
+        const auto comma = rest.find(',');
+        const std::string_view entry = trim(rest.substr(0, comma));
+        if (i == ordinal) return entry.empty() ? std::nullopt : std::optional<std::string>(entry);
+        if (comma == std::string_view::npos) return std::nullopt;
+        rest.remove_prefix(comma + 1);
+    }
+}
+
+int confine_to_device(int ordinal)
+{
+    if (driver_started()) return ordinal;
+    const auto entry = visible_device_entry(std::getenv("CUDA_VISIBLE_DEVICES"), ordinal);
+    if (!entry || setenv("CUDA_VISIBLE_DEVICES", entry->c_str(), 1) != 0) return ordinal;
+    return 0;
 }
 
 GpuSession::GpuSession(int ordinal)
@@ -69,6 +98,17 @@ GpuSession::GpuSession(int ordinal)
     CU_CHECK(d.cuMemAlloc(&sink_, sizeof(std::uint32_t)));
     CU_CHECK(d.cuModuleLoadData(&sweep_module_, std::string(l2_sweep_ptx()).c_str()));
     CU_CHECK(d.cuModuleGetFunction(&sweep_, sweep_module_, l2_sweep_entry));
+}
+
+GpuSession::GpuSession(int ordinal, const std::string& pci_bus_id)
+    : GpuSession(pci_bus_id.empty() ? ordinal : confine_to_device(ordinal))
+{
+    if (!pci_bus_id.empty() && info_.pci_bus_id != pci_bus_id)
+        throw Error(ErrorKind::environment,
+                    fmt::format("GPU {} is at PCI bus {} in this process, not at {} as when it was probed; "
+                                "CUDA_VISIBLE_DEVICES ({}) names the GPUs in another way than expected",
+                                ordinal, info_.pci_bus_id, pci_bus_id,
+                                std::getenv("CUDA_VISIBLE_DEVICES") ? std::getenv("CUDA_VISIBLE_DEVICES") : "unset"));
 }
 
 GpuSession::~GpuSession()
@@ -112,7 +152,8 @@ void to_json(nlohmann::json& j, const DeviceInfo& d)
          {"memory_bandwidth_gbs", d.memory_bandwidth_gbs},
          {"clock_khz", d.clock_khz},
          {"fp32_peak_gflops", d.fp32_peak_gflops},
-         {"device_count", d.device_count}};
+         {"device_count", d.device_count},
+         {"pci_bus_id", d.pci_bus_id}};
 }
 
 void from_json(const nlohmann::json& j, DeviceInfo& d)
@@ -128,21 +169,43 @@ void from_json(const nlohmann::json& j, DeviceInfo& d)
     d.clock_khz = j.value("clock_khz", 0);
     d.fp32_peak_gflops = j.value("fp32_peak_gflops", 0.0);
     d.device_count = j.value("device_count", 1);
+    d.pci_bus_id = j.value("pci_bus_id", "");
+}
+
+std::vector<std::optional<DeviceInfo>> probe_devices(const std::vector<int>& ordinals, std::vector<std::string>& why)
+{
+    const std::string text = run_in_child("device probe", [&] {
+        nlohmann::json answers = nlohmann::json::array();
+        for (const int ordinal : ordinals) {
+            try {
+                answers.push_back({{"device", query_device(ordinal)}});
+            } catch (const std::exception& e) {
+                answers.push_back({{"error", e.what()}});
+            }
+        }
+        return answers.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    });
+    const auto answers = nlohmann::json::parse(text);
+    std::vector<std::optional<DeviceInfo>> devices;
+    why.assign(ordinals.size(), "");
+    for (std::size_t i = 0; i < ordinals.size(); ++i) {
+        const auto& answer = answers.at(i);
+        if (answer.contains("device"))
+            devices.push_back(answer.at("device").get<DeviceInfo>());
+        else {
+            devices.push_back(std::nullopt);
+            why[i] = answer.at("error").get<std::string>();
+        }
+    }
+    return devices;
 }
 
 std::optional<DeviceInfo> probe_device(int ordinal, std::string* why)
 {
-    const std::string text = run_in_child("device probe", [&] {
-        try {
-            return nlohmann::json{{"device", query_device(ordinal)}}.dump();
-        } catch (const std::exception& e) {
-            return nlohmann::json{{"error", e.what()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-        }
-    });
-    const auto answer = nlohmann::json::parse(text);
-    if (answer.contains("device")) return answer.at("device").get<DeviceInfo>();
-    if (why) *why = answer.at("error").get<std::string>();
-    return std::nullopt;
+    std::vector<std::string> reasons;
+    auto devices = probe_devices({ordinal}, reasons);
+    if (!devices.front() && why) *why = reasons.front();
+    return devices.front();
 }
 
 } // namespace harness::run

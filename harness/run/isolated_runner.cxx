@@ -56,10 +56,10 @@ int worker_main(const std::vector<SuiteWork>& work, const std::vector<WorkItem>&
     const auto started = Clock::now();
     double context_seconds = 0, check_seconds = 0;
     try {
-        session = std::make_unique<GpuSession>(config.device);
+        session = std::make_unique<GpuSession>(config.device, config.pci_bus_id);
         context_seconds = std::chrono::duration<double>(Clock::now() - started).count();
         if (config.options.profile && !config.options.external_profiler)
-            if (const auto problem = profile::profiling_problem(session->context(), config.device))
+            if (const auto problem = profile::profiling_problem(session->context(), session->info().ordinal))
                 throw Error(ErrorKind::environment, "cannot read hardware counters: " + *problem);
         check_seconds = std::chrono::duration<double>(Clock::now() - started).count() - context_seconds;
         RunOptions options = config.options;

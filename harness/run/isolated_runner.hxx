@@ -25,6 +25,7 @@ struct RunObserver {
 /// What the isolated runner needs besides the cases.
 struct IsolatedRunConfig {
     int device = 0;
+    std::string pci_bus_id; ///< the device's, as probed: the worker is confined to it (GpuSession)
     RunOptions options;
     double timeout_s = 30.0;          ///< per case, from the suite unless overridden
     double startup_timeout_s = 120.0; ///< for a worker to create its context

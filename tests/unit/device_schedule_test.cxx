@@ -1,15 +1,19 @@
 // Spreading cases over the GPUs of a host: every case once, case by case by expected cost (a
 // point's cases may land on several GPUs), the same every time; where the costs come from; and
-// the `--devices` values that are refused.
+// the `--devices` values that are refused; and how a worker is confined to its GPU.
 
+#include "harness/core/child_process.hxx"
 #include "harness/core/error.hxx"
 #include "harness/pipeline/case_costs.hxx"
 #include "harness/run/device_schedule.hxx"
+#include "harness/run/driver.hxx"
+#include "harness/run/gpu_session.hxx"
 #include "harness/suite/suite.hxx"
 #include "test_files.hxx"
 #include "test_paths.hxx"
 
 #include <algorithm>
+#include <cstdlib>
 #include <gtest/gtest.h>
 #include <numeric>
 #include <set>
@@ -173,4 +177,41 @@ TEST(DevicesOption, RefusesWhatIsNotAList)
         }
     }
     EXPECT_THROW(run::parse_devices("all", 0), Error);
+}
+
+TEST(DeviceConfinement, AWorkerSeesOnlyTheGpuAtItsOrdinalOfTheParentsView)
+{
+    EXPECT_EQ(run::visible_device_entry(nullptr, 2), "2");
+    EXPECT_EQ(run::visible_device_entry("3,1", 0), "3");
+    EXPECT_EQ(run::visible_device_entry("3,1", 1), "1");
+    EXPECT_EQ(run::visible_device_entry(" GPU-8f2e , MIG-11aa ", 1), "MIG-11aa");
+    EXPECT_EQ(run::visible_device_entry(" GPU-8f2e , MIG-11aa ", 0), "GPU-8f2e");
+    // No such entry: the process is left as it is.
+    EXPECT_EQ(run::visible_device_entry("3,1", 2), std::nullopt);
+    EXPECT_EQ(run::visible_device_entry("", 0), std::nullopt);
+    EXPECT_EQ(run::visible_device_entry("0,,1", 1), std::nullopt);
+    EXPECT_EQ(run::visible_device_entry(nullptr, -1), std::nullopt);
+}
+
+TEST(DeviceConfinement, NarrowsTheListOnlyBeforeTheDriverStarts)
+{
+    // In children: the environment and the driver's state are per process.
+    const auto confined = [](const char* visible, int ordinal, bool start_driver_first) {
+        return run_in_child("confinement test", [&] {
+            if (visible)
+                setenv("CUDA_VISIBLE_DEVICES", visible, 1);
+            else
+                unsetenv("CUDA_VISIBLE_DEVICES");
+            if (start_driver_first) (void)run::driver_available();
+            const int local = run::confine_to_device(ordinal);
+            const char* now = std::getenv("CUDA_VISIBLE_DEVICES");
+            return std::to_string(local) + " " + (now ? now : "(unset)");
+        });
+    };
+    if (!run::driver_started()) {
+        EXPECT_EQ(confined(nullptr, 3, false), "0 3");
+        EXPECT_EQ(confined("GPU-aa,GPU-bb,GPU-cc", 2, false), "0 GPU-cc");
+        EXPECT_EQ(confined("GPU-aa", 1, false), "1 GPU-aa");
+    }
+    EXPECT_EQ(confined("GPU-aa,GPU-bb", 1, true), "1 GPU-aa,GPU-bb");
 }

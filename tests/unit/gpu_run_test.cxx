@@ -1,6 +1,7 @@
 // GPU tests: run real suites through the isolated runner. Skipped, with the reason, without a GPU.
 
 #include "harness/core/arch_limits.hxx"
+#include "harness/core/child_process.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/pipeline/run_suite.hxx"
@@ -10,6 +11,7 @@
 #include "test_paths.hxx"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 using namespace harness;
 
@@ -114,6 +116,34 @@ TEST(GpuRun, GemmVariantsVerifyAndReportResources)
 // A sample's time is the sum of its kernels' GPU durations: no launch latency before a kernel, so
 // a one-kernel case times below the CUDA-event time of the same launch. Every kernel of a sample is
 // found (a variant of two kernels is not timed as one), under --hot too.
+TEST(GpuRun, AWorkerConfinedToItsGpuSeesThatGpuAlone)
+{
+    REQUIRE_GPU();
+    const auto open = [](const std::string& bus_id) {
+        return nlohmann::json::parse(run_in_child("confined session", [&] {
+            try {
+                const run::GpuSession session(gpu()->ordinal, bus_id);
+                return nlohmann::json{{"count", session.info().device_count},
+                                      {"ordinal", session.info().ordinal},
+                                      {"bus", session.info().pci_bus_id}}
+                    .dump();
+            } catch (const std::exception& e) {
+                return nlohmann::json{{"error", e.what()}}.dump();
+            }
+        }));
+    };
+    const auto confined = open(gpu()->pci_bus_id);
+    ASSERT_FALSE(confined.contains("error")) << confined.dump();
+    EXPECT_EQ(confined.at("count"), 1);
+    EXPECT_EQ(confined.at("ordinal"), 0);
+    EXPECT_EQ(confined.at("bus"), gpu()->pci_bus_id);
+    EXPECT_FALSE(gpu()->pci_bus_id.empty());
+    // Another GPU than the one probed is refused, naming both.
+    const auto wrong = open("0000:FE:1F.7");
+    ASSERT_TRUE(wrong.contains("error")) << wrong.dump();
+    EXPECT_NE(wrong.at("error").get<std::string>().find("not at 0000:FE:1F.7"), std::string::npos) << wrong.dump();
+}
+
 TEST(GpuRun, KernelDurationsLeaveOutTheGapsThatEventsCount)
 {
     REQUIRE_GPU();
