@@ -22,6 +22,7 @@
 #include <fmt/ostream.h>
 #include <limits>
 #include <mutex>
+#include <numeric>
 #include <thread>
 #include <unistd.h>
 
@@ -88,15 +89,32 @@ std::string git_revision(const fs::path& file)
     return out;
 }
 
+namespace {
+
+/// GPUs probed in one child for `--devices all`: more than a host has, so that choose_devices
+/// finds them all probed (a host with more probes the rest then).
+constexpr int probed_at_once = 16;
+
+} // namespace
+
 std::optional<run::DeviceInfo> choose_device(const SuiteRunOptions& options)
 {
     std::string why = "--static given";
-    int first = options.device;
+    // With --devices, every GPU it may name is probed now, in one child: choose_devices then finds
+    // them probed (on a four-GPU host each probe's driver start took about a second).
+    std::vector<int> ordinals = {options.device};
     if (!options.devices.empty() && trim(options.devices) != "all")
-        first = run::parse_devices(options.devices, std::numeric_limits<int>::max()).front();
-    else if (!options.devices.empty())
-        first = 0;
-    auto device = options.static_only ? std::nullopt : run::probe_device(first, &why);
+        ordinals = run::parse_devices(options.devices, std::numeric_limits<int>::max());
+    else if (!options.devices.empty()) {
+        ordinals.resize(probed_at_once);
+        std::iota(ordinals.begin(), ordinals.end(), 0);
+    }
+    std::optional<run::DeviceInfo> device;
+    if (!options.static_only) {
+        std::vector<std::string> reasons;
+        device = run::probe_devices(ordinals, reasons).front();
+        if (!device) why = reasons.front();
+    }
     if (!device && options.require_gpu && !options.static_only)
         throw Error(ErrorKind::environment,
                     fmt::format("no usable GPU ({}), and {} requires one; pass --static to run the static tier "

@@ -4,8 +4,11 @@
 #include "harness/core/text.hxx"
 #include "harness/run/l2_sweep.hxx"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 
 namespace harness::run {
@@ -172,8 +175,23 @@ void from_json(const nlohmann::json& j, DeviceInfo& d)
     d.pci_bus_id = j.value("pci_bus_id", "");
 }
 
+namespace {
+
+/// GPUs probed so far in this process, by ordinal: their facts do not change while it runs.
+std::map<int, DeviceInfo> probed_devices;
+std::mutex probed_mutex;
+
+} // namespace
+
 std::vector<std::optional<DeviceInfo>> probe_devices(const std::vector<int>& ordinals, std::vector<std::string>& why)
 {
+    const std::lock_guard lock(probed_mutex);
+    why.assign(ordinals.size(), "");
+    if (std::all_of(ordinals.begin(), ordinals.end(), [](int o) { return probed_devices.contains(o); })) {
+        std::vector<std::optional<DeviceInfo>> known;
+        for (const int ordinal : ordinals) known.push_back(probed_devices.at(ordinal));
+        return known;
+    }
     const std::string text = run_in_child("device probe", [&] {
         nlohmann::json answers = nlohmann::json::array();
         for (const int ordinal : ordinals) {
@@ -187,12 +205,12 @@ std::vector<std::optional<DeviceInfo>> probe_devices(const std::vector<int>& ord
     });
     const auto answers = nlohmann::json::parse(text);
     std::vector<std::optional<DeviceInfo>> devices;
-    why.assign(ordinals.size(), "");
     for (std::size_t i = 0; i < ordinals.size(); ++i) {
         const auto& answer = answers.at(i);
-        if (answer.contains("device"))
+        if (answer.contains("device")) {
             devices.push_back(answer.at("device").get<DeviceInfo>());
-        else {
+            probed_devices[ordinals[i]] = *devices.back();
+        } else {
             devices.push_back(std::nullopt);
             why[i] = answer.at("error").get<std::string>();
         }

@@ -76,7 +76,7 @@ std::optional<DeviceInfo> probe_device(int ordinal, std::string* why);
 
 /// probe_device for several GPUs in one child: the driver starts once, not once per GPU (on a
 /// four-GPU host each start sets up every GPU). An entry is nullopt, its `why` set, when that GPU
-/// is not usable.
+/// is not usable. GPUs probed before in this process are answered without a child.
 std::vector<std::optional<DeviceInfo>> probe_devices(const std::vector<int>& ordinals, std::vector<std::string>& why);
 
 /// What CUDA_VISIBLE_DEVICES must hold for a process to see only the GPU at `ordinal` of a process
