@@ -2,7 +2,6 @@
 
 #include "harness/core/error.hxx"
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -109,68 +108,11 @@ void write_event(int fd, const nlohmann::json& message)
 ChildEnd follow_child(const std::function<int(int fd)>& body, double first_deadline_s,
                       const std::function<std::optional<double>(const nlohmann::json&)>& on_message)
 {
-    return follow_child([&](int events, int) { return body(events); }, first_deadline_s,
-                        [&](const nlohmann::json& message, int) { return on_message(message); });
-}
-
-std::optional<nlohmann::json> ask_parent(int events, int answers, const nlohmann::json& question, double timeout_s)
-{
-    using Clock = std::chrono::steady_clock;
-    write_event(events, question);
-    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                             std::chrono::duration<double>(std::max(timeout_s, 0.0)));
-    std::string line;
-    for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-        if (left <= 0) return std::nullopt;
-        pollfd p{answers, POLLIN, 0};
-        const int ready = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
-        if (ready <= 0) continue;
-        // A byte at a time: whatever follows the answer's line stays in the pipe for the next question.
-        char ch = 0;
-        const ssize_t n = ::read(answers, &ch, 1);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return std::nullopt;
-        if (ch != '\n') {
-            line += ch;
-            continue;
-        }
-        auto answer = nlohmann::json::parse(line, nullptr, false);
-        if (answer.is_discarded()) return std::nullopt;
-        return answer;
-    }
-}
-
-ChildEnd follow_child(const std::function<int(int events, int answers)>& body, double first_deadline_s,
-                      const std::function<std::optional<double>(const nlohmann::json&, int answer_fd)>& on_message)
-{
     using Clock = std::chrono::steady_clock;
     const auto after = [](double seconds) {
         return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
     };
-    int answers[2];
-    if (pipe(answers) != 0)
-        throw Error(ErrorKind::environment, fmt::format("worker: pipe failed: {}", strerror(errno)));
-    // The parent keeps the read end open as long as it follows the child: an answer written after
-    // the child has gone lands in the pipe rather than raising SIGPIPE.
-    const auto close_answers = [&] {
-        ::close(answers[0]);
-        ::close(answers[1]);
-    };
-    std::pair<pid_t, int> forked;
-    try {
-        forked = fork_with_pipe(
-            "worker",
-            [&](int events) {
-                ::close(answers[1]);
-                return body(events, answers[0]);
-            },
-            1);
-    } catch (...) {
-        close_answers();
-        throw;
-    }
-    const auto [pid, events] = forked;
+    const auto [pid, events] = fork_with_pipe("worker", body, 1);
     ChildEnd end;
     auto deadline = after(first_deadline_s);
     std::string buffer;
@@ -192,7 +134,7 @@ ChildEnd follow_child(const std::function<int(int events, int answers)>& body, d
             for (std::size_t nl; (nl = buffer.find('\n')) != std::string::npos;) {
                 const auto message = nlohmann::json::parse(buffer.substr(0, nl));
                 buffer.erase(0, nl + 1);
-                if (const auto next = on_message(message, answers[1])) deadline = after(*next);
+                if (const auto next = on_message(message)) deadline = after(*next);
             }
         }
     } catch (...) {
@@ -200,13 +142,11 @@ ChildEnd follow_child(const std::function<int(int events, int answers)>& body, d
         ::kill(pid, SIGKILL);
         ::close(events);
         wait_for(pid);
-        close_answers();
         throw;
     }
     if (end.timed_out) ::kill(pid, SIGKILL);
     ::close(events);
     end.status = wait_for(pid);
-    close_answers();
     return end;
 }
 

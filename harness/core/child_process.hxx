@@ -42,15 +42,4 @@ struct ChildEnd {
 ChildEnd follow_child(const std::function<int(int fd)>& body, double first_deadline_s,
                       const std::function<std::optional<double>(const nlohmann::json&)>& on_message);
 
-/// follow_child for a child that also asks its parent questions: `body` gets the event pipe's
-/// write end and the read end of a pipe of answers, and `on_message` the write end of that pipe,
-/// on which it answers a question with write_event. The child asks with ask_parent.
-ChildEnd follow_child(const std::function<int(int events, int answers)>& body, double first_deadline_s,
-                      const std::function<std::optional<double>(const nlohmann::json&, int answer_fd)>& on_message);
-
-/// In a child of the two-pipe follow_child: sends `question` as an event and waits up to
-/// `timeout_s` for the parent's one-line answer. Nullopt when the parent does not answer in time,
-/// has gone, or answers with something that is not JSON.
-std::optional<nlohmann::json> ask_parent(int events, int answers, const nlohmann::json& question, double timeout_s);
-
 } // namespace harness

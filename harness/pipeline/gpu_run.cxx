@@ -177,12 +177,9 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
     const auto case_of = [&](const run::WorkItem& item) -> const suite::Case& {
         return plans[item.suite].runnable[item.index];
     };
-    const auto schedule = run::schedule_on_devices(costs, devices.size(), run::shared_tail_fraction);
-    run::SharedCases tail(schedule, costs, devices.size());
+    const auto schedule = run::schedule_on_devices(costs, devices.size());
     std::vector<std::exception_ptr> errors(devices.size());
     std::vector<double> busy_s(devices.size(), 0.0);
-    std::vector<std::size_t> shared_taken(devices.size(), 0);
-    std::vector<bool> shared_done(schedule.shared.size(), false);
     const auto started = std::chrono::steady_clock::now();
     std::vector<std::thread> threads;
     for (std::size_t g = 0; g < devices.size(); ++g)
@@ -190,19 +187,8 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
             try {
                 const auto& mine = schedule.items[g];
                 if (mine.empty()) return;
-                // Its own cases, then every shared one, which it runs only as it claims them.
                 std::vector<run::WorkItem> own;
                 for (const auto i : mine) own.push_back(items[i]);
-                for (const auto i : schedule.shared) own.push_back(items[i]);
-                std::vector<bool> claimed(schedule.shared.size(), false);
-                run::SharedItems shared{mine.size(), [&] {
-                                            std::vector<std::size_t> positions;
-                                            for (const auto rank : tail.claim()) {
-                                                claimed[rank] = true;
-                                                positions.push_back(mine.size() + rank);
-                                            }
-                                            return positions;
-                                        }};
                 run::IsolatedRunConfig on_device = config;
                 on_device.device = devices[g].ordinal;
                 on_device.pci_bus_id = devices[g].pci_bus_id;
@@ -227,15 +213,10 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
                     const std::lock_guard lock(mutex);
                     progress.end(r);
                 };
-                auto ran = run::run_isolated(work, own, on_device, relay, &shared);
+                auto ran = run::run_isolated(work, own, on_device, relay);
                 const std::lock_guard lock(mutex);
                 busy_s[g] = seconds_since(started);
                 for (std::size_t k = 0; k < ran.size(); ++k) {
-                    if (k >= mine.size()) {
-                        if (!claimed[k - mine.size()]) continue;
-                        shared_done[k - mine.size()] = true;
-                        ++shared_taken[g];
-                    }
                     if (devices.size() > 1)
                         ran[k].message +=
                             fmt::format("{}ran on GPU {}", ran[k].message.empty() ? "" : "; ", devices[g].ordinal);
@@ -249,16 +230,6 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
     for (auto& t : threads) t.join();
     for (const auto& e : errors)
         if (e) std::rethrow_exception(e);
-    // A shared case no GPU took (every worker ended before asking for more) fails rather than vanish.
-    for (std::size_t rank = 0; rank < schedule.shared.size(); ++rank) {
-        if (shared_done[rank]) continue;
-        const run::WorkItem& item = items[schedule.shared[rank]];
-        SuitePlan& plan = plans[item.suite];
-        CaseResult& r = plan.results[plan.runnable_index[item.index]];
-        r = run::unverifiable_case(plan.suite, case_of(item), "");
-        r.status = CaseStatus::launch_error;
-        r.message = "not run: no GPU's worker was left to take this shared case";
-    }
 
     // A point whose reference case failed on one GPU leaves its other cases unverified, as on one
     // GPU, even where another GPU computed the reference's outputs for them.
@@ -285,19 +256,15 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
         std::vector<std::string> parts;
         std::string idle;
         for (std::size_t g = 0; g < devices.size(); ++g) {
-            parts.push_back(fmt::format("GPU {}: {} cases ({} of them shared), expected {:.1f} s before the shared "
-                                        "ones, busy {:.1f} s",
-                                        devices[g].ordinal, schedule.items[g].size() + shared_taken[g], shared_taken[g],
-                                        schedule.expected_s[g], busy_s[g]));
+            parts.push_back(fmt::format("GPU {}: {} cases, expected {:.1f} s, busy {:.1f} s", devices[g].ordinal,
+                                        schedule.items[g].size(), schedule.expected_s[g], busy_s[g]));
             if (last - busy_s[g] >= 0.05)
                 idle += fmt::format("; GPU {} idle for {:.1f} s at the end", devices[g].ordinal, last - busy_s[g]);
         }
         notes.devices.push_back(fmt::format(
-            "cases spread over {} GPUs case by case, costliest first onto the least-loaded GPU, the cheapest {} "
-            "(expected {:.1f} s) shared out in batches to whichever GPU was free first, with {} suite(s) at once "
-            "(expected costs: {} recorded by earlier runs, {} modelled from the baselines' times): {}{}",
-            devices.size(), schedule.shared.size(), schedule.shared_s, plans.size(), recorded, modelled,
-            join(parts, "; "), idle));
+            "cases spread over {} GPUs case by case, costliest first onto the least-loaded GPU, with {} suite(s) "
+            "at once (expected costs: {} recorded by earlier runs, {} modelled from the baselines' times): {}{}",
+            devices.size(), plans.size(), recorded, modelled, join(parts, "; "), idle));
     }
     return notes;
 }

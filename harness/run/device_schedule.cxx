@@ -6,9 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <fmt/format.h>
-#include <numeric>
 
 namespace harness::run {
 
@@ -42,74 +40,18 @@ std::vector<int> parse_devices(const std::string& spec, int available)
     return ordinals;
 }
 
-DeviceSchedule schedule_on_devices(const std::vector<double>& costs, std::size_t devices, double shared_fraction)
+DeviceSchedule schedule_on_devices(const std::vector<double>& costs, std::size_t devices)
 {
     if (devices == 0) throw Error(ErrorKind::internal, "a schedule over no device");
-    if (!(shared_fraction >= 0.0 && shared_fraction < 1.0))
-        throw Error(ErrorKind::internal, fmt::format("a shared tail of {} of the cost", shared_fraction));
-    for (std::size_t i = 0; i < costs.size(); ++i)
-        if (!std::isfinite(costs[i]) || costs[i] < 0)
-            throw Error(ErrorKind::internal, fmt::format("a schedule of a case that costs {} (case {})", costs[i], i));
+    const auto bins = partition_by_cost(costs, devices);
     DeviceSchedule schedule;
     schedule.items.resize(devices);
     schedule.expected_s.assign(devices, 0.0);
-
-    // The tail: the cheapest cases (ties: the later first), while their sum stays within the share.
-    std::vector<bool> in_tail(costs.size(), false);
-    if (devices > 1 && shared_fraction > 0) {
-        std::vector<std::size_t> order(costs.size());
-        std::iota(order.begin(), order.end(), std::size_t{0});
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-            return costs[a] < costs[b] || (costs[a] == costs[b] && a > b);
-        });
-        const double total = std::accumulate(costs.begin(), costs.end(), 0.0);
-        for (const auto i : order) {
-            if (schedule.shared_s + costs[i] > shared_fraction * total) break;
-            in_tail[i] = true;
-            schedule.shared_s += costs[i];
-            schedule.shared.push_back(i);
-        }
-        std::reverse(schedule.shared.begin(), schedule.shared.end()); // costliest first
-    }
-
-    std::vector<double> kept;
-    std::vector<std::size_t> index_of_kept;
-    for (std::size_t i = 0; i < costs.size(); ++i)
-        if (!in_tail[i]) {
-            kept.push_back(costs[i]);
-            index_of_kept.push_back(i);
-        }
-    const auto bins = partition_by_cost(kept, devices);
-    for (std::size_t k = 0; k < bins.size(); ++k) {
-        schedule.items[bins[k]].push_back(index_of_kept[k]);
-        schedule.expected_s[bins[k]] += kept[k];
+    for (std::size_t i = 0; i < bins.size(); ++i) {
+        schedule.items[bins[i]].push_back(i);
+        schedule.expected_s[bins[i]] += costs[i];
     }
     return schedule;
-}
-
-SharedCases::SharedCases(const DeviceSchedule& schedule, const std::vector<double>& costs, std::size_t devices,
-                         double min_batch_s)
-    : items_(schedule.shared), devices_(std::max<std::size_t>(devices, 1)), min_batch_s_(min_batch_s)
-{
-    for (const auto i : items_) {
-        costs_.push_back(costs.at(i));
-        left_s_ += costs_.back();
-    }
-}
-
-std::vector<std::size_t> SharedCases::claim()
-{
-    const std::lock_guard lock(mutex_);
-    std::vector<std::size_t> batch;
-    const double target = std::max(left_s_ / static_cast<double>(2 * devices_), min_batch_s_);
-    double taken = 0;
-    while (next_ < items_.size() && (batch.empty() || taken < target)) {
-        taken += costs_[next_];
-        batch.push_back(next_++);
-    }
-    left_s_ = std::max(0.0, left_s_ - taken);
-    std::sort(batch.begin(), batch.end(), [&](std::size_t a, std::size_t b) { return items_[a] < items_[b]; });
-    return batch;
 }
 
 } // namespace harness::run

@@ -45,15 +45,10 @@ bool is_reference_case(const std::vector<SuiteWork>& work, const WorkItem& item)
     return s.variants[case_of(work, item).variant].name == s.reference;
 }
 
-/// How long a worker waits for its parent to answer a request for more cases: the parent answers
-/// at once, so only a parent that is gone leaves it waiting.
-constexpr double more_cases_timeout_s = 60.0;
-
 /// The body of a worker process: runs the items at `positions` in order, reporting each (by its
-/// position) over `fd`; then, where the run shares cases between GPUs (`answers` open), asks the
-/// parent for more over `fd` and reads their positions from `answers` until none are left.
+/// position) over `fd`.
 int worker_main(const std::vector<SuiteWork>& work, const std::vector<WorkItem>& items,
-                const std::vector<std::size_t>& positions, const IsolatedRunConfig& config, int fd, int answers)
+                const std::vector<std::size_t>& positions, const IsolatedRunConfig& config, int fd)
 {
     const SuiteWork& first = work[items[positions.front()].suite];
     std::unique_ptr<GpuSession> session;
@@ -135,19 +130,18 @@ int worker_main(const std::vector<SuiteWork>& work, const std::vector<WorkItem>&
         return true;
     };
 
-    // Starts one case, or stages it in the group; false when the context is unusable.
-    const auto start = [&](std::size_t index) {
+    for (const std::size_t index : positions) {
         const WorkItem& item = items[index];
         const suite::Suite& suite = *work[item.suite].suite;
         const suite::Case& c = case_of(work, item);
         const bool is_reference = is_reference_case(work, item);
         if (!is_reference && failed_reference_points.contains({item.suite, c.point})) {
             send(index, unverifiable_case(suite, c, "the reference variant failed at this point"));
-            return true;
+            continue;
         }
         const bool next_suite = item.suite != current_suite;
-        if (next_suite && !config.options.groups_span_suites && !finish_group()) return false;
-        if (group.size() >= max_group_cases && !finish_group()) return false;
+        if (next_suite && !config.options.groups_span_suites && !finish_group()) return 0;
+        if (group.size() >= max_group_cases && !finish_group()) return 0;
         // A staged case keeps its suite, which finish() takes up again: the runner is set to this
         // case's suite after the group before it was finished.
         runner.use_suite(suite, *work[item.suite].modules);
@@ -160,27 +154,13 @@ int worker_main(const std::vector<SuiteWork>& work, const std::vector<WorkItem>&
             failed_reference_points.insert({item.suite, c.point});
         if (end == Step::done && staged.profile) {
             group.emplace_back(index, std::move(staged));
-            return true;
+            continue;
         }
         send(index, staged.result);
-        return end != Step::poisoned;
-    };
-
-    std::vector<std::size_t> batch = positions;
-    for (;;) {
-        for (const std::size_t index : batch)
-            if (!start(index)) return 0;
-        if (!finish_group()) return 0;
-        if (answers < 0) return 0;
-        // Own cases done: a batch of the shared ones, each batch a group of its own.
-        const auto more = ask_parent(fd, answers, {{"event", "more"}}, more_cases_timeout_s);
-        if (!more || !more->is_array() || more->empty()) return 0;
-        batch.clear();
-        for (const auto& position : *more) {
-            if (!position.is_number_unsigned() || position.get<std::size_t>() >= items.size()) return 0;
-            batch.push_back(position.get<std::size_t>());
-        }
+        if (end == Step::poisoned) return 0;
     }
+    finish_group();
+    return 0;
 }
 
 } // namespace
@@ -212,38 +192,32 @@ struct WorkerEnd {
 WorkerEnd run_worker(const std::vector<SuiteWork>& work, const std::vector<WorkItem>& items,
                      const std::vector<std::size_t>& pending, const IsolatedRunConfig& config,
                      const std::function<double(std::size_t)>& timeout_of, const RunObserver& observer,
-                     const std::function<void(std::size_t, CaseResult)>& finish,
-                     const std::function<std::vector<std::size_t>()>& claim)
+                     const std::function<void(std::size_t, CaseResult)>& finish)
 {
     WorkerEnd end;
-    const ChildEnd child = follow_child(
-        [&](int fd, int answers) { return worker_main(work, items, pending, config, fd, claim ? answers : -1); },
-        config.startup_timeout_s,
-        [&](const nlohmann::json& message, int answer_fd) -> std::optional<double> {
-            const std::string event = message.at("event");
-            if (event == "more" && claim) {
-                write_event(answer_fd, claim());
-                return timeout_of(no_case);
-            }
-            if (event == "fatal") {
-                end.fatal = message.at("message");
-            } else if (event == "ready") {
-                if (observer.on_worker_ready)
-                    observer.on_worker_ready(message.at("seconds").get<double>(),
-                                             message.at("parts").get<std::map<std::string, double>>());
-            } else if (event == "begin") {
-                end.current = message.at("index").get<std::size_t>();
-                if (observer.on_begin) observer.on_begin(end.current);
-                return timeout_of(end.current);
-            } else if (event == "result") {
-                finish(message.at("index").get<std::size_t>(), message.at("result").get<CaseResult>());
-                ++end.finished;
-                end.current = no_case;
-                // Between cases the worker starts the next or finishes staged ones: as long as a case.
-                return timeout_of(no_case);
-            }
-            return std::nullopt;
-        });
+    const ChildEnd child =
+        follow_child([&](int fd) { return worker_main(work, items, pending, config, fd); }, config.startup_timeout_s,
+                     [&](const nlohmann::json& message) -> std::optional<double> {
+                         const std::string event = message.at("event");
+                         if (event == "fatal") {
+                             end.fatal = message.at("message");
+                         } else if (event == "ready") {
+                             if (observer.on_worker_ready)
+                                 observer.on_worker_ready(message.at("seconds").get<double>(),
+                                                          message.at("parts").get<std::map<std::string, double>>());
+                         } else if (event == "begin") {
+                             end.current = message.at("index").get<std::size_t>();
+                             if (observer.on_begin) observer.on_begin(end.current);
+                             return timeout_of(end.current);
+                         } else if (event == "result") {
+                             finish(message.at("index").get<std::size_t>(), message.at("result").get<CaseResult>());
+                             ++end.finished;
+                             end.current = no_case;
+                             // Between cases the worker starts the next or finishes staged ones: as long as a case.
+                             return timeout_of(no_case);
+                         }
+                         return std::nullopt;
+                     });
     end.timed_out = child.timed_out;
     end.status = child.status;
     return end;
@@ -252,26 +226,10 @@ WorkerEnd run_worker(const std::vector<SuiteWork>& work, const std::vector<WorkI
 } // namespace
 
 std::vector<CaseResult> run_isolated(const std::vector<SuiteWork>& work, const std::vector<WorkItem>& items,
-                                     const IsolatedRunConfig& config, const RunObserver& observer,
-                                     const SharedItems* shared)
+                                     const IsolatedRunConfig& config, const RunObserver& observer)
 {
     std::vector<CaseResult> results(items.size());
     std::vector<bool> done(items.size(), false);
-    // This GPU's items: its own, and the shared ones it has claimed.
-    std::vector<bool> mine(items.size(), true);
-    if (shared)
-        for (std::size_t i = std::min(shared->first, items.size()); i < items.size(); ++i) mine[i] = false;
-    std::function<std::vector<std::size_t>()> claim;
-    if (shared && shared->claim)
-        claim = [&] {
-            std::vector<std::size_t> taken;
-            for (const auto position : shared->claim())
-                if (position >= shared->first && position < items.size() && !mine[position]) {
-                    mine[position] = true;
-                    taken.push_back(position);
-                }
-            return taken;
-        };
     std::set<std::pair<std::size_t, std::size_t>> failed_reference_points; // (suite, point)
     double longest_timeout = 0;
     for (const auto& w : work) longest_timeout = std::max(longest_timeout, w.timeout_s);
@@ -293,7 +251,7 @@ std::vector<CaseResult> run_isolated(const std::vector<SuiteWork>& work, const s
     for (;;) {
         std::vector<std::size_t> pending;
         for (std::size_t i = 0; i < items.size(); ++i) {
-            if (done[i] || !mine[i]) continue;
+            if (done[i]) continue;
             const suite::Case& c = case_of(work, items[i]);
             if (!is_reference_case(work, items[i]) && failed_reference_points.contains({items[i].suite, c.point}))
                 finish(i,
@@ -303,7 +261,7 @@ std::vector<CaseResult> run_isolated(const std::vector<SuiteWork>& work, const s
         }
         if (pending.empty()) break;
 
-        const WorkerEnd end = run_worker(work, items, pending, config, timeout_of, observer, finish, claim);
+        const WorkerEnd end = run_worker(work, items, pending, config, timeout_of, observer, finish);
         if (!end.fatal.empty()) throw Error(ErrorKind::environment, end.fatal);
         if (end.current != no_case) {
             const WorkItem& item = items[end.current];

@@ -45,23 +45,12 @@ struct WorkItem {
     std::size_t index = 0;
 };
 
-/// Cases a run's GPUs share: those from `first` on in the items are run only once claimed. A
-/// worker whose own cases are done asks for more; `claim` answers with positions (from `first`
-/// on) that are now this GPU's, or none when every shared case is taken.
-struct SharedItems {
-    std::size_t first = 0;
-    std::function<std::vector<std::size_t>()> claim;
-};
-
 /// Runs `items` in order on `config.device` and returns one result per item. Workers serve every
 /// suite (a context and its profilers cost more to set up than most cases take); a fault or hang
 /// fails its own case, and a fresh worker takes the rest. The observer's indices are positions
-/// in `items`; `config.timeout_s` gives way to each suite's own. With `shared`, the items from
-/// `shared->first` on run only as claimed, after the others; the results of those never claimed
-/// stay default.
+/// in `items`; `config.timeout_s` gives way to each suite's own.
 std::vector<CaseResult> run_isolated(const std::vector<SuiteWork>& work, const std::vector<WorkItem>& items,
-                                     const IsolatedRunConfig& config, const RunObserver& observer,
-                                     const SharedItems* shared = nullptr);
+                                     const IsolatedRunConfig& config, const RunObserver& observer);
 
 /// Runs `cases` (every variant in `modules` compiled) and returns one result per case, in order.
 /// Cases whose variant is missing from `modules` must be resolved by the caller beforehand.

@@ -76,42 +76,6 @@ TEST(FollowChild, PassesEveryMessageWholeAndInOrderAndReapsTheChild)
     EXPECT_EQ(seen[2].at("text").get<std::string>().substr(0, 11), "line\nbreak ");
 }
 
-TEST(FollowChild, AChildAsksAndItsParentAnswersInTurn)
-{
-    // The child asks for work until there is none and exits with the sum of what it was given.
-    int asked = 0;
-    const ChildEnd end = follow_child(
-        [](int events, int answers) {
-            int sum = 0;
-            for (;;) {
-                const auto answer = ask_parent(events, answers, {{"event", "more"}}, 5.0);
-                if (!answer || answer->empty()) break;
-                for (const auto& n : *answer) sum += n.get<int>();
-            }
-            return sum;
-        },
-        5.0,
-        [&](const json& message, int answer_fd) {
-            EXPECT_EQ(message.at("event"), "more");
-            ++asked;
-            write_event(answer_fd, asked <= 3 ? json::array({asked, 10 * asked}) : json::array());
-            return std::optional<double>(5.0);
-        });
-    EXPECT_FALSE(end.timed_out);
-    ASSERT_TRUE(WIFEXITED(end.status));
-    EXPECT_EQ(WEXITSTATUS(end.status), 66) << "1 + 10 + 2 + 20 + 3 + 30";
-    EXPECT_EQ(asked, 4);
-
-    // A parent that does not answer leaves the child's question unanswered, not the child stuck.
-    const ChildEnd silent = follow_child(
-        [](int events, int answers) {
-            return ask_parent(events, answers, {{"event", "more"}}, 0.3) ? 1 : 9;
-        },
-        5.0, [](const json&, int) { return std::optional<double>(5.0); });
-    ASSERT_TRUE(WIFEXITED(silent.status));
-    EXPECT_EQ(WEXITSTATUS(silent.status), 9);
-}
-
 TEST(FollowChild, AChildThatMissesItsDeadlineIsKilled)
 {
     const auto start = std::chrono::steady_clock::now();

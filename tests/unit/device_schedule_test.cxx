@@ -17,7 +17,6 @@
 #include <gtest/gtest.h>
 #include <numeric>
 #include <set>
-#include <thread>
 
 using namespace harness;
 
@@ -148,87 +147,14 @@ TEST(CaseCosts, AnEarlierRunsMeasurementWinsOverTheModelPerCondition)
         pipeline::expected_case_costs(s, cases, repo_root() / "baselines", &book, {true, false}, &sources);
     EXPECT_EQ(sources.recorded, 1u);
     EXPECT_EQ(sources.modelled, cases.size() - 1);
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-        if (s.variants[cases[i].variant].name == "tiled16" && cases[i].params_text == "N=1001") {
+    for (std::size_t i = 0; i < cases.size(); ++i)
+        if (s.variants[cases[i].variant].name == "tiled16" && cases[i].params_text == "N=1001")
             EXPECT_DOUBLE_EQ(costs[i], 4.5);
-        }
-    }
 
     // A damaged book is an empty one.
     write_file(cache.path / "case-costs" / "NVIDIA_H100_80GB_HBM3" / "gemm.json", "{not json");
     EXPECT_FALSE(pipeline::CaseCostBook(cache.path, "NVIDIA H100 80GB HBM3", "gemm")
                      .expected("tiled16", "N=1001", {true, false}));
-}
-
-TEST(DeviceSchedule, TheCheapestCasesAreLeftToWhicheverGpuIsFreeFirst)
-{
-    std::vector<double> costs;
-    for (int i = 0; i < 40; ++i) costs.push_back(0.1 + (i * 13 % 17) * 0.5);
-    const double total = std::accumulate(costs.begin(), costs.end(), 0.0);
-    const auto schedule = run::schedule_on_devices(costs, 2, run::shared_tail_fraction);
-    ASSERT_FALSE(schedule.shared.empty());
-    EXPECT_LE(schedule.shared_s, run::shared_tail_fraction * total + 1e-9);
-    std::multiset<std::size_t> seen(schedule.shared.begin(), schedule.shared.end());
-    double most_shared = 0, least_own = 1e9;
-    for (const auto i : schedule.shared) most_shared = std::max(most_shared, costs[i]);
-    for (const auto& own : schedule.items)
-        for (const auto i : own) {
-            seen.insert(i);
-            least_own = std::min(least_own, costs[i]);
-        }
-    ASSERT_EQ(seen.size(), costs.size());
-    for (std::size_t i = 0; i < costs.size(); ++i) EXPECT_EQ(seen.count(i), 1u) << "case " << i;
-    EXPECT_LE(most_shared, least_own) << "only the cheapest cases are shared";
-    // The next cheapest case would have taken the tail past its share.
-    EXPECT_GT(schedule.shared_s + least_own, run::shared_tail_fraction * total);
-    for (std::size_t k = 1; k < schedule.shared.size(); ++k)
-        EXPECT_GE(costs[schedule.shared[k - 1]], costs[schedule.shared[k]]) << "costliest first";
-    EXPECT_NEAR(schedule.expected_s[0] + schedule.expected_s[1] + schedule.shared_s, total, 1e-9);
-
-    // One GPU shares nothing, nor does a share of zero.
-    EXPECT_TRUE(run::schedule_on_devices(costs, 1, run::shared_tail_fraction).shared.empty());
-    EXPECT_TRUE(run::schedule_on_devices(costs, 2).shared.empty());
-    EXPECT_THROW(run::schedule_on_devices(costs, 2, 1.0), Error);
-    EXPECT_THROW(run::schedule_on_devices({1.0, -2.0}, 2, 0.2), Error);
-}
-
-TEST(DeviceSchedule, SharedCasesGoOutInBatchesThatShrinkAndEachOnce)
-{
-    // Twenty cases of 1 s, all shared: the first batch is a quarter of what is left on two GPUs
-    // (5 s), then less, never under the least batch (2 s here), the last whatever is left.
-    run::DeviceSchedule schedule;
-    std::vector<double> costs(20, 1.0);
-    for (std::size_t i = 20; i-- > 0;) schedule.shared.push_back(i);
-    run::SharedCases tail(schedule, costs, 2, 2.0);
-    std::vector<std::size_t> sizes;
-    std::multiset<std::size_t> seen;
-    for (auto batch = tail.claim(); !batch.empty(); batch = tail.claim()) {
-        sizes.push_back(batch.size());
-        for (std::size_t k = 1; k < batch.size(); ++k)
-            EXPECT_LT(schedule.shared[batch[k - 1]], schedule.shared[batch[k]]) << "in the sweep's order";
-        seen.insert(batch.begin(), batch.end());
-    }
-    EXPECT_EQ(sizes, (std::vector<std::size_t>{5, 4, 3, 2, 2, 2, 2})) << "5 of 20, 4 of 15, 3 of 11, then 2 s";
-    EXPECT_EQ(seen.size(), 20u);
-    EXPECT_TRUE(tail.claim().empty()) << "nothing is handed out twice";
-
-    // GPUs that claim at once share every case out exactly once.
-    std::vector<double> many(400);
-    for (std::size_t i = 0; i < many.size(); ++i) many[i] = 0.01 * static_cast<double>(i % 7 + 1);
-    const auto spread = run::schedule_on_devices(many, 4, 0.5);
-    run::SharedCases shared(spread, many, 4, 0.05);
-    std::vector<std::vector<std::size_t>> taken(4);
-    std::vector<std::thread> gpus;
-    for (std::size_t g = 0; g < 4; ++g)
-        gpus.emplace_back([&, g] {
-            for (auto batch = shared.claim(); !batch.empty(); batch = shared.claim())
-                taken[g].insert(taken[g].end(), batch.begin(), batch.end());
-        });
-    for (auto& t : gpus) t.join();
-    std::multiset<std::size_t> all;
-    for (const auto& t : taken) all.insert(t.begin(), t.end());
-    ASSERT_EQ(all.size(), spread.shared.size());
-    for (std::size_t rank = 0; rank < spread.shared.size(); ++rank) EXPECT_EQ(all.count(rank), 1u) << rank;
 }
 
 TEST(DevicesOption, ParsesListsAndAll)

@@ -1,6 +1,5 @@
 // GPU tests: run real suites through the isolated runner. Skipped, with the reason, without a GPU.
 
-#include "harness/compile/compile_suite.hxx"
 #include "harness/core/arch_limits.hxx"
 #include "harness/core/child_process.hxx"
 #include "harness/core/error.hxx"
@@ -114,6 +113,9 @@ TEST(GpuRun, GemmVariantsVerifyAndReportResources)
     EXPECT_EQ(find(results, "tiled32", "N=256").metric("static_shared_bytes"), 2.0 * 32 * 32 * 4);
 }
 
+// A sample's time is the sum of its kernels' GPU durations: no launch latency before a kernel, so
+// a one-kernel case times below the CUDA-event time of the same launch. Every kernel of a sample is
+// found (a variant of two kernels is not timed as one), under --hot too.
 TEST(GpuRun, AWorkerConfinedToItsGpuSeesThatGpuAlone)
 {
     REQUIRE_GPU();
@@ -142,46 +144,6 @@ TEST(GpuRun, AWorkerConfinedToItsGpuSeesThatGpuAlone)
     EXPECT_NE(wrong.at("error").get<std::string>().find("not at 0000:FE:1F.7"), std::string::npos) << wrong.dump();
 }
 
-// Shared cases on one GPU: a worker runs its own cases, then claims the shared ones batch by batch;
-// a shared case that faults fails alone, the next worker goes on claiming, and a case never
-// claimed is left to the GPU that claims it (its result here stays empty).
-TEST(GpuRun, SharedCasesRunAsClaimedAndAFaultAmongThemFailsAlone)
-{
-    REQUIRE_GPU();
-    auto s = suite::load_suite(repo_root() / "tests" / "suites" / "planted_faults.yaml");
-    s.timing.budget_s = 0.05;
-    std::vector<suite::Case> cases;
-    for (auto& c : suite::expand_cases(s))
-        if (s.variants[c.variant].name != "spin") cases.push_back(std::move(c));
-    ASSERT_EQ(cases.size(), 8u); // scale, out_of_bounds, wrong, scale_again at N=1000 and 4096
-    const auto modules = compile::compile_suite(s, cases, gpu()->arch, nullptr).modules;
-    std::vector<run::SuiteWork> work{{&s, &cases, &modules, 2.0}};
-    std::vector<run::WorkItem> items;
-    for (std::size_t i = 0; i < cases.size(); ++i) items.push_back({0, i});
-    // Own: N=1000. Shared: N=4096, claimed two, then one; the last is never claimed.
-    std::vector<std::vector<std::size_t>> batches{{4, 5}, {6}, {}};
-    std::size_t claims = 0;
-    const run::SharedItems shared{4, [&] { return claims < batches.size() ? batches[claims++] : batches.back(); }};
-    run::IsolatedRunConfig config;
-    config.device = gpu()->ordinal;
-    config.options.profile = true;
-    const auto results = run::run_isolated(work, items, config, {}, &shared);
-    ASSERT_EQ(results.size(), 8u);
-    for (std::size_t i : {0, 3, 4})
-        EXPECT_EQ(results[i].status, CaseStatus::passed) << results[i].variant << " " << results[i].message;
-    EXPECT_EQ(results[4].params_text, "N=4096");
-    EXPECT_EQ(results[4].metric("global_ld_sectors"), 4096.0 * 4 / 32) << "a shared case's counters are exact";
-    EXPECT_EQ(results[1].status, CaseStatus::fault);
-    EXPECT_EQ(results[5].status, CaseStatus::fault) << "the shared out_of_bounds";
-    EXPECT_EQ(results[2].status, CaseStatus::failed_verification);
-    EXPECT_EQ(results[6].status, CaseStatus::failed_verification) << "the shared wrong, checked on its own";
-    EXPECT_TRUE(results[7].variant.empty()) << "never claimed, never run";
-    EXPECT_EQ(claims, 3u) << "the worker after the fault asked again, and stopped at the empty answer";
-}
-
-// A sample's time is the sum of its kernels' GPU durations: no launch latency before a kernel, so
-// a one-kernel case times below the CUDA-event time of the same launch. Every kernel of a sample is
-// found (a variant of two kernels is not timed as one), under --hot too.
 TEST(GpuRun, KernelDurationsLeaveOutTheGapsThatEventsCount)
 {
     REQUIRE_GPU();
