@@ -205,14 +205,18 @@ void run_and_report_all(const std::vector<SuiteJob>& jobs, const std::optional<r
         std::vector<SuiteRunRequest> requests;
         for (const auto& job : jobs) requests.push_back({*job.suite, job.options});
         runs = run_suites_gpu(requests, *device, cache);
+        // Every suite's unsure verdicts and regressions are measured again together: one fresh
+        // worker per GPU and round for the whole run, not one per suite.
+        std::vector<TimeRecheck> rechecks;
+        for (std::size_t i = 0; i < jobs.size(); ++i)
+            if (!jobs[i].options.verify_only && !jobs[i].options.external_profiler)
+                rechecks.push_back({&runs[i], jobs[i].suite, &jobs[i].options, &jobs[i].gate});
+        resample_unsure(rechecks, *device, cache);
+        confirm_time_regressions(rechecks, *device, cache);
     }
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         const SuiteJob& job = jobs[i];
         harness::RunReport rep = on_gpu ? std::move(runs[i]) : run_suite_static(*job.suite, job.options, cache);
-        if (on_gpu && !job.options.verify_only && !job.options.external_profiler) {
-            resample_unsure(rep, *job.suite, *device, job.options, cache, job.gate);
-            confirm_time_regressions(rep, *job.suite, *device, job.options, cache, job.gate);
-        }
         gate_and_report(rep, *job.suite, job.gate, job.reports, console);
         after_each(rep);
     }
@@ -263,12 +267,11 @@ const CaseResult* find_case(const harness::RunReport& run, const CaseResult& r)
 
 namespace {
 
-/// Runs the cases `indices` of `rep` again (with their points' references) in a run of their own,
-/// in a fresh worker process, unprofiled: as many time samples each as the most any of them has,
-/// within resample_count's bounds. Throws what run_suite_gpu throws.
-harness::RunReport run_cases_again(const harness::RunReport& rep, const std::vector<std::size_t>& indices,
-                                   const suite::Suite& suite, const run::DeviceInfo& device,
-                                   const SuiteRunOptions& options, const compile::CompileCache* cache, int& samples)
+/// The request that runs the cases `indices` of `rep` again (with their points' references),
+/// unprofiled: as many time samples each as the most any of them has, within resample_count's
+/// bounds (`samples`).
+SuiteRunRequest again_request(const harness::RunReport& rep, const std::vector<std::size_t>& indices,
+                              const suite::Suite& suite, const SuiteRunOptions& options, int& samples)
 {
     SuiteRunOptions again = options;
     again.profile = false;
@@ -290,7 +293,27 @@ harness::RunReport run_cases_again(const harness::RunReport& rep, const std::vec
     samples = resample_count(most, slowest_us, more.timing);
     more.timing.min_samples = samples;
     more.timing.max_samples = samples;
-    return run_suite_gpu(more, device, again, cache);
+    return {std::move(more), std::move(again)};
+}
+
+/// One suite's cases to measure again in a round: which, and how many samples each took.
+struct Again {
+    std::size_t job = 0;
+    std::vector<std::size_t> indices;
+    int samples = 0;
+};
+
+/// Runs every suite's cases of `again` in one run of their own: fresh worker processes (one per
+/// GPU of the run), the suites at once and their cases spread over the GPUs. One report per entry
+/// of `again`. Throws what run_suites_gpu throws.
+std::vector<harness::RunReport> run_again(const std::vector<TimeRecheck>& jobs, std::vector<Again>& again,
+                                          const run::DeviceInfo& device, const compile::CompileCache* cache)
+{
+    std::vector<SuiteRunRequest> requests;
+    for (auto& a : again)
+        requests.push_back(
+            again_request(*jobs[a.job].rep, a.indices, *jobs[a.job].suite, *jobs[a.job].options, a.samples));
+    return run_suites_gpu(requests, device, cache);
 }
 
 /// Why a second run gave a case no samples, or empty when it did.
@@ -331,40 +354,52 @@ const MetricVerdict* time_verdict(const CaseResult& r)
 
 } // namespace
 
-void resample_unsure(harness::RunReport& rep, const suite::Suite& suite, const run::DeviceInfo& device,
-                     const SuiteRunOptions& options, const compile::CompileCache* cache,
-                     const compare::CompareOptions& gate)
+void resample_unsure(const std::vector<TimeRecheck>& jobs, const run::DeviceInfo& device,
+                     const compile::CompileCache* cache)
 {
-    for (int round = 1; round <= options.resample_rounds; ++round) {
-        compare::compare_run(rep, suite, gate);
-        const auto unsure = unsure_time_cases(rep);
-        if (unsure.empty()) return;
-        fmt::print(stderr, "harness: suite {}: {} time verdict(s) unsure, taking more samples (round {} of {})\n",
-                   suite.name, unsure.size(), round, options.resample_rounds);
-        harness::RunReport extra;
-        int wanted = 0;
+    int rounds = 0;
+    for (const auto& job : jobs) rounds = std::max(rounds, job.options->resample_rounds);
+    for (int round = 1; round <= rounds; ++round) {
+        std::vector<Again> again;
+        for (std::size_t j = 0; j < jobs.size(); ++j) {
+            const TimeRecheck& job = jobs[j];
+            if (round > job.options->resample_rounds) continue;
+            compare::compare_run(*job.rep, *job.suite, *job.gate);
+            auto unsure = unsure_time_cases(*job.rep);
+            if (unsure.empty()) continue;
+            fmt::print(stderr, "harness: suite {}: {} time verdict(s) unsure, taking more samples (round {} of {})\n",
+                       job.suite->name, unsure.size(), round, job.options->resample_rounds);
+            again.push_back({j, std::move(unsure), 0});
+        }
+        if (again.empty()) return;
+        std::vector<harness::RunReport> extra;
         try {
-            extra = run_cases_again(rep, unsure, suite, device, options, cache, wanted);
+            extra = run_again(jobs, again, device, cache);
         } catch (const std::exception& e) {
             // The first verdicts stand: a failed second look loses nothing the run had.
-            rep.notes.push_back(
-                fmt::format("time: taking more samples for {} unsure verdict(s) failed: {}", unsure.size(), e.what()));
+            for (const auto& a : again)
+                jobs[a.job].rep->notes.push_back(fmt::format("time: taking more samples for {} unsure verdict(s) "
+                                                             "failed: {}",
+                                                             a.indices.size(), e.what()));
             return;
         }
-        std::size_t added = 0;
-        for (const auto i : unsure) {
-            auto& r = rep.results[i];
-            const CaseResult* second =
-                measured_again(extra, r, "taking more time samples after an unsure verdict failed");
-            if (!second) continue;
-            add_time_samples(r, second->time_samples_us);
-            append_message(r, fmt::format("{} more time samples after an unsure time verdict (round {})",
-                                          second->time_samples_us.size(), round));
-            ++added;
+        for (std::size_t k = 0; k < again.size(); ++k) {
+            harness::RunReport& rep = *jobs[again[k].job].rep;
+            std::size_t added = 0;
+            for (const auto i : again[k].indices) {
+                auto& r = rep.results[i];
+                const CaseResult* second =
+                    measured_again(extra[k], r, "taking more time samples after an unsure verdict failed");
+                if (!second) continue;
+                add_time_samples(r, second->time_samples_us);
+                append_message(r, fmt::format("{} more time samples after an unsure time verdict (round {})",
+                                              second->time_samples_us.size(), round));
+                ++added;
+            }
+            rep.notes.push_back(fmt::format("time: {} unsure verdict(s) given {} more samples each in round {} ({} "
+                                            "took them)",
+                                            again[k].indices.size(), again[k].samples, round, added));
         }
-        rep.notes.push_back(fmt::format("time: {} unsure verdict(s) given {} more samples each in round {} ({} "
-                                        "took them)",
-                                        unsure.size(), wanted, round, added));
     }
 }
 
@@ -415,49 +450,70 @@ bool confirm_time_regression(harness::RunReport& rep, std::size_t i, const std::
     return false;
 }
 
-void confirm_time_regressions(harness::RunReport& rep, const suite::Suite& suite, const run::DeviceInfo& device,
-                              const SuiteRunOptions& options, const compile::CompileCache* cache,
-                              const compare::CompareOptions& gate)
+void confirm_time_regressions(const std::vector<TimeRecheck>& jobs, const run::DeviceInfo& device,
+                              const compile::CompileCache* cache)
 {
-    if (options.resample_rounds <= 0) return;
-    compare::compare_run(rep, suite, gate);
-    const auto regressed = regressed_time_cases(rep);
-    if (regressed.empty()) return;
-    fmt::print(stderr, "harness: suite {}: {} time regression(s), measuring them again in fresh processes\n",
-               suite.name, regressed.size());
+    std::vector<std::size_t> regressed(jobs.size(), 0), not_reproduced(jobs.size(), 0);
+    std::vector<std::vector<std::size_t>> pending(jobs.size());
+    std::vector<int> wanted(jobs.size(), 0);
+    std::vector<bool> failed(jobs.size(), false);
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+        const TimeRecheck& job = jobs[j];
+        if (job.options->resample_rounds <= 0) continue;
+        compare::compare_run(*job.rep, *job.suite, *job.gate);
+        pending[j] = regressed_time_cases(*job.rep);
+        regressed[j] = pending[j].size();
+        if (regressed[j] > 0)
+            fmt::print(stderr, "harness: suite {}: {} time regression(s), measuring them again in fresh processes\n",
+                       job.suite->name, regressed[j]);
+    }
     // Up to two more processes: a regression stands only when each one is slower too. A kernel
     // whose buffers land slowly in some processes (gemm blocktiled_1d N=1001 on an H100: 182 us in
     // some, 177 us in most) is then a false alarm only when three processes in a row land so.
+    // Every suite's regressions are measured again in the same run, spread over the run's GPUs.
     constexpr int fresh_processes = 2;
-    std::vector<std::size_t> pending = regressed;
-    std::size_t not_reproduced = 0;
-    int wanted = 0;
-    for (int round = 1; round <= fresh_processes && !pending.empty(); ++round) {
-        harness::RunReport extra;
+    for (int round = 1; round <= fresh_processes; ++round) {
+        std::vector<Again> again;
+        for (std::size_t j = 0; j < jobs.size(); ++j)
+            if (!pending[j].empty() && !failed[j]) again.push_back({j, pending[j], 0});
+        if (again.empty()) break;
+        std::vector<harness::RunReport> extra;
         try {
-            extra = run_cases_again(rep, pending, suite, device, options, cache, wanted);
+            extra = run_again(jobs, again, device, cache);
         } catch (const std::exception& e) {
-            rep.notes.push_back(fmt::format("time: measuring {} regression(s) again in a fresh process failed: {}; "
-                                            "they stand as measured",
-                                            pending.size(), e.what()));
-            return;
+            for (const auto& a : again) {
+                jobs[a.job].rep->notes.push_back(fmt::format("time: measuring {} regression(s) again in a fresh "
+                                                             "process failed: {}; they stand as measured",
+                                                             a.indices.size(), e.what()));
+                failed[a.job] = true;
+            }
+            break;
         }
-        std::vector<std::size_t> still;
-        for (const auto i : pending) {
-            auto& r = rep.results[i];
-            const CaseResult* again =
-                measured_again(extra, r, "measuring the time regression again in a fresh process failed");
-            if (!again) continue;
-            if (confirm_time_regression(rep, i, again->time_samples_us, suite, gate, round))
-                still.push_back(i);
-            else
-                ++not_reproduced;
+        for (std::size_t k = 0; k < again.size(); ++k) {
+            const std::size_t j = again[k].job;
+            const TimeRecheck& job = jobs[j];
+            wanted[j] = again[k].samples;
+            std::vector<std::size_t> still;
+            for (const auto i : again[k].indices) {
+                auto& r = job.rep->results[i];
+                const CaseResult* again_r =
+                    measured_again(extra[k], r, "measuring the time regression again in a fresh process failed");
+                if (!again_r) continue;
+                if (confirm_time_regression(*job.rep, i, again_r->time_samples_us, *job.suite, *job.gate, round))
+                    still.push_back(i);
+                else
+                    ++not_reproduced[j];
+            }
+            pending[j] = std::move(still);
         }
-        pending = std::move(still);
     }
-    rep.notes.push_back(fmt::format("time: {} regression(s) measured again in up to {} fresh processes ({} samples "
-                                    "each): {} slower in every one, {} not (judged on the last)",
-                                    regressed.size(), fresh_processes, wanted, pending.size(), not_reproduced));
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+        if (regressed[j] > 0 && !failed[j])
+            jobs[j].rep->notes.push_back(fmt::format("time: {} regression(s) measured again in up to {} fresh "
+                                                     "processes ({} samples each): {} slower in every one, {} not "
+                                                     "(judged on the last)",
+                                                     regressed[j], fresh_processes, wanted[j], pending[j].size(),
+                                                     not_reproduced[j]));
 }
 
 void add_recent_history(harness::RunReport& rep, const fs::path& store, const fs::path& repo, std::ostream& console)

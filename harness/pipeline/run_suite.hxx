@@ -104,13 +104,22 @@ int resample_count(std::size_t most_samples, double slowest_median_us, const sui
 /// the rule, but the samples do not show it.
 std::vector<std::size_t> unsure_time_cases(const harness::RunReport& rep);
 
+/// A suite's report whose time verdicts are measured again, with what judges them.
+struct TimeRecheck {
+    harness::RunReport* rep = nullptr;
+    const suite::Suite* suite = nullptr;
+    const SuiteRunOptions* options = nullptr;
+    const compare::CompareOptions* gate = nullptr;
+};
+
 /// Gives every case whose time verdict is unsure more samples (resample_count), in a run of those
-/// cases alone (and their points' references), unprofiled; up to `options.resample_rounds` rounds,
-/// each after comparing afresh. A verdict that is neither clearly the same nor clearly different
-/// is decided by more evidence. A round that fails leaves the verdicts as they were, with a note.
-void resample_unsure(harness::RunReport& rep, const suite::Suite& suite, const run::DeviceInfo& device,
-                     const SuiteRunOptions& options, const compile::CompileCache* cache,
-                     const compare::CompareOptions& gate);
+/// cases alone (and their points' references), unprofiled; up to each suite's
+/// `options.resample_rounds` rounds, each after comparing afresh. Every suite's cases of a round
+/// run together, spread over the run's GPUs. A verdict that is neither clearly the same nor
+/// clearly different is decided by more evidence. A round that fails leaves the verdicts as they
+/// were, with a note.
+void resample_unsure(const std::vector<TimeRecheck>& jobs, const run::DeviceInfo& device,
+                     const compile::CompileCache* cache);
 
 /// The result in `run` of the case `r` names (variant, parameters, architecture), or null.
 const CaseResult* find_case(const harness::RunReport& run, const CaseResult& r);
@@ -127,13 +136,13 @@ std::vector<std::size_t> regressed_time_cases(const harness::RunReport& rep);
 bool confirm_time_regression(harness::RunReport& rep, std::size_t i, const std::vector<double>& second,
                              const suite::Suite& suite, const compare::CompareOptions& gate, int earlier_processes = 1);
 
-/// Measures every time regression of `rep` again in a run of those cases alone, in a fresh
-/// worker process, unprofiled (confirm_time_regression), and those slower again once more in
-/// another: a regression stands only when every process is slower. Skipped with
-/// `resample_rounds` 0; a failed run leaves the regressions as measured, with a note.
-void confirm_time_regressions(harness::RunReport& rep, const suite::Suite& suite, const run::DeviceInfo& device,
-                              const SuiteRunOptions& options, const compile::CompileCache* cache,
-                              const compare::CompareOptions& gate);
+/// Measures every time regression of each suite again in a run of those cases alone, in fresh
+/// worker processes, unprofiled (confirm_time_regression), and those slower again once more in
+/// another: a regression stands only when every process is slower. Every suite's cases of a round
+/// run together, spread over the run's GPUs. Skipped for a suite with `resample_rounds` 0; a
+/// failed run leaves the regressions as measured, with a note.
+void confirm_time_regressions(const std::vector<TimeRecheck>& jobs, const run::DeviceInfo& device,
+                              const compile::CompileCache* cache);
 
 /// Where a suite's reports go and what they show beside the run.
 struct ReportOptions {
