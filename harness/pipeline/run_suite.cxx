@@ -23,6 +23,7 @@
 #include <limits>
 #include <mutex>
 #include <numeric>
+#include <set>
 #include <thread>
 #include <unistd.h>
 
@@ -213,6 +214,7 @@ void run_and_report_all(const std::vector<SuiteJob>& jobs, const std::optional<r
                 rechecks.push_back({&runs[i], jobs[i].suite, &jobs[i].options, &jobs[i].gate});
         resample_unsure(rechecks, *device, cache);
         confirm_time_regressions(rechecks, *device, cache);
+        confirm_counter_regressions(rechecks, *device, cache);
     }
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         const SuiteJob& job = jobs[i];
@@ -271,8 +273,26 @@ namespace {
 /// unprofiled: as many time samples each as the most any of them has, within resample_count's
 /// bounds (`samples`).
 SuiteRunRequest again_request(const harness::RunReport& rep, const std::vector<std::size_t>& indices,
-                              const suite::Suite& suite, const SuiteRunOptions& options, int& samples)
+                              const suite::Suite& suite, const SuiteRunOptions& options, int& samples,
+                              const std::vector<std::string>& counters)
 {
+    if (!counters.empty()) {
+        // The noisy counters alone, each case its suite's least samples: no instrumented run.
+        SuiteRunOptions again = options;
+        again.profile = true;
+        again.counter_cache = false;
+        again.fresh_counters = false;
+        again.shard.reset();
+        again.only_variants.clear();
+        again.only_cases.clear();
+        again.resample_rounds = 0;
+        for (const auto i : indices) again.only_cases.emplace_back(rep.results[i].variant, rep.results[i].params_text);
+        suite::Suite more = suite;
+        more.metrics = counters;
+        more.timing.max_samples = std::max(more.timing.min_samples, 1);
+        samples = more.timing.max_samples;
+        return {std::move(more), std::move(again)};
+    }
     SuiteRunOptions again = options;
     again.profile = false;
     again.counter_cache = false;
@@ -301,6 +321,7 @@ struct Again {
     std::size_t job = 0;
     std::vector<std::size_t> indices;
     int samples = 0;
+    std::vector<std::string> counters; ///< noisy counters to measure again; none: the time
 };
 
 /// Runs every suite's cases of `again` in one run of their own: fresh worker processes (one per
@@ -311,8 +332,8 @@ std::vector<harness::RunReport> run_again(const std::vector<TimeRecheck>& jobs, 
 {
     std::vector<SuiteRunRequest> requests;
     for (auto& a : again)
-        requests.push_back(
-            again_request(*jobs[a.job].rep, a.indices, *jobs[a.job].suite, *jobs[a.job].options, a.samples));
+        requests.push_back(again_request(*jobs[a.job].rep, a.indices, *jobs[a.job].suite, *jobs[a.job].options,
+                                         a.samples, a.counters));
     return run_suites_gpu(requests, device, cache);
 }
 
@@ -513,6 +534,137 @@ void confirm_time_regressions(const std::vector<TimeRecheck>& jobs, const run::D
                                                      "processes ({} samples each): {} slower in every one, {} not "
                                                      "(judged on the last)",
                                                      regressed[j], fresh_processes, wanted[j], pending[j].size(),
+                                                     not_reproduced[j]));
+}
+
+namespace {
+
+/// A noisy figure read from the range profiler, or derived from such figures alone (dram_bytes).
+bool is_noisy_counter(const std::string& name)
+{
+    const auto info = find_metric(name);
+    if (!info || info->stability != Stability::noisy) return false;
+    if (info->collector == Collector::range_profiler) return true;
+    return name == metric::dram_bytes;
+}
+
+} // namespace
+
+std::vector<std::string> regressed_counters(const CaseResult& r)
+{
+    std::vector<std::string> names;
+    if (r.status != CaseStatus::passed) return names;
+    for (const auto& v : r.verdicts) {
+        if (v.verdict != Verdict::regressed) continue;
+        if (is_noisy_counter(v.metric)) names.push_back(v.metric);
+    }
+    return names;
+}
+
+bool confirm_counter_regression(harness::RunReport& rep, std::size_t i, const CaseResult& again,
+                                const suite::Suite& suite, const compare::CompareOptions& gate, int earlier_processes)
+{
+    CaseResult& r = rep.results[i];
+    const auto names = regressed_counters(r);
+    harness::RunReport trial = rep;
+    trial.results = {r};
+    CaseResult& t = trial.results.front();
+    std::vector<std::string> moved;
+    for (const auto& [name, value] : again.metrics)
+        if (is_noisy_counter(name)) t.set_metric(name, value);
+    compare::compare_run(trial, suite, gate);
+    const auto still = regressed_counters(t);
+    const auto figures = [&](const CaseResult& c) {
+        std::vector<std::string> parts;
+        for (const auto& name : names)
+            if (const auto v = c.metric(name)) parts.push_back(fmt::format("{} {:.6g}", name, *v));
+        return join(parts);
+    };
+    const char* next = earlier_processes <= 1 ? "second" : "third";
+    if (!still.empty()) {
+        append_message(
+            r, fmt::format("{} beyond the rule again in a {} process ({} there)", join(still), next, figures(t)));
+        return true;
+    }
+    // Not reproduced: where the process's buffers and modules landed moved the counters (a
+    // kernel's DRAM reads follow its buffers' place in memory); the fresh process's figures stand.
+    const std::string first = figures(r);
+    for (const auto& [name, value] : t.metrics) r.set_metric(name, value);
+    append_message(r, fmt::format("{} beyond the rule in its first {} only ({}; {} in a {}): judged on the {}",
+                                  join(names), earlier_processes <= 1 ? "process" : "two processes", first, figures(r),
+                                  next, next));
+    return false;
+}
+
+void confirm_counter_regressions(const std::vector<TimeRecheck>& jobs, const run::DeviceInfo& device,
+                                 const compile::CompileCache* cache)
+{
+    std::vector<std::size_t> regressed(jobs.size(), 0), not_reproduced(jobs.size(), 0);
+    std::vector<std::vector<std::size_t>> pending(jobs.size());
+    std::vector<bool> failed(jobs.size(), false);
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+        const TimeRecheck& job = jobs[j];
+        if (job.options->resample_rounds <= 0 || !job.options->profile) continue;
+        compare::compare_run(*job.rep, *job.suite, *job.gate);
+        for (std::size_t i = 0; i < job.rep->results.size(); ++i)
+            if (!regressed_counters(job.rep->results[i]).empty()) pending[j].push_back(i);
+        regressed[j] = pending[j].size();
+        if (regressed[j] > 0)
+            fmt::print(stderr,
+                       "harness: suite {}: {} case(s) with a noisy counter beyond its rule, measuring them "
+                       "again in fresh processes\n",
+                       job.suite->name, regressed[j]);
+    }
+    constexpr int fresh_processes = 2;
+    for (int round = 1; round <= fresh_processes; ++round) {
+        std::vector<Again> again;
+        for (std::size_t j = 0; j < jobs.size(); ++j) {
+            if (pending[j].empty() || failed[j]) continue;
+            std::set<std::string> names;
+            for (const auto i : pending[j])
+                for (const auto& name : regressed_counters(jobs[j].rep->results[i])) names.insert(name);
+            again.push_back({j, pending[j], 0, {names.begin(), names.end()}});
+        }
+        if (again.empty()) break;
+        std::vector<harness::RunReport> extra;
+        try {
+            extra = run_again(jobs, again, device, cache);
+        } catch (const std::exception& e) {
+            for (const auto& a : again) {
+                jobs[a.job].rep->notes.push_back(fmt::format("counters: measuring {} case(s) again in a fresh "
+                                                             "process failed: {}; they stand as measured",
+                                                             a.indices.size(), e.what()));
+                failed[a.job] = true;
+            }
+            break;
+        }
+        for (std::size_t k = 0; k < again.size(); ++k) {
+            const std::size_t j = again[k].job;
+            const TimeRecheck& job = jobs[j];
+            std::vector<std::size_t> still;
+            for (const auto i : again[k].indices) {
+                auto& r = job.rep->results[i];
+                const CaseResult* again_r = find_case(extra[k], r);
+                if (!again_r || again_r->status != CaseStatus::passed) {
+                    append_message(r, "measuring its counters again in a fresh process failed: " +
+                                          (again_r ? again_r->message : std::string("the case did not run")));
+                    continue;
+                }
+                r.cost.profile += again_r->cost.profile;
+                if (confirm_counter_regression(*job.rep, i, *again_r, *job.suite, *job.gate, round))
+                    still.push_back(i);
+                else
+                    ++not_reproduced[j];
+            }
+            pending[j] = std::move(still);
+        }
+    }
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+        if (regressed[j] > 0 && !failed[j])
+            jobs[j].rep->notes.push_back(fmt::format("counters: {} case(s) with a noisy counter beyond its rule "
+                                                     "measured again in up to {} fresh processes: {} beyond it in "
+                                                     "every one, {} not (judged on the last)",
+                                                     regressed[j], fresh_processes, pending[j].size(),
                                                      not_reproduced[j]));
 }
 

@@ -144,6 +144,28 @@ bool confirm_time_regression(harness::RunReport& rep, std::size_t i, const std::
 void confirm_time_regressions(const std::vector<TimeRecheck>& jobs, const run::DeviceInfo& device,
                               const compile::CompileCache* cache);
 
+/// The noisy counters (DRAM bytes, achieved occupancy, ...; not the time) whose verdict regressed
+/// in a passed case of a compared report.
+std::vector<std::string> regressed_counters(const CaseResult& r);
+
+/// Judges the noisy counters that regressed in case `i` of `rep` with `again`, the case measured in
+/// a fresh worker process after `earlier_processes` (1 or 2). When they are beyond their rules
+/// there too, the case keeps its figures and the regression stands; when not, the fresh
+/// process's figures replace them: a kernel's DRAM traffic moves with where the process put its
+/// buffers and modules, which no rule within one process sees. The message keeps both. Returns
+/// whether the regression reproduced.
+bool confirm_counter_regression(harness::RunReport& rep, std::size_t i, const CaseResult& again,
+                                const suite::Suite& suite, const compare::CompareOptions& gate,
+                                int earlier_processes = 1);
+
+/// Measures every case whose noisy counters regressed again in fresh worker processes, those
+/// counters alone (confirm_counter_regression), up to two: a regression stands only when every
+/// process shows it. Every suite's cases of a round run together, spread over the run's GPUs.
+/// Skipped for a suite with `resample_rounds` 0 or unprofiled; a failed run leaves the figures as
+/// measured, with a note.
+void confirm_counter_regressions(const std::vector<TimeRecheck>& jobs, const run::DeviceInfo& device,
+                                 const compile::CompileCache* cache);
+
 /// Where a suite's reports go and what they show beside the run.
 struct ReportOptions {
     std::filesystem::path out_dir;    ///< every reporter's file goes here

@@ -335,6 +335,76 @@ TEST(CompareRun, ATimeRegressionStandsOnlyWhenAFreshProcessIsSlowerToo)
     EXPECT_EQ(shifted.results[1].time_samples_us, base.results[1].time_samples_us);
 }
 
+// A noisy counter beyond its rule (DRAM reads move with where a process put its buffers) is
+// measured again in a fresh process: the regression stands when that process shows it too, and
+// the fresh figures replace the first ones when it does not.
+TEST(CompareRun, ANoisyCounterRegressionStandsOnlyWhenAFreshProcessShowsItToo)
+{
+    TempDir dir{"harness-compare-test"};
+    const auto s = toy_suite();
+    auto base = static_report({result("a", "N=256", 32), result("b", "N=256", 32)});
+    base.mode = RunMode::gpu;
+    base.device_name = "NVIDIA H200";
+    const auto dram = [](CaseResult& r, double read, double write) {
+        r.set_metric("dram_read_bytes", read);
+        r.set_metric("dram_write_bytes", write);
+        r.set_metric("dram_bytes", read + write);
+    };
+    for (auto& r : base.results) dram(r, 44.0e6, 10.0e6);
+    update_baselines(s, base, dir.path);
+    CompareOptions options;
+    options.baseline_dir = dir.path;
+
+    auto more = base;
+    dram(more.results[0], 47.7e6, 10.0e6); // +8.4 % reads, +6.9 % in all: beyond 'rel 5%'
+    compare_run(more, s, options);
+    auto names = pipeline::regressed_counters(more.results[0]);
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"dram_bytes", "dram_read_bytes"}));
+    EXPECT_TRUE(pipeline::regressed_counters(more.results[1]).empty());
+
+    // As the baseline in a fresh process: its figures stand, and the message keeps both.
+    CaseResult fresh = base.results[0];
+    dram(fresh, 44.2e6, 10.1e6);
+    auto landed = more;
+    EXPECT_FALSE(pipeline::confirm_counter_regression(landed, 0, fresh, s, options));
+    EXPECT_DOUBLE_EQ(*landed.results[0].metric("dram_read_bytes"), 44.2e6);
+    EXPECT_DOUBLE_EQ(*landed.results[0].metric("dram_write_bytes"), 10.1e6);
+    EXPECT_DOUBLE_EQ(*landed.results[0].metric("dram_bytes"), 54.3e6);
+    const std::string& message = landed.results[0].message;
+    EXPECT_NE(message.find("beyond the rule in its first process only"), std::string::npos) << message;
+    EXPECT_NE(message.find("dram_read_bytes 4.77e+07"), std::string::npos) << message;
+    EXPECT_NE(message.find("dram_read_bytes 4.42e+07, dram_bytes 5.43e+07 in a second): judged on the second"),
+              std::string::npos)
+        << message;
+    compare_run(landed, s, options);
+    EXPECT_TRUE(pipeline::regressed_counters(landed.results[0]).empty());
+    EXPECT_EQ(verdict(landed.results[0], "dram_read_bytes")->verdict, Verdict::passed);
+
+    // Beyond the rule in the fresh process too: the regression stands on the first figures.
+    CaseResult still = fresh;
+    dram(still, 47.9e6, 10.0e6);
+    auto again = more;
+    EXPECT_TRUE(pipeline::confirm_counter_regression(again, 0, still, s, options));
+    EXPECT_DOUBLE_EQ(*again.results[0].metric("dram_read_bytes"), 47.7e6);
+    EXPECT_NE(again.results[0].message.find("beyond the rule again in a second process"), std::string::npos)
+        << again.results[0].message;
+    compare_run(again, s, options);
+    EXPECT_EQ(verdict(again.results[0], "dram_read_bytes")->verdict, Verdict::regressed);
+    // A third process that lands as the baseline did decides on its own figures.
+    auto third = again;
+    EXPECT_FALSE(pipeline::confirm_counter_regression(third, 0, fresh, s, options, 2));
+    EXPECT_NE(third.results[0].message.find("in its first two processes only"), std::string::npos)
+        << third.results[0].message;
+
+    // The time is not a counter: it has its own confirmation.
+    auto slower = base;
+    slower.results[0].time_samples_us = samples_around(12.0);
+    slower.results[0].set_metric("time_median", 12.03);
+    compare_run(slower, s, options);
+    EXPECT_TRUE(pipeline::regressed_counters(slower.results[0]).empty());
+}
+
 TEST(CompareRun, ResamplingDoublesTheSamplesWithinTenBudgets)
 {
     suite::TimingSpec timing;                                     // min_samples 10, budget 1 s
