@@ -96,8 +96,8 @@ int run_command(const std::vector<std::string>& args)
     app.add_option("--resample", options.resample_rounds,
                    "rounds of more time samples for a case whose time verdict is unsure (its median moved beyond the "
                    "rule, but not significantly): each round doubles its samples and compares again; and a time "
-                   "regression is measured again in a fresh process, failing only when it is slower there too; 0: "
-                   "neither")
+                   "regression (or a noisy counter beyond its rule, such as DRAM bytes) is measured again in a fresh "
+                   "process, failing only when it shows there too; 0: none of these")
         ->capture_default_str()
         ->check(CLI::Range(0, 8));
     std::string shard;
