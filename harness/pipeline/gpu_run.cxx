@@ -352,7 +352,7 @@ harness::RunReport report_of(SuitePlan& plan, const run::DeviceInfo& device, con
                                         "timing {:.2f} s, profiling {:.2f} s)",
                                         cost.total(), cost.prepare, cost.verify, cost.timing, cost.profile.total()));
     rep.driver_version = fmt::format("{}.{}", device.driver_version / 1000, device.driver_version % 1000 / 10);
-    if (plan.book) {
+    if (plan.book && options.record_costs) {
         plan.book->record(plan.results);
         plan.book->save();
     }

@@ -269,38 +269,22 @@ const CaseResult* find_case(const harness::RunReport& run, const CaseResult& r)
 
 namespace {
 
-/// The request that runs the cases `indices` of `rep` again (with their points' references),
-/// unprofiled: as many time samples each as the most any of them has, within resample_count's
-/// bounds (`samples`).
+/// The request that runs the cases `indices` of `rep` again (with their points' references):
+/// without `counters`, unprofiled, as many time samples each as the most any of them has, within
+/// resample_count's bounds; with them, those counters alone. `samples` is how many each takes.
+/// Its costs are not kept for the next run's schedule.
 SuiteRunRequest again_request(const harness::RunReport& rep, const std::vector<std::size_t>& indices,
                               const suite::Suite& suite, const SuiteRunOptions& options, int& samples,
                               const std::vector<std::string>& counters)
 {
-    if (!counters.empty()) {
-        // The noisy counters alone, each case its suite's least samples: no instrumented run.
-        SuiteRunOptions again = options;
-        again.profile = true;
-        again.counter_cache = false;
-        again.fresh_counters = false;
-        again.shard.reset();
-        again.only_variants.clear();
-        again.only_cases.clear();
-        again.resample_rounds = 0;
-        for (const auto i : indices) again.only_cases.emplace_back(rep.results[i].variant, rep.results[i].params_text);
-        suite::Suite more = suite;
-        more.metrics = counters;
-        more.timing.max_samples = std::max(more.timing.min_samples, 1);
-        samples = more.timing.max_samples;
-        return {std::move(more), std::move(again)};
-    }
     SuiteRunOptions again = options;
-    again.profile = false;
     again.counter_cache = false;
     again.fresh_counters = false;
     again.shard.reset();
     again.only_variants.clear();
     again.only_cases.clear();
     again.resample_rounds = 0;
+    again.record_costs = false;
     std::size_t most = 0;
     double slowest_us = 0;
     for (const auto i : indices) {
@@ -310,7 +294,11 @@ SuiteRunRequest again_request(const harness::RunReport& rep, const std::vector<s
     }
     suite::Suite more = suite;
     if (options.budget_s > 0) more.timing.budget_s = options.budget_s;
-    samples = resample_count(most, slowest_us, more.timing);
+    // The time: unprofiled, as many samples as resample_count gives. Noisy counters: those alone,
+    // each case its suite's least samples, no instrumented run.
+    again.profile = !counters.empty();
+    if (again.profile) more.metrics = counters;
+    samples = again.profile ? std::max(more.timing.min_samples, 1) : resample_count(most, slowest_us, more.timing);
     more.timing.min_samples = samples;
     more.timing.max_samples = samples;
     return {std::move(more), std::move(again)};

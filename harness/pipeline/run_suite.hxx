@@ -49,6 +49,9 @@ struct SuiteRunOptions {
     int resample_rounds = 2;
     /// Only these cases, (variant, params text), and the reference at their points; empty: all.
     std::vector<std::pair<std::string, std::string>> only_cases;
+    /// Keep what each case cost for the next run's schedule (case_costs.hxx); off for a second
+    /// look, whose fixed samples and lone counters are not what the case costs in a run.
+    bool record_costs = true;
 };
 
 /// A run's report before its results: the suite, the tool's and the compiler's versions, the
