@@ -20,9 +20,11 @@
 #include <exception>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <thread>
 #include <unistd.h>
@@ -325,6 +327,62 @@ std::vector<harness::RunReport> run_again(const std::vector<TimeRecheck>& jobs, 
     return run_suites_gpu(requests, device, cache);
 }
 
+/// More processes a regression is measured in before it stands.
+constexpr int fresh_processes = 2;
+
+/// The cases of each suite still regressed after its second looks, and how those went.
+struct SecondLooks {
+    explicit SecondLooks(std::size_t jobs) : pending(jobs), not_reproduced(jobs, 0), samples(jobs, 0), failed(jobs) {}
+    std::vector<std::vector<std::size_t>> pending; ///< per suite: regressed in every process so far
+    std::vector<std::size_t> not_reproduced;       ///< per suite: passed in a later process
+    std::vector<int> samples;                      ///< per suite: time samples each case took in its last look
+    std::vector<bool> failed;                      ///< per suite: a look's run failed; the cases stand as measured
+};
+
+/// Up to fresh_processes looks at every suite's pending cases, each round in one run of its own
+/// (run_again): `counters` names what a suite's cases measure (none: the time), and `judge` says
+/// whether a case still regresses given that run, or nullopt where it got no second look. A run
+/// that fails leaves its suites' cases as measured, with a note of `label` about `noun`.
+void look_again(
+    const std::vector<TimeRecheck>& jobs, SecondLooks& looks, const char* label, const char* noun,
+    const std::function<std::vector<std::string>(std::size_t)>& counters,
+    const std::function<std::optional<bool>(std::size_t, std::size_t, const harness::RunReport&, int)>& judge,
+    const run::DeviceInfo& device, const compile::CompileCache* cache)
+{
+    for (int round = 1; round <= fresh_processes; ++round) {
+        std::vector<Again> again;
+        for (std::size_t j = 0; j < jobs.size(); ++j)
+            if (!looks.pending[j].empty() && !looks.failed[j]) again.push_back({j, looks.pending[j], 0, counters(j)});
+        if (again.empty()) return;
+        std::vector<harness::RunReport> extra;
+        try {
+            extra = run_again(jobs, again, device, cache);
+        } catch (const std::exception& e) {
+            for (const auto& a : again) {
+                jobs[a.job].rep->notes.push_back(fmt::format("{}: measuring {} {} again in a fresh process failed: "
+                                                             "{}; they stand as measured",
+                                                             label, a.indices.size(), noun, e.what()));
+                looks.failed[a.job] = true;
+            }
+            return;
+        }
+        for (std::size_t k = 0; k < again.size(); ++k) {
+            const std::size_t j = again[k].job;
+            looks.samples[j] = again[k].samples;
+            std::vector<std::size_t> still;
+            for (const auto i : again[k].indices) {
+                const auto regressed = judge(j, i, extra[k], round);
+                if (!regressed) continue;
+                if (*regressed)
+                    still.push_back(i);
+                else
+                    ++looks.not_reproduced[j];
+            }
+            looks.pending[j] = std::move(still);
+        }
+    }
+}
+
 /// Why a second run gave a case no samples, or empty when it did.
 std::string no_second_samples(const CaseResult* second)
 {
@@ -462,16 +520,14 @@ bool confirm_time_regression(harness::RunReport& rep, std::size_t i, const std::
 void confirm_time_regressions(const std::vector<TimeRecheck>& jobs, const run::DeviceInfo& device,
                               const compile::CompileCache* cache)
 {
-    std::vector<std::size_t> regressed(jobs.size(), 0), not_reproduced(jobs.size(), 0);
-    std::vector<std::vector<std::size_t>> pending(jobs.size());
-    std::vector<int> wanted(jobs.size(), 0);
-    std::vector<bool> failed(jobs.size(), false);
+    SecondLooks looks(jobs.size());
+    std::vector<std::size_t> regressed(jobs.size(), 0);
     for (std::size_t j = 0; j < jobs.size(); ++j) {
         const TimeRecheck& job = jobs[j];
         if (job.options->resample_rounds <= 0) continue;
         compare::compare_run(*job.rep, *job.suite, *job.gate);
-        pending[j] = regressed_time_cases(*job.rep);
-        regressed[j] = pending[j].size();
+        looks.pending[j] = regressed_time_cases(*job.rep);
+        regressed[j] = looks.pending[j].size();
         if (regressed[j] > 0)
             fmt::print(stderr, "harness: suite {}: {} time regression(s), measuring them again in fresh processes\n",
                        job.suite->name, regressed[j]);
@@ -479,50 +535,23 @@ void confirm_time_regressions(const std::vector<TimeRecheck>& jobs, const run::D
     // Up to two more processes: a regression stands only when each one is slower too. A kernel
     // whose buffers land slowly in some processes (gemm blocktiled_1d N=1001 on an H100: 182 us in
     // some, 177 us in most) is then a false alarm only when three processes in a row land so.
-    // Every suite's regressions are measured again in the same run, spread over the run's GPUs.
-    constexpr int fresh_processes = 2;
-    for (int round = 1; round <= fresh_processes; ++round) {
-        std::vector<Again> again;
-        for (std::size_t j = 0; j < jobs.size(); ++j)
-            if (!pending[j].empty() && !failed[j]) again.push_back({j, pending[j], 0});
-        if (again.empty()) break;
-        std::vector<harness::RunReport> extra;
-        try {
-            extra = run_again(jobs, again, device, cache);
-        } catch (const std::exception& e) {
-            for (const auto& a : again) {
-                jobs[a.job].rep->notes.push_back(fmt::format("time: measuring {} regression(s) again in a fresh "
-                                                             "process failed: {}; they stand as measured",
-                                                             a.indices.size(), e.what()));
-                failed[a.job] = true;
-            }
-            break;
-        }
-        for (std::size_t k = 0; k < again.size(); ++k) {
-            const std::size_t j = again[k].job;
+    look_again(
+        jobs, looks, "time", "regression(s)", [](std::size_t) { return std::vector<std::string>{}; },
+        [&](std::size_t j, std::size_t i, const harness::RunReport& extra, int round) -> std::optional<bool> {
             const TimeRecheck& job = jobs[j];
-            wanted[j] = again[k].samples;
-            std::vector<std::size_t> still;
-            for (const auto i : again[k].indices) {
-                auto& r = job.rep->results[i];
-                const CaseResult* again_r =
-                    measured_again(extra[k], r, "measuring the time regression again in a fresh process failed");
-                if (!again_r) continue;
-                if (confirm_time_regression(*job.rep, i, again_r->time_samples_us, *job.suite, *job.gate, round))
-                    still.push_back(i);
-                else
-                    ++not_reproduced[j];
-            }
-            pending[j] = std::move(still);
-        }
-    }
+            const CaseResult* again_r = measured_again(extra, job.rep->results[i],
+                                                       "measuring the time regression again in a fresh process failed");
+            if (!again_r) return std::nullopt;
+            return confirm_time_regression(*job.rep, i, again_r->time_samples_us, *job.suite, *job.gate, round);
+        },
+        device, cache);
     for (std::size_t j = 0; j < jobs.size(); ++j)
-        if (regressed[j] > 0 && !failed[j])
+        if (regressed[j] > 0 && !looks.failed[j])
             jobs[j].rep->notes.push_back(fmt::format("time: {} regression(s) measured again in up to {} fresh "
                                                      "processes ({} samples each): {} slower in every one, {} not "
                                                      "(judged on the last)",
-                                                     regressed[j], fresh_processes, wanted[j], pending[j].size(),
-                                                     not_reproduced[j]));
+                                                     regressed[j], fresh_processes, looks.samples[j],
+                                                     looks.pending[j].size(), looks.not_reproduced[j]));
 }
 
 namespace {
@@ -557,7 +586,6 @@ bool confirm_counter_regression(harness::RunReport& rep, std::size_t i, const Ca
     harness::RunReport trial = rep;
     trial.results = {r};
     CaseResult& t = trial.results.front();
-    std::vector<std::string> moved;
     for (const auto& [name, value] : again.metrics)
         if (is_noisy_counter(name)) t.set_metric(name, value);
     compare::compare_run(trial, suite, gate);
@@ -587,73 +615,49 @@ bool confirm_counter_regression(harness::RunReport& rep, std::size_t i, const Ca
 void confirm_counter_regressions(const std::vector<TimeRecheck>& jobs, const run::DeviceInfo& device,
                                  const compile::CompileCache* cache)
 {
-    std::vector<std::size_t> regressed(jobs.size(), 0), not_reproduced(jobs.size(), 0);
-    std::vector<std::vector<std::size_t>> pending(jobs.size());
-    std::vector<bool> failed(jobs.size(), false);
+    SecondLooks looks(jobs.size());
+    std::vector<std::size_t> regressed(jobs.size(), 0);
     for (std::size_t j = 0; j < jobs.size(); ++j) {
         const TimeRecheck& job = jobs[j];
         if (job.options->resample_rounds <= 0 || !job.options->profile) continue;
         compare::compare_run(*job.rep, *job.suite, *job.gate);
         for (std::size_t i = 0; i < job.rep->results.size(); ++i)
-            if (!regressed_counters(job.rep->results[i]).empty()) pending[j].push_back(i);
-        regressed[j] = pending[j].size();
+            if (!regressed_counters(job.rep->results[i]).empty()) looks.pending[j].push_back(i);
+        regressed[j] = looks.pending[j].size();
         if (regressed[j] > 0)
             fmt::print(stderr,
                        "harness: suite {}: {} case(s) with a noisy counter beyond its rule, measuring them "
                        "again in fresh processes\n",
                        job.suite->name, regressed[j]);
     }
-    constexpr int fresh_processes = 2;
-    for (int round = 1; round <= fresh_processes; ++round) {
-        std::vector<Again> again;
-        for (std::size_t j = 0; j < jobs.size(); ++j) {
-            if (pending[j].empty() || failed[j]) continue;
+    look_again(
+        jobs, looks, "counters", "case(s)",
+        [&](std::size_t j) {
             std::set<std::string> names;
-            for (const auto i : pending[j])
+            for (const auto i : looks.pending[j])
                 for (const auto& name : regressed_counters(jobs[j].rep->results[i])) names.insert(name);
-            again.push_back({j, pending[j], 0, {names.begin(), names.end()}});
-        }
-        if (again.empty()) break;
-        std::vector<harness::RunReport> extra;
-        try {
-            extra = run_again(jobs, again, device, cache);
-        } catch (const std::exception& e) {
-            for (const auto& a : again) {
-                jobs[a.job].rep->notes.push_back(fmt::format("counters: measuring {} case(s) again in a fresh "
-                                                             "process failed: {}; they stand as measured",
-                                                             a.indices.size(), e.what()));
-                failed[a.job] = true;
-            }
-            break;
-        }
-        for (std::size_t k = 0; k < again.size(); ++k) {
-            const std::size_t j = again[k].job;
+            return std::vector<std::string>(names.begin(), names.end());
+        },
+        [&](std::size_t j, std::size_t i, const harness::RunReport& extra, int round) -> std::optional<bool> {
             const TimeRecheck& job = jobs[j];
-            std::vector<std::size_t> still;
-            for (const auto i : again[k].indices) {
-                auto& r = job.rep->results[i];
-                const CaseResult* again_r = find_case(extra[k], r);
-                if (!again_r || again_r->status != CaseStatus::passed) {
-                    append_message(r, "measuring its counters again in a fresh process failed: " +
-                                          (again_r ? again_r->message : std::string("the case did not run")));
-                    continue;
-                }
-                r.cost.profile += again_r->cost.profile;
-                if (confirm_counter_regression(*job.rep, i, *again_r, *job.suite, *job.gate, round))
-                    still.push_back(i);
-                else
-                    ++not_reproduced[j];
+            auto& r = job.rep->results[i];
+            const CaseResult* again_r = find_case(extra, r);
+            if (!again_r || again_r->status != CaseStatus::passed) {
+                append_message(r, "measuring its counters again in a fresh process failed: " +
+                                      (again_r ? again_r->message : std::string("the case did not run")));
+                return std::nullopt;
             }
-            pending[j] = std::move(still);
-        }
-    }
+            r.cost.profile += again_r->cost.profile;
+            return confirm_counter_regression(*job.rep, i, *again_r, *job.suite, *job.gate, round);
+        },
+        device, cache);
     for (std::size_t j = 0; j < jobs.size(); ++j)
-        if (regressed[j] > 0 && !failed[j])
+        if (regressed[j] > 0 && !looks.failed[j])
             jobs[j].rep->notes.push_back(fmt::format("counters: {} case(s) with a noisy counter beyond its rule "
                                                      "measured again in up to {} fresh processes: {} beyond it in "
                                                      "every one, {} not (judged on the last)",
-                                                     regressed[j], fresh_processes, pending[j].size(),
-                                                     not_reproduced[j]));
+                                                     regressed[j], fresh_processes, looks.pending[j].size(),
+                                                     looks.not_reproduced[j]));
 }
 
 void add_recent_history(harness::RunReport& rep, const fs::path& store, const fs::path& repo, std::ostream& console)
