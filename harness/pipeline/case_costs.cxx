@@ -58,7 +58,7 @@ CaseCostBook::CaseCostBook(fs::path cache_dir, const std::string& gpu_name, cons
     for (const auto& [key, value] : j["cases"].items()) {
         if (!value.is_object()) continue;
         entries_[key] = {take(value, "measured_s"), take(value, "measured_profile_s"), take(value, "reused_s"),
-                         take(value, "unprofiled_s")};
+                         take(value, "unprofiled_s"), take(value, "buffers_s")};
     }
 }
 
@@ -84,12 +84,21 @@ std::optional<double> CaseCostBook::expected(const std::string& variant, const s
     return e.measured_s;
 }
 
+std::optional<double> CaseCostBook::buffers(const std::string& variant, const std::string& params_text) const
+{
+    const auto it = entries_.find(key_of(variant, params_text));
+    return it == entries_.end() ? std::nullopt : it->second.buffers_s;
+}
+
 void CaseCostBook::record(const std::vector<CaseResult>& results)
 {
     for (const auto& r : results) {
-        const double total = r.cost.total();
+        // The case's own cost: without the reference outputs it computed for want of its point's
+        // reference case on its GPU, which the schedule charges to the GPU, not to the case.
+        const double total = r.cost.total() - r.cost.reference;
         if (total <= 0 || !std::isfinite(total)) continue;
         Entry& e = entries_[key_of(r.variant, r.params_text)];
+        if (const double own = r.cost.prepare - r.cost.reference; own > 0 && std::isfinite(own)) e.buffers_s = own;
         if (r.cost.profile.total() <= 0)
             e.unprofiled_s = total;
         else if (!r.reused_metrics.empty())
@@ -110,6 +119,7 @@ bool CaseCostBook::save() const
         put(j, "measured_profile_s", e.measured_profile_s);
         put(j, "reused_s", e.reused_s);
         put(j, "unprofiled_s", e.unprofiled_s);
+        put(j, "buffers_s", e.buffers_s);
         cases[key] = j;
     }
     try {

@@ -32,6 +32,8 @@ public:
     /// when no run recorded what it needs.
     std::optional<double> expected(const std::string& variant, const std::string& params_text,
                                    const CostConditions& conditions) const;
+    /// The seconds the case's buffers took to allocate and fill when it last ran, or nullopt.
+    std::optional<double> buffers(const std::string& variant, const std::string& params_text) const;
     /// Takes in every case of `results` that ran (its measured seconds); `save` writes the book.
     void record(const std::vector<CaseResult>& results);
     /// Writes the book atomically; a failure to write is not an error of the run (returns false).
@@ -43,6 +45,7 @@ private:
         std::optional<double> measured_profile_s;
         std::optional<double> reused_s;     ///< the whole case, counters reused from the cache
         std::optional<double> unprofiled_s; ///< the whole case, no counters collected
+        std::optional<double> buffers_s;    ///< its buffers allocated and filled
     };
     std::filesystem::path file_;
     std::map<std::string, Entry> entries_; ///< by "variant params_text"
@@ -51,6 +54,11 @@ private:
 /// What measuring a case's counters adds, in plain launches of its kernel: the instrumented runs
 /// of the SASS metrics and the profiler's passes.
 inline constexpr double instrumented_launches = 400.0;
+
+/// What a GPU pays to compute a point's reference outputs for another case of the point when
+/// nothing recorded the reference case's buffers: about what it took on an H100 and an H200 (0.03
+/// to 0.1 s a point).
+inline constexpr double typical_recompute_s = 0.05;
 
 /// Where the expected costs of a list of cases came from.
 struct CostSources {

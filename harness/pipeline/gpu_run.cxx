@@ -68,6 +68,8 @@ struct SuitePlan {
     std::vector<suite::Case> runnable;       ///< the cases whose variant and reference compiled
     std::vector<std::size_t> runnable_index; ///< of each runnable case in `cases`
     std::vector<double> costs;               ///< expected seconds of each runnable case
+    /// Per point: what a GPU pays to compute its reference outputs without its reference case.
+    std::map<std::size_t, double> recompute_s;
     CostSources cost_sources;
     std::optional<CaseCostBook> book;
 };
@@ -134,6 +136,12 @@ SuitePlan plan_suite(suite::Suite s, const SuiteRunOptions& options, const run::
                                     options.counter_cache && cache && !options.fresh_counters};
     plan.costs = expected_case_costs(s, plan.runnable, options.baseline_dir, plan.book ? &*plan.book : nullptr,
                                      conditions, &plan.cost_sources);
+    // Computing a point's reference outputs again is mostly drawing the reference case's buffers.
+    for (const auto& c : plan.runnable)
+        if (s.variants[c.variant].name == s.reference)
+            plan.recompute_s[c.point] =
+                plan.book ? plan.book->buffers(s.reference, c.params_text).value_or(typical_recompute_s)
+                          : typical_recompute_s;
     plan.suite = std::move(s);
     return plan;
 }
@@ -160,13 +168,21 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
     std::vector<run::SuiteWork> work;
     std::vector<run::WorkItem> items;
     std::vector<double> costs;
+    std::vector<run::CasePoint> points; // numbered run-wide: each suite's after the last suite's
+    std::size_t point_count = 0;
     for (std::size_t p = 0; p < plans.size(); ++p) {
         const SuitePlan& plan = plans[p];
+        const std::size_t first_point = point_count;
         const double timeout = plan.options.timeout_s > 0 ? plan.options.timeout_s : plan.suite.timing.timeout_s;
         work.push_back({&plan.suite, &plan.runnable, &plan.compiled.modules, timeout});
         for (std::size_t k = 0; k < plan.runnable.size(); ++k) {
             items.push_back({p, k});
             costs.push_back(plan.costs.size() == plan.runnable.size() ? plan.costs[k] : 1.0);
+            const suite::Case& c = plan.runnable[k];
+            const auto recompute = plan.recompute_s.find(c.point);
+            points.push_back({first_point + c.point, plan.suite.variants[c.variant].name == plan.suite.reference,
+                              recompute == plan.recompute_s.end() ? typical_recompute_s : recompute->second});
+            point_count = std::max(point_count, first_point + c.point + 1);
         }
     }
     ExecutionNotes notes;
@@ -177,9 +193,11 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
     const auto case_of = [&](const run::WorkItem& item) -> const suite::Case& {
         return plans[item.suite].runnable[item.index];
     };
-    const auto schedule = run::schedule_on_devices(costs, devices.size());
+    const auto schedule = run::schedule_on_devices(costs, devices.size(), points);
     std::vector<std::exception_ptr> errors(devices.size());
-    std::vector<double> busy_s(devices.size(), 0.0);
+    // Per GPU, seconds since the cases were handed out: its first worker ready, its last case
+    // reported, its last worker gone (busy).
+    std::vector<double> busy_s(devices.size(), 0.0), ready_s(devices.size(), 0.0), last_s(devices.size(), 0.0);
     const auto started = std::chrono::steady_clock::now();
     std::vector<std::thread> threads;
     for (std::size_t g = 0; g < devices.size(); ++g)
@@ -196,6 +214,7 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
                 run::RunObserver relay;
                 relay.on_worker_ready = [&](double seconds, const std::map<std::string, double>& parts) {
                     const std::lock_guard lock(mutex);
+                    if (ready_s[g] == 0) ready_s[g] = seconds_since(started);
                     ++notes.workers;
                     notes.worker_seconds += seconds;
                     for (const auto& [part, s] : parts) notes.worker_parts[part] += s;
@@ -211,6 +230,7 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
                 };
                 relay.on_result = [&](std::size_t, const CaseResult& r) {
                     const std::lock_guard lock(mutex);
+                    last_s[g] = seconds_since(started);
                     progress.end(r);
                 };
                 auto ran = run::run_isolated(work, own, on_device, relay);
@@ -256,8 +276,10 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
         std::vector<std::string> parts;
         std::string idle;
         for (std::size_t g = 0; g < devices.size(); ++g) {
-            parts.push_back(fmt::format("GPU {}: {} cases, expected {:.1f} s, busy {:.1f} s", devices[g].ordinal,
-                                        schedule.items[g].size(), schedule.expected_s[g], busy_s[g]));
+            parts.push_back(fmt::format("GPU {}: {} cases, expected {:.1f} s, busy {:.1f} s (worker ready at {:.1f} s, "
+                                        "last case at {:.1f} s)",
+                                        devices[g].ordinal, schedule.items[g].size(), schedule.expected_s[g], busy_s[g],
+                                        ready_s[g], last_s[g]));
             if (last - busy_s[g] >= 0.05)
                 idle += fmt::format("; GPU {} idle for {:.1f} s at the end", devices[g].ordinal, last - busy_s[g]);
         }

@@ -436,7 +436,7 @@ void resample_unsure(const std::vector<TimeRecheck>& jobs, const run::DeviceInfo
             if (unsure.empty()) continue;
             fmt::print(stderr, "harness: suite {}: {} time verdict(s) unsure, taking more samples (round {} of {})\n",
                        job.suite->name, unsure.size(), round, job.options->resample_rounds);
-            again.push_back({j, std::move(unsure), 0});
+            again.push_back({j, std::move(unsure), 0, {}});
         }
         if (again.empty()) return;
         std::vector<harness::RunReport> extra;

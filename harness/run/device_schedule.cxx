@@ -6,7 +6,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <fmt/format.h>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <tuple>
 
 namespace harness::run {
 
@@ -51,6 +56,88 @@ DeviceSchedule schedule_on_devices(const std::vector<double>& costs, std::size_t
         schedule.items[bins[i]].push_back(i);
         schedule.expected_s[bins[i]] += costs[i];
     }
+    return schedule;
+}
+
+DeviceSchedule schedule_on_devices(const std::vector<double>& costs, std::size_t devices,
+                                   const std::vector<CasePoint>& points)
+{
+    if (points.size() != costs.size())
+        throw Error(ErrorKind::internal,
+                    fmt::format("a schedule of {} cases given the points of {}", costs.size(), points.size()));
+    if (devices == 0) throw Error(ErrorKind::internal, "a schedule over no device");
+    for (std::size_t i = 0; i < costs.size(); ++i)
+        if (!std::isfinite(costs[i]) || costs[i] < 0)
+            throw Error(ErrorKind::internal, fmt::format("a schedule's case {} costs {}", i, costs[i]));
+    for (const auto& p : points)
+        if (!std::isfinite(p.recompute_s) || p.recompute_s < 0)
+            throw Error(ErrorKind::internal, fmt::format("a point's reference recomputed for {} s", p.recompute_s));
+
+    // Points costliest first, each point's cases costliest first; ties keep the given order.
+    std::map<std::size_t, double> point_cost;
+    for (std::size_t i = 0; i < costs.size(); ++i) point_cost[points[i].point] += costs[i];
+    std::vector<std::size_t> order(costs.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        const double pa = point_cost[points[a].point], pb = point_cost[points[b].point];
+        if (pa != pb) return pa > pb;
+        if (points[a].point != points[b].point) return points[a].point < points[b].point;
+        return costs[a] > costs[b];
+    });
+    // No schedule ends before the mean load or the costliest case: a case joins its point's GPU
+    // while that GPU stays within this bound, which costs the run nothing.
+    const double total = std::accumulate(costs.begin(), costs.end(), 0.0);
+    const double bound = std::max(total / static_cast<double>(devices),
+                                  costs.empty() ? 0.0 : *std::max_element(costs.begin(), costs.end()));
+
+    // Per GPU and point: whether it runs the point's reference case, and how many of its others.
+    struct Share {
+        bool reference = false;
+        std::size_t others = 0;
+        bool charged() const { return others > 0 && !reference; }
+    };
+    std::vector<std::map<std::size_t, Share>> shares(devices);
+    DeviceSchedule schedule;
+    schedule.items.resize(devices);
+    schedule.expected_s.assign(devices, 0.0);
+    for (const std::size_t item : order) {
+        const CasePoint& p = points[item];
+        // The GPU's load with this case: its cost, plus the point's recomputation where it starts
+        // one, less it where the reference case makes it unneeded.
+        const auto load_with = [&](std::size_t d) {
+            const auto it = shares[d].find(p.point);
+            const Share before = it == shares[d].end() ? Share{} : it->second;
+            Share after = before;
+            if (p.reference)
+                after.reference = true;
+            else
+                ++after.others;
+            const double charge = (after.charged() ? p.recompute_s : 0.0) - (before.charged() ? p.recompute_s : 0.0);
+            return schedule.expected_s[d] + costs[item] + charge;
+        };
+        // The least loaded after the case, among `eligible` GPUs; on a tie the GPU with fewer
+        // cases, then the lower.
+        const auto least_loaded = [&](const auto& eligible) -> std::optional<std::size_t> {
+            std::optional<std::tuple<double, std::size_t, std::size_t>> best;
+            for (std::size_t d = 0; d < devices; ++d) {
+                if (!eligible(d)) continue;
+                const auto key = std::make_tuple(load_with(d), schedule.items[d].size(), d);
+                if (!best || key < *best) best = key;
+            }
+            return best ? std::optional<std::size_t>(std::get<2>(*best)) : std::nullopt;
+        };
+        std::optional<std::size_t> chosen = least_loaded([&](std::size_t d) { return shares[d].contains(p.point); });
+        if (chosen && load_with(*chosen) > bound) chosen.reset();
+        const std::size_t best = chosen ? *chosen : *least_loaded([](std::size_t) { return true; });
+        schedule.expected_s[best] = load_with(best);
+        Share& share = shares[best][p.point];
+        if (p.reference)
+            share.reference = true;
+        else
+            ++share.others;
+        schedule.items[best].push_back(item);
+    }
+    for (auto& items : schedule.items) std::sort(items.begin(), items.end());
     return schedule;
 }
 

@@ -27,4 +27,23 @@ struct DeviceSchedule {
 /// same costs give the same schedule. Throws Error(internal) for no device or a bad cost.
 DeviceSchedule schedule_on_devices(const std::vector<double>& costs, std::size_t devices);
 
+/// The parameter point of a case, for keeping a point's cases on one GPU where that costs little.
+struct CasePoint {
+    std::size_t point = 0;  ///< tells the run's points apart (of any suite)
+    bool reference = false; ///< the point's reference case
+    /// What a GPU pays, once, to compute the point's reference outputs when it runs another case
+    /// of the point without its reference case (buffers drawn again, one untimed launch).
+    double recompute_s = 0.0;
+};
+
+/// As above, keeping a point's cases together where that costs the run nothing: points are dealt
+/// out costliest first, and a case joins a GPU that already runs cases of its point while that
+/// GPU's load stays within the bound no schedule beats (the mean load, or the costliest case);
+/// otherwise it goes to the GPU least loaded with it. A GPU is charged `recompute_s` once for each
+/// point whose cases it runs without the point's reference case, and `expected_s` includes the
+/// charges. No GPU's load exceeds the mean by more than the costliest case and the charges.
+/// `points` has one entry per cost; a point's entries give the same `recompute_s`.
+DeviceSchedule schedule_on_devices(const std::vector<double>& costs, std::size_t devices,
+                                   const std::vector<CasePoint>& points);
+
 } // namespace harness::run

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <gtest/gtest.h>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -86,6 +87,117 @@ TEST(DeviceSchedule, APointWhoseOneCaseDominatesIsSplitOverGpus)
     EXPECT_GE(makespan(schedule), 28.5 / 2);
 }
 
+namespace {
+
+/// What a schedule with points charges each GPU: the recomputation of each point it runs cases of
+/// without the point's reference case, worked out afresh from the schedule.
+std::vector<double> charges_of(const run::DeviceSchedule& schedule, const std::vector<run::CasePoint>& points)
+{
+    std::vector<double> charges;
+    for (const auto& items : schedule.items) {
+        std::map<std::size_t, std::pair<bool, double>> held; // point: (its reference here, recompute)
+        for (const auto i : items) {
+            auto& [reference, recompute] = held[points[i].point];
+            reference = reference || points[i].reference;
+            recompute = points[i].recompute_s;
+        }
+        double sum = 0;
+        for (const auto& [point, entry] : held)
+            if (!entry.first) sum += entry.second;
+        charges.push_back(sum);
+    }
+    return charges;
+}
+
+} // namespace
+
+TEST(DeviceSchedule, APointsCasesStayWithItsReferenceWhereThatCostsTheRunNothing)
+{
+    // Eight points of four variants of equal cost, the reference first at each: the plain rule
+    // deals the cases out in turn, so every point's cases land on every GPU and each GPU computes
+    // the reference's outputs again; with the points known, each point stays whole on one GPU at
+    // the same balance.
+    std::vector<double> costs;
+    std::vector<run::CasePoint> points;
+    for (std::size_t point = 0; point < 8; ++point)
+        for (std::size_t variant = 0; variant < 4; ++variant) {
+            costs.push_back(1.0);
+            points.push_back({point, variant == 0, 0.2});
+        }
+    for (const std::size_t devices : {2u, 4u}) {
+        const auto plain = run::schedule_on_devices(costs, devices);
+        const auto plain_charges = charges_of(plain, points);
+        EXPECT_GT(std::accumulate(plain_charges.begin(), plain_charges.end(), 0.0), 0.0)
+            << "the plain rule splits points";
+        const auto schedule = run::schedule_on_devices(costs, devices, points);
+        for (std::size_t d = 0; d < devices; ++d) {
+            EXPECT_TRUE(std::is_sorted(schedule.items[d].begin(), schedule.items[d].end()));
+            EXPECT_DOUBLE_EQ(schedule.expected_s[d], 32.0 / static_cast<double>(devices)) << "GPU " << d;
+            std::set<std::size_t> held;
+            for (const auto i : schedule.items[d]) held.insert(points[i].point);
+            for (const auto point : held)
+                for (std::size_t i = 0; i < costs.size(); ++i)
+                    if (points[i].point == point)
+                        EXPECT_TRUE(std::binary_search(schedule.items[d].begin(), schedule.items[d].end(), i))
+                            << "point " << point << " split, case " << i;
+        }
+        for (const double charge : charges_of(schedule, points)) EXPECT_EQ(charge, 0.0);
+    }
+}
+
+TEST(DeviceSchedule, WithPointsADominantPointIsStillSplitAndEachGpuChargedForWhatItRecomputes)
+{
+    // gemm's shape, as above: the naive reference at the largest point costs 12 s.
+    std::vector<double> costs;
+    std::vector<run::CasePoint> points;
+    for (std::size_t point = 0; point < 4; ++point)
+        for (std::size_t variant = 0; variant < 6; ++variant) {
+            costs.push_back(point == 3 ? (variant == 0 ? 12.0 : 1.5) : 0.5);
+            points.push_back({point, variant == 0, 0.1});
+        }
+    const auto schedule = run::schedule_on_devices(costs, 2, points);
+    const auto charges = charges_of(schedule, points);
+    std::set<std::size_t> gpus_of_largest_point;
+    for (std::size_t d = 0; d < 2; ++d) {
+        double sum = 0;
+        for (const auto i : schedule.items[d]) {
+            sum += costs[i];
+            if (points[i].point == 3) gpus_of_largest_point.insert(d);
+        }
+        EXPECT_NEAR(schedule.expected_s[d], sum + charges[d], 1e-12) << "GPU " << d;
+    }
+    EXPECT_EQ(gpus_of_largest_point.size(), 2u) << "the largest point's cases run on both GPUs";
+    EXPECT_LE(makespan(schedule), 16.5 + 0.1);
+    const auto plain = charges_of(run::schedule_on_devices(costs, 2), points);
+    EXPECT_GT(charges[0] + charges[1], 0.0) << "the largest point is recomputed where it is split";
+    EXPECT_LT(charges[0] + charges[1], plain[0] + plain[1]) << "fewer points split than by the plain rule";
+
+    // Costs of many sizes: every case once, the plain rule's bound plus the charges, the same
+    // schedule every time.
+    std::vector<double> mixed;
+    std::vector<run::CasePoint> mixed_points;
+    for (std::size_t i = 0; i < 60; ++i) {
+        mixed.push_back(0.05 + static_cast<double>(i * 37 % 23) * (i % 7 == 0 ? 1.0 : 0.1));
+        mixed_points.push_back({i / 5, i % 5 == 0, 0.03});
+    }
+    const double total = std::accumulate(mixed.begin(), mixed.end(), 0.0);
+    const double largest = *std::max_element(mixed.begin(), mixed.end());
+    for (const std::size_t devices : {1u, 2u, 3u, 4u, 8u}) {
+        const auto s = run::schedule_on_devices(mixed, devices, mixed_points);
+        std::multiset<std::size_t> seen;
+        for (const auto& items : s.items) seen.insert(items.begin(), items.end());
+        ASSERT_EQ(seen.size(), mixed.size());
+        for (std::size_t i = 0; i < mixed.size(); ++i) EXPECT_EQ(seen.count(i), 1u);
+        const auto c = charges_of(s, mixed_points);
+        for (std::size_t d = 0; d < devices; ++d)
+            EXPECT_LE(s.expected_s[d], total / static_cast<double>(devices) + largest + c[d] + 1e-9);
+        EXPECT_EQ(s.items, run::schedule_on_devices(mixed, devices, mixed_points).items) << "deterministic";
+    }
+    EXPECT_THROW(run::schedule_on_devices(costs, 2, {}), Error) << "a point per case";
+    points.front().recompute_s = -1;
+    EXPECT_THROW(run::schedule_on_devices(costs, 2, points), Error);
+}
+
 TEST(CaseCosts, BaselinesTimesOrderTheCasesAndMissingOnesTakeTheTypical)
 {
     const auto s = suite::load_suite(repo_root() / "suites" / "gemm.yaml");
@@ -138,6 +250,22 @@ TEST(CaseCosts, AnEarlierRunsMeasurementWinsOverTheModelPerCondition)
     EXPECT_DOUBLE_EQ(*book.expected("tiled16", "N=1001", {true, true}), 0.6);
     EXPECT_DOUBLE_EQ(*book.expected("tiled16", "N=1001", {false, false}), 0.5) << "the case less its profiling";
     EXPECT_FALSE(book.expected("tiled16", "N=256", {true, false}));
+    EXPECT_DOUBLE_EQ(*book.buffers("tiled16", "N=1001"), 0.5);
+    EXPECT_FALSE(book.buffers("tiled16", "N=256"));
+    {
+        // A case that computed its point's reference outputs, as its GPU lacked the reference
+        // case, is kept at its own cost: the schedule charges the recomputation to the GPU.
+        CaseResult elsewhere;
+        elsewhere.variant = "tiled32";
+        elsewhere.params_text = "N=2048";
+        elsewhere.cost.prepare = 0.7;
+        elsewhere.cost.reference = 0.3;
+        elsewhere.cost.timing = 1.0;
+        pipeline::CaseCostBook other(cache.path, "NVIDIA H100 80GB HBM3", "gemm-elsewhere");
+        other.record({elsewhere});
+        EXPECT_DOUBLE_EQ(*other.expected("tiled32", "N=2048", {false, false}), 1.4);
+        EXPECT_DOUBLE_EQ(*other.buffers("tiled32", "N=2048"), 0.4);
+    }
     // Another GPU model keeps its own book.
     EXPECT_FALSE(
         pipeline::CaseCostBook(cache.path, "NVIDIA H200", "gemm").expected("tiled16", "N=1001", {true, false}));
