@@ -60,6 +60,10 @@ inline constexpr double instrumented_launches = 400.0;
 /// to 0.1 s a point).
 inline constexpr double typical_recompute_s = 0.05;
 
+/// Seconds a worker takes to start (driver, context, profilers) when no other starts beside it: 0.6
+/// to 0.65 s on an H100 and an H200.
+inline constexpr double worker_start_s = 0.6;
+
 /// Where the expected costs of a list of cases came from.
 struct CostSources {
     std::size_t recorded = 0; ///< an earlier run's measurement

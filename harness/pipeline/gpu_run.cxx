@@ -15,9 +15,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <exception>
 #include <fmt/format.h>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -193,7 +195,22 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
     const auto case_of = [&](const run::WorkItem& item) -> const suite::Case& {
         return plans[item.suite].runnable[item.index];
     };
-    const auto schedule = run::schedule_on_devices(costs, devices.size(), points);
+    // The workers start one after another, each once the one before it is ready: the driver
+    // creates one context at a time across the host, so four started at once were all ready after
+    // about 2.5 s (four H200s, warm), where one after another the first starts cases after 0.6 s.
+    // Each GPU is expected to start that much later than the one before it.
+    std::vector<double> start_s;
+    for (std::size_t g = 0; g < devices.size(); ++g) start_s.push_back(static_cast<double>(g) * worker_start_s);
+    const auto schedule = run::schedule_on_devices(costs, devices.size(), points, start_s);
+    std::condition_variable turn;
+    std::size_t may_start = 1; // GPUs below this may start their worker
+    const auto pass_turn = [&](std::size_t g) {
+        {
+            const std::lock_guard lock(mutex);
+            may_start = std::max(may_start, g + 2);
+        }
+        turn.notify_all();
+    };
     std::vector<std::exception_ptr> errors(devices.size());
     // Per GPU, seconds since the cases were handed out: its first worker ready, its last case
     // reported, its last worker gone (busy).
@@ -202,7 +219,14 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
     std::vector<std::thread> threads;
     for (std::size_t g = 0; g < devices.size(); ++g)
         threads.emplace_back([&, g] {
+            // However this GPU's share ends, the next GPU's worker may start.
+            const std::shared_ptr<void> next(nullptr, [&](void*) { pass_turn(g); });
             try {
+                {
+                    // A worker slow to start (a hung driver) holds up the next one a few seconds at most.
+                    std::unique_lock lock(mutex);
+                    turn.wait_for(lock, std::chrono::seconds(10), [&] { return g < may_start; });
+                }
                 const auto& mine = schedule.items[g];
                 if (mine.empty()) return;
                 std::vector<run::WorkItem> own;
@@ -213,11 +237,14 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
                 on_device.options.groups_span_suites = devices.size() > 1;
                 run::RunObserver relay;
                 relay.on_worker_ready = [&](double seconds, const std::map<std::string, double>& parts) {
-                    const std::lock_guard lock(mutex);
-                    if (ready_s[g] == 0) ready_s[g] = seconds_since(started);
-                    ++notes.workers;
-                    notes.worker_seconds += seconds;
-                    for (const auto& [part, s] : parts) notes.worker_parts[part] += s;
+                    {
+                        const std::lock_guard lock(mutex);
+                        if (ready_s[g] == 0) ready_s[g] = seconds_since(started);
+                        ++notes.workers;
+                        notes.worker_seconds += seconds;
+                        for (const auto& [part, s] : parts) notes.worker_parts[part] += s;
+                    }
+                    pass_turn(g);
                 };
                 relay.on_begin = [&](std::size_t i) {
                     CaseResult r;
@@ -285,7 +312,8 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
         }
         notes.devices.push_back(fmt::format(
             "cases spread over {} GPUs case by case, costliest first onto the least-loaded GPU, with {} suite(s) "
-            "at once (expected costs: {} recorded by earlier runs, {} modelled from the baselines' times): {}{}",
+            "at once, each GPU's worker started once the one before it was ready (expected costs: {} recorded by "
+            "earlier runs, {} modelled from the baselines' times): {}{}",
             devices.size(), plans.size(), recorded, modelled, join(parts, "; "), idle));
     }
     return notes;

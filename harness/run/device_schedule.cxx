@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 #include <map>
 #include <numeric>
-#include <optional>
 #include <tuple>
 
 namespace harness::run {
@@ -60,8 +59,13 @@ DeviceSchedule schedule_on_devices(const std::vector<double>& costs, std::size_t
 }
 
 DeviceSchedule schedule_on_devices(const std::vector<double>& costs, std::size_t devices,
-                                   const std::vector<CasePoint>& points)
+                                   const std::vector<CasePoint>& points, const std::vector<double>& start_s)
 {
+    if (!start_s.empty() && start_s.size() != devices)
+        throw Error(ErrorKind::internal,
+                    fmt::format("a schedule over {} GPUs given the start of {}", devices, start_s.size()));
+    for (const double s : start_s)
+        if (!std::isfinite(s) || s < 0) throw Error(ErrorKind::internal, fmt::format("a GPU starting at {} s", s));
     if (points.size() != costs.size())
         throw Error(ErrorKind::internal,
                     fmt::format("a schedule of {} cases given the points of {}", costs.size(), points.size()));
@@ -73,22 +77,10 @@ DeviceSchedule schedule_on_devices(const std::vector<double>& costs, std::size_t
         if (!std::isfinite(p.recompute_s) || p.recompute_s < 0)
             throw Error(ErrorKind::internal, fmt::format("a point's reference recomputed for {} s", p.recompute_s));
 
-    // Points costliest first, each point's cases costliest first; ties keep the given order.
-    std::map<std::size_t, double> point_cost;
-    for (std::size_t i = 0; i < costs.size(); ++i) point_cost[points[i].point] += costs[i];
+    // The longest-processing-time rule's order: costliest first, ties by index.
     std::vector<std::size_t> order(costs.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        const double pa = point_cost[points[a].point], pb = point_cost[points[b].point];
-        if (pa != pb) return pa > pb;
-        if (points[a].point != points[b].point) return points[a].point < points[b].point;
-        return costs[a] > costs[b];
-    });
-    // No schedule ends before the mean load or the costliest case: a case joins its point's GPU
-    // while that GPU stays within this bound, which costs the run nothing.
-    const double total = std::accumulate(costs.begin(), costs.end(), 0.0);
-    const double bound = std::max(total / static_cast<double>(devices),
-                                  costs.empty() ? 0.0 : *std::max_element(costs.begin(), costs.end()));
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return costs[a] > costs[b]; });
 
     // Per GPU and point: whether it runs the point's reference case, and how many of its others.
     struct Share {
@@ -102,9 +94,9 @@ DeviceSchedule schedule_on_devices(const std::vector<double>& costs, std::size_t
     schedule.expected_s.assign(devices, 0.0);
     for (const std::size_t item : order) {
         const CasePoint& p = points[item];
-        // The GPU's load with this case: its cost, plus the point's recomputation where it starts
-        // one, less it where the reference case makes it unneeded.
-        const auto load_with = [&](std::size_t d) {
+        // The charge for this case on a GPU: the point's recomputation where the case starts one,
+        // less it where the reference case makes it unneeded.
+        const auto charge_on = [&](std::size_t d) {
             const auto it = shares[d].find(p.point);
             const Share before = it == shares[d].end() ? Share{} : it->second;
             Share after = before;
@@ -112,24 +104,20 @@ DeviceSchedule schedule_on_devices(const std::vector<double>& costs, std::size_t
                 after.reference = true;
             else
                 ++after.others;
-            const double charge = (after.charged() ? p.recompute_s : 0.0) - (before.charged() ? p.recompute_s : 0.0);
-            return schedule.expected_s[d] + costs[item] + charge;
+            return (after.charged() ? p.recompute_s : 0.0) - (before.charged() ? p.recompute_s : 0.0);
         };
-        // The least loaded after the case, among `eligible` GPUs; on a tie the GPU with fewer
-        // cases, then the lower.
-        const auto least_loaded = [&](const auto& eligible) -> std::optional<std::size_t> {
-            std::optional<std::tuple<double, std::size_t, std::size_t>> best;
-            for (std::size_t d = 0; d < devices; ++d) {
-                if (!eligible(d)) continue;
-                const auto key = std::make_tuple(load_with(d), schedule.items[d].size(), d);
-                if (!best || key < *best) best = key;
-            }
-            return best ? std::optional<std::size_t>(std::get<2>(*best)) : std::nullopt;
+        // The least loaded with the case; on a tie the GPU charged less for it, then the one with
+        // fewer cases, then the lower.
+        const auto key_of = [&](std::size_t d) {
+            const double charge = charge_on(d);
+            const double start = start_s.empty() ? 0.0 : start_s[d];
+            return std::make_tuple(start + schedule.expected_s[d] + costs[item] + charge, charge,
+                                   schedule.items[d].size(), d);
         };
-        std::optional<std::size_t> chosen = least_loaded([&](std::size_t d) { return shares[d].contains(p.point); });
-        if (chosen && load_with(*chosen) > bound) chosen.reset();
-        const std::size_t best = chosen ? *chosen : *least_loaded([](std::size_t) { return true; });
-        schedule.expected_s[best] = load_with(best);
+        auto best_key = key_of(0);
+        for (std::size_t d = 1; d < devices; ++d) best_key = std::min(best_key, key_of(d));
+        const std::size_t best = std::get<3>(best_key);
+        schedule.expected_s[best] += costs[item] + std::get<1>(best_key);
         Share& share = shares[best][p.point];
         if (p.reference)
             share.reference = true;
