@@ -19,7 +19,6 @@
 #include <exception>
 #include <fmt/format.h>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -216,63 +215,66 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
     // reported, its last worker gone (busy).
     std::vector<double> busy_s(devices.size(), 0.0), ready_s(devices.size(), 0.0), last_s(devices.size(), 0.0);
     const auto started = std::chrono::steady_clock::now();
+    // One GPU's share of the cases, run in its workers; the results go to the plans.
+    const auto run_share = [&](std::size_t g) {
+        const auto& mine = schedule.items[g];
+        if (mine.empty()) return;
+        std::vector<run::WorkItem> own;
+        for (const auto i : mine) own.push_back(items[i]);
+        run::IsolatedRunConfig on_device = config;
+        on_device.device = devices[g].ordinal;
+        on_device.pci_bus_id = devices[g].pci_bus_id;
+        on_device.options.groups_span_suites = devices.size() > 1;
+        run::RunObserver relay;
+        relay.on_worker_ready = [&](double seconds, const std::map<std::string, double>& parts) {
+            {
+                const std::lock_guard lock(mutex);
+                if (ready_s[g] == 0) ready_s[g] = seconds_since(started);
+                ++notes.workers;
+                notes.worker_seconds += seconds;
+                for (const auto& [part, s] : parts) notes.worker_parts[part] += s;
+            }
+            pass_turn(g);
+        };
+        relay.on_begin = [&](std::size_t i) {
+            CaseResult r;
+            const auto& plan = plans[own[i].suite];
+            const auto& c = case_of(own[i]);
+            r.variant = plan.suite.variants[c.variant].name;
+            r.params_text = c.params_text;
+            const std::lock_guard lock(mutex);
+            progress.begin(r);
+        };
+        relay.on_result = [&](std::size_t, const CaseResult& r) {
+            const std::lock_guard lock(mutex);
+            last_s[g] = seconds_since(started);
+            progress.end(r);
+        };
+        auto ran = run::run_isolated(work, own, on_device, relay);
+        const std::lock_guard lock(mutex);
+        busy_s[g] = seconds_since(started);
+        for (std::size_t k = 0; k < ran.size(); ++k) {
+            if (devices.size() > 1)
+                ran[k].message +=
+                    fmt::format("{}ran on GPU {}", ran[k].message.empty() ? "" : "; ", devices[g].ordinal);
+            SuitePlan& plan = plans[own[k].suite];
+            plan.results[plan.runnable_index[own[k].index]] = std::move(ran[k]);
+        }
+    };
     std::vector<std::thread> threads;
     for (std::size_t g = 0; g < devices.size(); ++g)
         threads.emplace_back([&, g] {
-            // However this GPU's share ends, the next GPU's worker may start.
-            const std::shared_ptr<void> next(nullptr, [&](void*) { pass_turn(g); });
+            {
+                // A worker slow to start (a hung driver) holds up the next one a few seconds at most.
+                std::unique_lock lock(mutex);
+                turn.wait_for(lock, std::chrono::seconds(10), [&] { return g < may_start; });
+            }
             try {
-                {
-                    // A worker slow to start (a hung driver) holds up the next one a few seconds at most.
-                    std::unique_lock lock(mutex);
-                    turn.wait_for(lock, std::chrono::seconds(10), [&] { return g < may_start; });
-                }
-                const auto& mine = schedule.items[g];
-                if (mine.empty()) return;
-                std::vector<run::WorkItem> own;
-                for (const auto i : mine) own.push_back(items[i]);
-                run::IsolatedRunConfig on_device = config;
-                on_device.device = devices[g].ordinal;
-                on_device.pci_bus_id = devices[g].pci_bus_id;
-                on_device.options.groups_span_suites = devices.size() > 1;
-                run::RunObserver relay;
-                relay.on_worker_ready = [&](double seconds, const std::map<std::string, double>& parts) {
-                    {
-                        const std::lock_guard lock(mutex);
-                        if (ready_s[g] == 0) ready_s[g] = seconds_since(started);
-                        ++notes.workers;
-                        notes.worker_seconds += seconds;
-                        for (const auto& [part, s] : parts) notes.worker_parts[part] += s;
-                    }
-                    pass_turn(g);
-                };
-                relay.on_begin = [&](std::size_t i) {
-                    CaseResult r;
-                    const auto& plan = plans[own[i].suite];
-                    const auto& c = case_of(own[i]);
-                    r.variant = plan.suite.variants[c.variant].name;
-                    r.params_text = c.params_text;
-                    const std::lock_guard lock(mutex);
-                    progress.begin(r);
-                };
-                relay.on_result = [&](std::size_t, const CaseResult& r) {
-                    const std::lock_guard lock(mutex);
-                    last_s[g] = seconds_since(started);
-                    progress.end(r);
-                };
-                auto ran = run::run_isolated(work, own, on_device, relay);
-                const std::lock_guard lock(mutex);
-                busy_s[g] = seconds_since(started);
-                for (std::size_t k = 0; k < ran.size(); ++k) {
-                    if (devices.size() > 1)
-                        ran[k].message +=
-                            fmt::format("{}ran on GPU {}", ran[k].message.empty() ? "" : "; ", devices[g].ordinal);
-                    SuitePlan& plan = plans[own[k].suite];
-                    plan.results[plan.runnable_index[own[k].index]] = std::move(ran[k]);
-                }
+                run_share(g);
             } catch (...) {
                 errors[g] = std::current_exception();
             }
+            pass_turn(g); // however the share ended, the next GPU's worker may start
         });
     for (auto& t : threads) t.join();
     for (const auto& e : errors)
