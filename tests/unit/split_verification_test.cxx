@@ -103,11 +103,17 @@ TEST(SplitVerification, TheGpuWithoutThePointsReferenceCatchesAWrongOutput)
     const auto s = suite::parse_suite(suite_text, repo_root() / "suites" / "split.yaml");
     const auto cases = suite::expand_cases(s);
     ASSERT_EQ(cases.size(), 6u);
-    // The reference costs most: on two GPUs, each point's reference goes to one GPU and its other
-    // cases to the other.
+    // The reference costs most: on two GPUs, scheduled as a run schedules them (a GPU charged for
+    // a point it must compute the reference of), each point's reference goes to one GPU and some
+    // of its other cases to the other.
     std::vector<double> costs;
-    for (const auto& c : cases) costs.push_back(s.variants[c.variant].name == s.reference ? 10.0 : 4.0);
-    const auto schedule = run::schedule_on_devices(costs, 2);
+    std::vector<run::CasePoint> points;
+    for (const auto& c : cases) {
+        const bool reference = s.variants[c.variant].name == s.reference;
+        costs.push_back(reference ? 10.0 : 4.0);
+        points.push_back({c.point, reference, 0.05});
+    }
+    const auto schedule = run::schedule_on_devices(costs, 2, points);
 
     std::vector<CaseResult> results(cases.size());
     std::vector<std::size_t> gpu_of(cases.size());
