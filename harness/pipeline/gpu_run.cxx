@@ -265,7 +265,7 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
     for (std::size_t g = 0; g < devices.size(); ++g)
         threads.emplace_back([&, g] {
             {
-                // A worker slow to start (a hung driver) holds up the next one a few seconds at most.
+                // A worker slow to start (a hung driver) holds up the next one 10 s at most.
                 std::unique_lock lock(mutex);
                 turn.wait_for(lock, std::chrono::seconds(10), [&] { return g < may_start; });
             }

@@ -40,10 +40,10 @@ struct CasePoint {
 /// the point's reference case: a case goes to the GPU least loaded with it, charge included, so a
 /// point's cases stay with its reference where the loads are within a recomputation of each other,
 /// and the rule otherwise balances as the plain one. (Keeping points whole up to the mean load was
-/// tried: with costs modelled from the baselines it put gemm's N=4096 cases on one GPU, 27.8 s
-/// against 19.0 s on four H200s.) `expected_s` includes the charges; no GPU's load exceeds the
-/// mean by more than the costliest case and its charges. `points` has one entry per cost; a
-/// point's entries give the same `recompute_s`.
+/// tried: with costs modelled from the baselines it put gemm's N=4096 cases on one GPU, 25.8 s
+/// against 17.9 s on four H200s.) `expected_s` includes the charges; without `start_s`, no GPU's
+/// load exceeds the mean by more than the costliest case and its charges. `points` has one entry
+/// per cost; a point's entries give the same `recompute_s`.
 /// `start_s`, when given, is when each GPU is expected to take its first case (its worker started
 /// after the others'): a GPU that starts later gets that much less work. `expected_s` does not
 /// include it.
