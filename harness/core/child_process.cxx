@@ -7,10 +7,15 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <vector>
 #include <unistd.h>
 
 namespace harness {
@@ -52,7 +57,132 @@ std::pair<pid_t, int> fork_with_pipe(const std::string& what, const std::functio
     return {pid, fds[0]};
 }
 
+/// Reads `fd` to its end and closes it.
+std::string read_to_end(int fd)
+{
+    std::string text;
+    char chunk[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        text.append(chunk, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return text;
+}
+
+/// Throws the Error run_in_child throws for a child that ended with `status` without answering.
+[[noreturn]] void child_failed(const std::string& what, int status)
+{
+    if (WIFSIGNALED(status))
+        throw Error(ErrorKind::internal, fmt::format("{}: the child process was killed by signal {} ({})", what,
+                                                     WTERMSIG(status), strsignal(WTERMSIG(status))));
+    throw Error(ErrorKind::internal, fmt::format("{}: the child process failed", what));
+}
+
+/// The file descriptors open in this process.
+std::vector<int> open_descriptors()
+{
+    std::vector<int> fds;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+        try {
+            fds.push_back(std::stoi(entry.path().filename().string()));
+        } catch (const std::exception&) {
+        }
+    }
+    // The listing's own descriptor is closed by now; its number may be taken by the next open.
+    std::erase_if(fds, [](int fd) { return ::fcntl(fd, F_GETFD) == -1; });
+    return fds;
+}
+
+struct StayingChild {
+    std::mutex mutex;
+    pid_t pid = 0;
+    pid_t parent = 0; ///< the process it stays for: a forked copy of that process must not end it
+};
+
+StayingChild& staying()
+{
+    static StayingChild child;
+    return child;
+}
+
+void end_staying_child_locked(StayingChild& child)
+{
+    if (child.pid > 0 && child.parent == ::getpid()) {
+        ::kill(child.pid, SIGKILL);
+        wait_for(child.pid);
+    }
+    child.pid = 0;
+}
+
+/// The answer's last byte when the child stays; JSON and text answers never hold a NUL.
+constexpr char stays_mark = '\0';
+
 } // namespace
+
+std::string run_in_staying_child(const std::string& what, const std::function<std::string(bool& stay)>& body)
+{
+    const pid_t parent = ::getpid();
+    const auto [pid, answers] = fork_with_pipe(
+        what,
+        [&](int fd) {
+            // What the parent had open is closed before the child idles, so that no pipe's end or
+            // lock outlives the parent's own; what the body opened (the driver's devices) stays.
+            const std::vector<int> inherited = open_descriptors();
+            bool stay = false;
+            std::string answer = body(stay);
+            if (!stay) {
+                write_all(fd, answer);
+                return 0;
+            }
+            ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (::getppid() != parent) return 0;
+            write_all(fd, answer + stays_mark);
+            const int null = ::open("/dev/null", O_RDWR);
+            for (const int f : inherited)
+                if (f != null) {
+                    if (f <= STDERR_FILENO && null >= 0)
+                        ::dup2(null, f);
+                    else
+                        ::close(f);
+                }
+            if (null > STDERR_FILENO) ::close(null);
+            for (;;) ::pause();
+        },
+        1);
+    std::string answer = read_to_end(answers);
+    if (answer.empty() || answer.back() != stays_mark) {
+        const int status = wait_for(pid);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) child_failed(what, status);
+        return answer;
+    }
+    answer.pop_back();
+    StayingChild& child = staying();
+    const std::lock_guard lock(child.mutex);
+    end_staying_child_locked(child);
+    child.pid = pid;
+    child.parent = parent;
+    static const bool registered = std::atexit([] { end_staying_child(); }) == 0;
+    (void)registered;
+    return answer;
+}
+
+int staying_child()
+{
+    StayingChild& child = staying();
+    const std::lock_guard lock(child.mutex);
+    return child.parent == ::getpid() ? child.pid : 0;
+}
+
+void end_staying_child()
+{
+    StayingChild& child = staying();
+    const std::lock_guard lock(child.mutex);
+    end_staying_child_locked(child);
+}
 
 std::string run_in_child(const std::string& what, const std::function<std::string()>& body)
 {
@@ -63,21 +193,9 @@ std::string run_in_child(const std::string& what, const std::function<std::strin
             return 0;
         },
         1);
-    std::string answer;
-    char chunk[65536];
-    for (;;) {
-        const ssize_t n = ::read(answers, chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        answer.append(chunk, static_cast<std::size_t>(n));
-    }
-    ::close(answers);
+    std::string answer = read_to_end(answers);
     const int status = wait_for(pid);
-    if (WIFSIGNALED(status))
-        throw Error(ErrorKind::internal, fmt::format("{}: the child process was killed by signal {} ({})", what,
-                                                     WTERMSIG(status), strsignal(WTERMSIG(status))));
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        throw Error(ErrorKind::internal, fmt::format("{}: the child process failed", what));
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) child_failed(what, status);
     return answer;
 }
 

@@ -16,6 +16,19 @@ namespace harness {
 /// dies before answering (the message names `what` and the signal or exit status).
 std::string run_in_child(const std::string& what, const std::function<std::string()>& body);
 
+/// Runs `body` in a forked child and returns what it returned, as run_in_child does; where `body`
+/// sets `stay`, the child then stays, idle and holding nothing the parent had open, until this
+/// process ends or end_staying_child() is called. At most one child stays: a later one ends the
+/// one before it. A child that started the CUDA driver and stays makes every later driver start on
+/// the host cheaper (see probe_devices).
+std::string run_in_staying_child(const std::string& what, const std::function<std::string(bool& stay)>& body);
+
+/// The staying child's process id, or 0 when none stays.
+int staying_child();
+
+/// Ends the staying child, if any, and reaps it.
+void end_staying_child();
+
 /// Writes all of `bytes` to a child's or a parent's pipe; stops quietly where the reader is gone.
 void write_all(int fd, const std::string& bytes);
 

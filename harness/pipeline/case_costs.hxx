@@ -61,9 +61,9 @@ inline constexpr double instrumented_launches = 400.0;
 inline constexpr double typical_recompute_s = 0.05;
 
 /// Seconds between one GPU's worker being ready and the next one's, the workers started one after
-/// another (driver, context, profilers; the one before already running cases): 0.8 to 1.1 s on
-/// four H200s, against 0.6 s for a worker alone.
-inline constexpr double worker_start_s = 0.9;
+/// another (driver, context, profilers; the one before already running cases) while the probe's
+/// child holds the driver: 0.6 to 0.7 s on four H100s (0.8 to 1.1 s on four H200s without it).
+inline constexpr double worker_start_s = 0.65;
 
 /// Where the expected costs of a list of cases came from.
 struct CostSources {

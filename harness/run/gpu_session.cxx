@@ -192,11 +192,17 @@ std::vector<std::optional<DeviceInfo>> probe_devices(const std::vector<int>& ord
         for (const int ordinal : ordinals) known.push_back(probed_devices.at(ordinal));
         return known;
     }
-    const std::string text = run_in_child("device probe", [&] {
+    // The probe's child stays for the rest of the run once it has started the driver: while one
+    // process on the host holds the driver, every later start is cheaper. Measured on four H100s
+    // (persistence mode on): the driver's start seeing the four GPUs 0.55 -> 0.065 s, a worker's
+    // confined to one 0.155 -> 0.057 s, four such workers with a context each 1.1 -> 0.63 s. A
+    // context held as well gained nothing more.
+    const std::string text = run_in_staying_child("device probe", [&](bool& stay) {
         nlohmann::json answers = nlohmann::json::array();
         for (const int ordinal : ordinals) {
             try {
                 answers.push_back({{"device", query_device(ordinal)}});
+                stay = true;
             } catch (const std::exception& e) {
                 answers.push_back({{"error", e.what()}});
             }

@@ -1,7 +1,8 @@
-// Children that answer once (run_in_child) and workers followed by their events (follow_child):
-// messages arrive whole and in order, deadlines move with them, a child that hangs is killed, one
-// that crashes or throws is reaped with its status, and none is left running when the parent
-// cannot follow it.
+// Children that answer once (run_in_child), that answer and stay (run_in_staying_child), and
+// workers followed by their events (follow_child): messages arrive whole and in order, deadlines
+// move with them, a child that hangs is killed, one that crashes or throws is reaped with its
+// status, none is left running when the parent cannot follow it, and a staying child holds
+// nothing the parent had open.
 
 #include "harness/core/child_process.hxx"
 #include "harness/core/error.hxx"
@@ -9,8 +10,11 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <poll.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -47,6 +51,54 @@ TEST(RunInChild, ReturnsTheAnswerOrSaysHowTheChildDied)
             << e.what();
     }
     EXPECT_THROW(run_in_child("throw", []() -> std::string { throw std::runtime_error("no"); }), Error);
+}
+
+TEST(RunInStayingChild, StaysOnlyWhenAskedHoldsNothingOfTheParentsAndEndsWhenTold)
+{
+    // A child that is not asked to stay answers and is reaped, as run_in_child's.
+    EXPECT_EQ(run_in_staying_child("plain", [](bool&) { return std::string("answer"); }), "answer");
+    EXPECT_EQ(staying_child(), 0);
+    EXPECT_THROW(run_in_staying_child("throw", [](bool&) -> std::string { throw std::runtime_error("no"); }), Error);
+    EXPECT_EQ(staying_child(), 0);
+
+    // A pipe open in the parent when the child is forked: once the parent closes its write end,
+    // its reader sees the end, so the staying child holds no copy of it.
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    const std::string answer = run_in_staying_child("stay", [&](bool& stay) {
+        const int opened_by_body = ::dup(STDERR_FILENO); // stands for the driver's own descriptors
+        stay = true;
+        return fmt::format("{} {}", opened_by_body, std::string(100000, 'y'));
+    });
+    const auto space = answer.find(' ');
+    ASSERT_NE(space, std::string::npos);
+    EXPECT_EQ(answer.substr(space + 1), std::string(100000, 'y'));
+    const int opened_by_body = std::stoi(answer.substr(0, space));
+    const int first = staying_child();
+    ASSERT_GT(first, 0);
+    EXPECT_EQ(::kill(first, 0), 0) << "the child did not stay";
+    ::close(fds[1]);
+    pollfd p{fds[0], POLLIN, 0};
+    ASSERT_EQ(poll(&p, 1, 5000), 1) << "the staying child still holds the parent's pipe";
+    char byte = 0;
+    EXPECT_EQ(::read(fds[0], &byte, 1), 0);
+    ::close(fds[0]);
+    // What the body itself opened stays open in the child.
+    EXPECT_TRUE(std::filesystem::exists(fmt::format("/proc/{}/fd/{}", first, opened_by_body)));
+    EXPECT_FALSE(std::filesystem::exists(fmt::format("/proc/{}/fd/{}", first, fds[0])));
+
+    // A second staying child ends the first; ending it leaves none.
+    run_in_staying_child("again", [](bool& stay) {
+        stay = true;
+        return std::string("x");
+    });
+    const int second = staying_child();
+    EXPECT_GT(second, 0);
+    EXPECT_NE(second, first);
+    EXPECT_EQ(::kill(first, 0), -1) << "the first staying child was not ended";
+    end_staying_child();
+    EXPECT_EQ(staying_child(), 0);
+    EXPECT_EQ(::kill(second, 0), -1) << "the staying child was not ended";
 }
 
 TEST(FollowChild, PassesEveryMessageWholeAndInOrderAndReapsTheChild)
