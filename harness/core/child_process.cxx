@@ -7,16 +7,16 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fcntl.h>
+#include <filesystem>
 #include <fmt/format.h>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <vector>
 #include <unistd.h>
+#include <vector>
 
 namespace harness {
 

@@ -196,8 +196,9 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
     };
     // The workers start one after another, each once the one before it is ready: the driver
     // creates one context at a time across the host, so four started at once were all ready after
-    // 2.3 to 2.5 s (four H200s, warm), and one after another at 0.6, 1.5, 2.3 and 3.4 s. Each GPU
-    // is expected to start that much later than the one before it, and gets less work.
+    // 2.3 to 2.5 s (four H200s, warm), and one after another at 0.6, 1.5, 2.3 and 3.4 s; with the
+    // probe's child holding the driver, at 0.6, 1.3, 2.0 and 2.7 s (four H100s). Each GPU is
+    // expected to start that much later than the one before it, and gets less work.
     std::vector<double> start_s;
     for (std::size_t g = 0; g < devices.size(); ++g) start_s.push_back(static_cast<double>(g) * worker_start_s);
     const auto schedule = run::schedule_on_devices(costs, devices.size(), points, start_s);
