@@ -16,13 +16,13 @@ struct LaunchResources {
     int static_shared_bytes = 0;
     int dynamic_shared_bytes = 0;
     int local_bytes = 0;
-    std::optional<int> barriers;          ///< named barriers, where the source reports them
-    std::optional<int> spill_store_bytes; ///< from ptxas' report, where the source has one
-    std::optional<int> spill_load_bytes;
+    std::optional<int> barriers{};          ///< named barriers, where the source reports them
+    std::optional<int> spill_store_bytes{}; ///< from ptxas' report, where the source has one
+    std::optional<int> spill_load_bytes{};
     int blocks_per_sm = 0;
     double occupancy = 0.0;
-    std::string limiter;           ///< to_string(OccupancyLimiter)
-    std::string impossible_reason; ///< why no block fits, when blocks_per_sm is 0
+    std::string limiter{};           ///< to_string(OccupancyLimiter)
+    std::string impossible_reason{}; ///< why no block fits, when blocks_per_sm is 0
 };
 
 /// A multi-launch variant reports its most demanding kernel: the largest of each resource and the

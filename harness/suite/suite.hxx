@@ -141,7 +141,7 @@ struct ParamSpec {
     /// values expand like any other parameter's.
     bool scanned = false;
     /// A scan's `pitch:`: a row pitch or offset in bytes at each point, for the alignment cause.
-    std::optional<Expression> pitch;
+    std::optional<Expression> pitch{};
 };
 
 /// `cliffs:`: what counts as a cliff along the suite's scanned axis, and how one is gated.

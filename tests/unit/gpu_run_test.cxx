@@ -169,8 +169,9 @@ TEST(GpuRun, KernelDurationsLeaveOutTheGapsThatEventsCount)
         EXPECT_GT(kernel_us, 0.5) << k.variant << " " << k.params_text;
         // Two-kernel variants are not compared: each of their kernels starts with a cold L2 here
         // (as under Nsight Compute), the second one's input is in the L2 under events.
-        if (s.find_variant(k.variant)->launches.size() == 1)
+        if (s.find_variant(k.variant)->launches.size() == 1) {
             EXPECT_LT(kernel_us, event_us) << k.variant << " " << k.params_text;
+        }
         EXPECT_GE(k.metric("time_samples").value_or(0), 10.0);
         EXPECT_EQ(k.message.find("timed with CUDA events"), std::string::npos) << k.message;
         const auto& h = find(hot, k.variant, k.params_text);
