@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -99,6 +100,67 @@ TEST(RunInStayingChild, StaysOnlyWhenAskedHoldsNothingOfTheParentsAndEndsWhenTol
     end_staying_child();
     EXPECT_EQ(staying_child(), 0);
     EXPECT_EQ(::kill(second, 0), -1) << "the staying child was not ended";
+}
+
+namespace {
+
+/// Forks a process that makes a staying child, tells its pid over a pipe, then ends as `end` says
+/// ("exit": returns from main, as a run does; "killed": waits to be killed). Returns the process
+/// and the staying child's pid. The test process is made a subreaper, so that the staying child,
+/// orphaned, is reparented to it and can be reaped here.
+std::pair<pid_t, pid_t> fork_with_staying_child(const std::string& end)
+{
+    int fds[2];
+    if (pipe(fds) != 0) return {-1, -1};
+    const pid_t process = fork();
+    if (process == 0) {
+        ::close(fds[0]);
+        run_in_staying_child("held", [](bool& stay) {
+            stay = true;
+            return std::string("x");
+        });
+        const int held = staying_child();
+        write_all(fds[1], std::to_string(held) + "\n");
+        ::close(fds[1]);
+        if (end == "exit") std::exit(0); // atexit ends the staying child
+        for (;;) ::pause();
+    }
+    ::close(fds[1]);
+    std::string text;
+    char chunk[64];
+    for (ssize_t n; (n = ::read(fds[0], chunk, sizeof chunk)) > 0;) text.append(chunk, static_cast<std::size_t>(n));
+    ::close(fds[0]);
+    return {process, text.empty() ? -1 : std::stoi(text)};
+}
+
+/// Whether `pid` ended (reaped here, or gone) within `seconds`.
+bool ends_within(pid_t pid, double seconds)
+{
+    const auto start = std::chrono::steady_clock::now();
+    while (seconds_since(start) < seconds) {
+        int status = 0;
+        const pid_t reaped = waitpid(pid, &status, WNOHANG);
+        if (reaped == pid || (reaped < 0 && errno == ECHILD && ::kill(pid, 0) != 0)) return true;
+        pause_for(0.02);
+    }
+    return false;
+}
+
+} // namespace
+
+TEST(RunInStayingChild, EndsWithTheProcessThatMadeItWhetherItExitsOrIsKilled)
+{
+    ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+    for (const std::string end : {"exit", "killed"}) {
+        const auto [process, held] = fork_with_staying_child(end);
+        ASSERT_GT(process, 0) << end;
+        ASSERT_GT(held, 0) << end;
+        if (end == "killed") ::kill(process, SIGKILL);
+        int status = 0;
+        ASSERT_EQ(waitpid(process, &status, 0), process) << end;
+        EXPECT_TRUE(ends_within(held, 10.0)) << "the staying child outlived the process that made it (" << end << ")";
+    }
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
 TEST(FollowChild, PassesEveryMessageWholeAndInOrderAndReapsTheChild)
