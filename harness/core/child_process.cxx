@@ -118,8 +118,8 @@ void end_staying_child_locked(StayingChild& child)
     child.pid = 0;
 }
 
-/// The answer's last byte when the child stays; JSON and text answers never hold a NUL.
-constexpr char stays_mark = '\0';
+/// The first byte a child answers with: whether it stays.
+constexpr char stays_mark = 'S', ends_mark = 'E';
 
 } // namespace
 
@@ -135,12 +135,12 @@ std::string run_in_staying_child(const std::string& what, const std::function<st
             bool stay = false;
             std::string answer = body(stay);
             if (!stay) {
-                write_all(fd, answer);
+                write_all(fd, ends_mark + answer);
                 return 0;
             }
             ::prctl(PR_SET_PDEATHSIG, SIGKILL);
             if (::getppid() != parent) return 0;
-            write_all(fd, answer + stays_mark);
+            write_all(fd, stays_mark + answer);
             const int null = ::open("/dev/null", O_RDWR);
             for (const int f : inherited)
                 if (f != null) {
@@ -154,12 +154,12 @@ std::string run_in_staying_child(const std::string& what, const std::function<st
         },
         1);
     std::string answer = read_to_end(answers);
-    if (answer.empty() || answer.back() != stays_mark) {
+    if (answer.empty() || answer.front() != stays_mark) {
         const int status = wait_for(pid);
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) child_failed(what, status);
-        return answer;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || answer.empty()) child_failed(what, status);
+        return answer.substr(1);
     }
-    answer.pop_back();
+    answer.erase(0, 1);
     StayingChild& child = staying();
     const std::lock_guard lock(child.mutex);
     end_staying_child_locked(child);
@@ -186,17 +186,7 @@ void end_staying_child()
 
 std::string run_in_child(const std::string& what, const std::function<std::string()>& body)
 {
-    const auto [pid, answers] = fork_with_pipe(
-        what,
-        [&](int fd) {
-            write_all(fd, body());
-            return 0;
-        },
-        1);
-    std::string answer = read_to_end(answers);
-    const int status = wait_for(pid);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) child_failed(what, status);
-    return answer;
+    return run_in_staying_child(what, [&](bool&) { return body(); });
 }
 
 void write_all(int fd, const std::string& bytes)
