@@ -41,6 +41,10 @@ void pause_for(double seconds)
 TEST(RunInChild, ReturnsTheAnswerOrSaysHowTheChildDied)
 {
     EXPECT_EQ(run_in_child("answer", [] { return std::string(300000, 'x'); }).size(), 300000u);
+    // Any bytes come back as given, whatever they start or end with.
+    const std::string odd = std::string("S\0E", 3) + std::string(1, '\0');
+    EXPECT_EQ(run_in_child("odd", [&] { return odd; }), odd);
+    EXPECT_EQ(run_in_child("empty", [] { return std::string(); }), "");
     try {
         run_in_child("crash", []() -> std::string {
             std::raise(SIGSEGV);
