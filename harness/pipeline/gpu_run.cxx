@@ -160,129 +160,71 @@ run::IsolatedRunConfig isolated_config(const SuiteRunOptions& options, const com
     return config;
 }
 
-/// Runs every plan's runnable cases on `devices`: one thread per GPU, each with its own workers
-/// serving every suite, so that a fault or a hang on one GPU fails its own case and the others go
-/// on. Fills the plans' results.
-ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::DeviceInfo>& devices,
-                       const run::IsolatedRunConfig& config)
-{
-    std::vector<run::SuiteWork> work;
+/// Every plan's runnable cases as one list for the schedule: each with its suite's work, its
+/// expected cost and its point, numbered run-wide (each suite's points after the last suite's).
+struct RunWork {
+    std::vector<run::SuiteWork> suites;
     std::vector<run::WorkItem> items;
     std::vector<double> costs;
-    std::vector<run::CasePoint> points; // numbered run-wide: each suite's after the last suite's
+    std::vector<run::CasePoint> points;
+};
+
+RunWork collect_work(const std::vector<SuitePlan>& plans)
+{
+    RunWork run;
     std::size_t point_count = 0;
     for (std::size_t p = 0; p < plans.size(); ++p) {
         const SuitePlan& plan = plans[p];
         const std::size_t first_point = point_count;
         const double timeout = plan.options.timeout_s > 0 ? plan.options.timeout_s : plan.suite.timing.timeout_s;
-        work.push_back({&plan.suite, &plan.runnable, &plan.compiled.modules, timeout});
+        run.suites.push_back({&plan.suite, &plan.runnable, &plan.compiled.modules, timeout});
         for (std::size_t k = 0; k < plan.runnable.size(); ++k) {
-            items.push_back({p, k});
-            costs.push_back(plan.costs.size() == plan.runnable.size() ? plan.costs[k] : 1.0);
+            run.items.push_back({p, k});
+            run.costs.push_back(plan.costs.size() == plan.runnable.size() ? plan.costs[k] : 1.0);
             const suite::Case& c = plan.runnable[k];
             const auto recompute = plan.recompute_s.find(c.point);
-            points.push_back({first_point + c.point, plan.suite.variants[c.variant].name == plan.suite.reference,
-                              recompute == plan.recompute_s.end() ? typical_recompute_s : recompute->second});
+            run.points.push_back({first_point + c.point, plan.suite.variants[c.variant].name == plan.suite.reference,
+                                  recompute == plan.recompute_s.end() ? typical_recompute_s : recompute->second});
             point_count = std::max(point_count, first_point + c.point + 1);
         }
     }
-    ExecutionNotes notes;
-    if (items.empty()) return notes;
+    return run;
+}
 
-    Progress progress(items.size());
-    std::mutex mutex;
-    const auto case_of = [&](const run::WorkItem& item) -> const suite::Case& {
-        return plans[item.suite].runnable[item.index];
-    };
-    // The workers start one after another, each once the one before it is ready: the driver
-    // creates one context at a time across the host, so four started at once were all ready after
-    // 2.3 to 2.5 s (four H200s, warm), and one after another at 0.6, 1.5, 2.3 and 3.4 s; with the
-    // probe's child holding the driver, at 0.6, 1.3, 2.0 and 2.7 s (four H100s). Each GPU is
-    // expected to start that much later than the one before it, and gets less work.
-    std::vector<double> start_s;
-    for (std::size_t g = 0; g < devices.size(); ++g) start_s.push_back(static_cast<double>(g) * worker_start_s);
-    const auto schedule = run::schedule_on_devices(costs, devices.size(), points, start_s);
-    std::condition_variable turn;
-    std::size_t may_start = 1; // GPUs below this may start their worker
-    const auto pass_turn = [&](std::size_t g) {
+/// The GPUs' workers start one after another, each once the one before it is ready: the driver
+/// creates one context at a time across the host, so four started at once were all ready after
+/// 2.3 to 2.5 s (four H200s, warm), and one after another at 0.6, 1.5, 2.3 and 3.4 s; with the
+/// probe's child holding the driver, at 0.6, 1.3, 2.0 and 2.7 s (four H100s). With the driver held,
+/// four started at once were ready at 1.1 to 1.7 s and the runs took as long (four H200s).
+class WorkerTurns {
+public:
+    /// Blocks until GPU `g` may start its worker; a worker slow to start (a hung driver) holds up
+    /// the next one 10 s at most.
+    void wait(std::size_t g)
+    {
+        std::unique_lock lock(mutex_);
+        turn_.wait_for(lock, std::chrono::seconds(10), [&] { return g < may_start_; });
+    }
+    /// GPU `g`'s worker is ready, or its share ended however it did: the next GPU may start.
+    void pass(std::size_t g)
+    {
         {
-            const std::lock_guard lock(mutex);
-            may_start = std::max(may_start, g + 2);
+            const std::lock_guard lock(mutex_);
+            may_start_ = std::max(may_start_, g + 2);
         }
-        turn.notify_all();
-    };
-    std::vector<std::exception_ptr> errors(devices.size());
-    // Per GPU, seconds since the cases were handed out: its first worker ready, its last case
-    // reported, its last worker gone (busy).
-    std::vector<double> busy_s(devices.size(), 0.0), ready_s(devices.size(), 0.0), last_s(devices.size(), 0.0);
-    const auto started = std::chrono::steady_clock::now();
-    // One GPU's share of the cases, run in its workers; the results go to the plans.
-    const auto run_share = [&](std::size_t g) {
-        const auto& mine = schedule.items[g];
-        if (mine.empty()) return;
-        std::vector<run::WorkItem> own;
-        for (const auto i : mine) own.push_back(items[i]);
-        run::IsolatedRunConfig on_device = config;
-        on_device.device = devices[g].ordinal;
-        on_device.pci_bus_id = devices[g].pci_bus_id;
-        on_device.options.groups_span_suites = devices.size() > 1;
-        run::RunObserver relay;
-        relay.on_worker_ready = [&](double seconds, const std::map<std::string, double>& parts) {
-            {
-                const std::lock_guard lock(mutex);
-                if (ready_s[g] == 0) ready_s[g] = seconds_since(started);
-                ++notes.workers;
-                notes.worker_seconds += seconds;
-                for (const auto& [part, s] : parts) notes.worker_parts[part] += s;
-            }
-            pass_turn(g);
-        };
-        relay.on_begin = [&](std::size_t i) {
-            CaseResult r;
-            const auto& plan = plans[own[i].suite];
-            const auto& c = case_of(own[i]);
-            r.variant = plan.suite.variants[c.variant].name;
-            r.params_text = c.params_text;
-            const std::lock_guard lock(mutex);
-            progress.begin(r);
-        };
-        relay.on_result = [&](std::size_t, const CaseResult& r) {
-            const std::lock_guard lock(mutex);
-            last_s[g] = seconds_since(started);
-            progress.end(r);
-        };
-        auto ran = run::run_isolated(work, own, on_device, relay);
-        const std::lock_guard lock(mutex);
-        busy_s[g] = seconds_since(started);
-        for (std::size_t k = 0; k < ran.size(); ++k) {
-            if (devices.size() > 1)
-                ran[k].message +=
-                    fmt::format("{}ran on GPU {}", ran[k].message.empty() ? "" : "; ", devices[g].ordinal);
-            SuitePlan& plan = plans[own[k].suite];
-            plan.results[plan.runnable_index[own[k].index]] = std::move(ran[k]);
-        }
-    };
-    std::vector<std::thread> threads;
-    for (std::size_t g = 0; g < devices.size(); ++g)
-        threads.emplace_back([&, g] {
-            {
-                // A worker slow to start (a hung driver) holds up the next one 10 s at most.
-                std::unique_lock lock(mutex);
-                turn.wait_for(lock, std::chrono::seconds(10), [&] { return g < may_start; });
-            }
-            try {
-                run_share(g);
-            } catch (...) {
-                errors[g] = std::current_exception();
-            }
-            pass_turn(g); // however the share ended, the next GPU's worker may start
-        });
-    for (auto& t : threads) t.join();
-    for (const auto& e : errors)
-        if (e) std::rethrow_exception(e);
+        turn_.notify_all();
+    }
 
-    // A point whose reference case failed on one GPU leaves its other cases unverified, as on one
-    // GPU, even where another GPU computed the reference's outputs for them.
+private:
+    std::mutex mutex_;
+    std::condition_variable turn_;
+    std::size_t may_start_ = 1; // GPUs below this may start their worker
+};
+
+/// A point whose reference case failed on one GPU leaves its other cases unverified, as on one
+/// GPU, even where another GPU computed the reference's outputs for them.
+void unverify_points_of_failed_references(std::vector<SuitePlan>& plans)
+{
     for (auto& plan : plans) {
         std::set<std::size_t> failed_points;
         for (std::size_t i = 0; i < plan.cases.size(); ++i)
@@ -295,30 +237,126 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
                 plan.results[i] =
                     run::unverifiable_case(plan.suite, plan.cases[i], "the reference variant failed at this point");
     }
+}
 
-    if (devices.size() > 1) {
-        const double last = *std::max_element(busy_s.begin(), busy_s.end());
-        std::size_t recorded = 0, modelled = 0;
-        for (const auto& plan : plans) {
-            recorded += plan.cost_sources.recorded;
-            modelled += plan.cost_sources.modelled;
-        }
-        std::vector<std::string> parts;
-        std::string idle;
-        for (std::size_t g = 0; g < devices.size(); ++g) {
-            parts.push_back(fmt::format("GPU {}: {} cases, expected {:.1f} s, busy {:.1f} s (worker ready at {:.1f} s, "
-                                        "last case at {:.1f} s)",
-                                        devices[g].ordinal, schedule.items[g].size(), schedule.expected_s[g], busy_s[g],
-                                        ready_s[g], last_s[g]));
-            if (last - busy_s[g] >= 0.05)
-                idle += fmt::format("; GPU {} idle for {:.1f} s at the end", devices[g].ordinal, last - busy_s[g]);
-        }
-        notes.devices.push_back(fmt::format(
-            "cases spread over {} GPUs case by case, costliest first onto the least-loaded GPU, with {} suite(s) "
-            "at once, each GPU's worker started once the one before it was ready (expected costs: {} recorded by "
-            "earlier runs, {} modelled from the baselines' times): {}{}",
-            devices.size(), plans.size(), recorded, modelled, join(parts, "; "), idle));
+/// When each GPU's worker was ready, its last case reported and its last worker gone, in seconds
+/// since the cases were handed out.
+struct DeviceTimes {
+    std::vector<double> ready_s, last_case_s, done_s;
+    explicit DeviceTimes(std::size_t devices) : ready_s(devices, 0.0), last_case_s(devices, 0.0), done_s(devices, 0.0)
+    {
     }
+};
+
+/// The note on a run spread over several GPUs: where the costs came from, and per GPU what it was
+/// expected to take and when it was done, with the GPUs that stood idle at the end.
+std::string spread_note(const std::vector<SuitePlan>& plans, const std::vector<run::DeviceInfo>& devices,
+                        const run::DeviceSchedule& schedule, const DeviceTimes& times)
+{
+    const double last = *std::max_element(times.done_s.begin(), times.done_s.end());
+    std::size_t recorded = 0, modelled = 0;
+    for (const auto& plan : plans) {
+        recorded += plan.cost_sources.recorded;
+        modelled += plan.cost_sources.modelled;
+    }
+    std::vector<std::string> parts;
+    std::string idle;
+    for (std::size_t g = 0; g < devices.size(); ++g) {
+        parts.push_back(fmt::format("GPU {}: {} cases expected to take {:.1f} s, done at {:.1f} s (worker ready at "
+                                    "{:.1f} s, last case at {:.1f} s)",
+                                    devices[g].ordinal, schedule.items[g].size(), schedule.expected_s[g],
+                                    times.done_s[g], times.ready_s[g], times.last_case_s[g]));
+        if (last - times.done_s[g] >= 0.05)
+            idle += fmt::format("; GPU {} idle for {:.1f} s at the end", devices[g].ordinal, last - times.done_s[g]);
+    }
+    return fmt::format("cases spread over {} GPUs case by case, costliest first onto the least-loaded GPU, with {} "
+                       "suite(s) at once, each GPU's worker started once the one before it was ready (expected "
+                       "costs: {} recorded by earlier runs, {} modelled from the baselines' times): {}{}",
+                       devices.size(), plans.size(), recorded, modelled, join(parts, "; "), idle);
+}
+
+/// Runs every plan's runnable cases on `devices`: one thread per GPU, each with its own workers
+/// serving every suite, so that a fault or a hang on one GPU fails its own case and the others go
+/// on. Fills the plans' results.
+ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::DeviceInfo>& devices,
+                       const run::IsolatedRunConfig& config)
+{
+    const RunWork run = collect_work(plans);
+    ExecutionNotes notes;
+    if (run.items.empty()) return notes;
+
+    // Each GPU is expected to start its worker that much later than the one before it, and gets
+    // less work.
+    std::vector<double> start_s;
+    for (std::size_t g = 0; g < devices.size(); ++g) start_s.push_back(static_cast<double>(g) * worker_start_s);
+    const auto schedule = run::schedule_on_devices(run.costs, devices.size(), run.points, start_s);
+    WorkerTurns turns;
+    Progress progress(run.items.size());
+    std::mutex mutex;
+    DeviceTimes times(devices.size());
+    const auto started = std::chrono::steady_clock::now();
+    // One GPU's share of the cases, run in its workers; the results go to the plans.
+    const auto run_share = [&](std::size_t g) {
+        std::vector<run::WorkItem> own;
+        for (const auto i : schedule.items[g]) own.push_back(run.items[i]);
+        run::IsolatedRunConfig on_device = config;
+        on_device.device = devices[g].ordinal;
+        on_device.pci_bus_id = devices[g].pci_bus_id;
+        on_device.options.groups_span_suites = devices.size() > 1;
+        run::RunObserver relay;
+        relay.on_worker_ready = [&](double seconds, const std::map<std::string, double>& parts) {
+            {
+                const std::lock_guard lock(mutex);
+                if (times.ready_s[g] == 0) times.ready_s[g] = seconds_since(started);
+                ++notes.workers;
+                notes.worker_seconds += seconds;
+                for (const auto& [part, s] : parts) notes.worker_parts[part] += s;
+            }
+            turns.pass(g);
+        };
+        relay.on_begin = [&](std::size_t i) {
+            CaseResult r;
+            const auto& plan = plans[own[i].suite];
+            const auto& c = plan.runnable[own[i].index];
+            r.variant = plan.suite.variants[c.variant].name;
+            r.params_text = c.params_text;
+            const std::lock_guard lock(mutex);
+            progress.begin(r);
+        };
+        relay.on_result = [&](std::size_t, const CaseResult& r) {
+            const std::lock_guard lock(mutex);
+            times.last_case_s[g] = seconds_since(started);
+            progress.end(r);
+        };
+        auto ran = own.empty() ? std::vector<CaseResult>{} : run::run_isolated(run.suites, own, on_device, relay);
+        const std::lock_guard lock(mutex);
+        times.done_s[g] = seconds_since(started);
+        for (std::size_t k = 0; k < ran.size(); ++k) {
+            if (devices.size() > 1)
+                ran[k].message +=
+                    fmt::format("{}ran on GPU {}", ran[k].message.empty() ? "" : "; ", devices[g].ordinal);
+            SuitePlan& plan = plans[own[k].suite];
+            plan.results[plan.runnable_index[own[k].index]] = std::move(ran[k]);
+        }
+    };
+    std::vector<std::exception_ptr> errors(devices.size());
+    std::vector<std::thread> threads;
+    for (std::size_t g = 0; g < devices.size(); ++g)
+        threads.emplace_back([&, g] {
+            turns.wait(g);
+            try {
+                run_share(g);
+            } catch (...) {
+                errors[g] = std::current_exception();
+            }
+            turns.pass(g); // however the share ended, the next GPU's worker may start
+        });
+    for (auto& t : threads) t.join();
+    for (const auto& e : errors)
+        if (e) std::rethrow_exception(e);
+
+    unverify_points_of_failed_references(plans);
+    if (devices.size() > 1) notes.devices.push_back(spread_note(plans, devices, schedule, times));
     return notes;
 }
 
