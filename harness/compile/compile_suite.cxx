@@ -12,7 +12,6 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -251,26 +250,12 @@ SuiteModules compile_suite(const suite::Suite& suite, const std::vector<suite::C
     std::size_t next = 0;
     while (next < units.size() || !running.empty()) {
         while (next < units.size() && running.size() < jobs) {
-            int fds[2];
-            if (::pipe2(fds, O_CLOEXEC) != 0)
-                throw Error(ErrorKind::environment,
-                            fmt::format("compiling {}: pipe failed: {}", suite.name, std::strerror(errno)));
-            std::fflush(nullptr);
-            const pid_t pid = ::fork();
-            if (pid < 0) {
-                ::close(fds[0]);
-                ::close(fds[1]);
-                throw Error(ErrorKind::environment,
-                            fmt::format("compiling {}: fork failed: {}", suite.name, std::strerror(errno)));
-            }
-            if (pid == 0) {
-                ::close(fds[0]);
-                compile_in_this_child(fds[1], requests[next], cache, limits);
-            }
-            ::close(fds[1]);
+            const auto [pid, answer_fd] = fork_with_pipe(
+                fmt::format("compiling {}", suite.name),
+                [&](int fd) -> int { compile_in_this_child(fd, requests[next], cache, limits); }, 1);
             const auto timeout =
                 std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.timeout_s));
-            running.push_back({pid, fds[0], next, Clock::now() + timeout, {}});
+            running.push_back({pid, answer_fd, next, Clock::now() + timeout, {}});
             ++next;
         }
 

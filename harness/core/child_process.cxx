@@ -20,22 +20,11 @@
 
 namespace harness {
 
-namespace {
-
-int wait_for(pid_t pid)
-{
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return status;
-}
-
-/// Forks a child that runs `body` with the pipe's write end and exits with `body`'s value (or
-/// `thrown` when it throws); returns its pid and the pipe's read end.
 std::pair<pid_t, int> fork_with_pipe(const std::string& what, const std::function<int(int fd)>& body, int thrown)
 {
     int fds[2];
-    if (pipe(fds) != 0) throw Error(ErrorKind::environment, fmt::format("{}: pipe failed: {}", what, strerror(errno)));
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        throw Error(ErrorKind::environment, fmt::format("{}: pipe failed: {}", what, strerror(errno)));
     std::fflush(nullptr);
     const pid_t pid = fork();
     if (pid < 0) {
@@ -55,6 +44,16 @@ std::pair<pid_t, int> fork_with_pipe(const std::string& what, const std::functio
     }
     ::close(fds[1]);
     return {pid, fds[0]};
+}
+
+namespace {
+
+int wait_for(pid_t pid)
+{
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return status;
 }
 
 /// Reads `fd` to its end and closes it.

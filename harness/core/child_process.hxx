@@ -9,8 +9,16 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <sys/types.h>
+#include <utility>
 
 namespace harness {
+
+/// Forks a child that runs `body` with a pipe's write end and exits with `body`'s value (`thrown`
+/// when it throws); returns the child's pid and the pipe's read end, which the caller closes and
+/// whose child it reaps. The building block of the rules below, for a caller that follows several
+/// children at once.
+std::pair<pid_t, int> fork_with_pipe(const std::string& what, const std::function<int(int fd)>& body, int thrown);
 
 /// Forks, runs `body` in the child, and returns the bytes it returned. Throws Error when the child
 /// dies before answering (the message names `what` and the signal or exit status).
