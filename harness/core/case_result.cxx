@@ -175,6 +175,9 @@ ProfileCost& ProfileCost::operator+=(const ProfileCost& o)
     range_passes += o.range_passes;
     sass_runs += o.sass_runs;
     enables += o.enables;
+    batches += o.batches;
+    batched += o.batched;
+    unbatched += o.unbatched;
     return *this;
 }
 
@@ -184,7 +187,9 @@ void to_json(nlohmann::json& j, const ProfileCost& c)
          {"l2_flush_s", c.l2_flush}, {"kernels_s", c.kernels},
          {"sass_s", c.sass},         {"teardown_s", c.teardown},
          {"total_s", c.total()},     {"range_passes", c.range_passes},
-         {"sass_runs", c.sass_runs}, {"enables", c.enables}};
+         {"sass_runs", c.sass_runs}, {"enables", c.enables},
+         {"batches", c.batches},     {"batched", c.batched},
+         {"unbatched", c.unbatched}};
 }
 
 void from_json(const nlohmann::json& j, ProfileCost& c)
@@ -197,6 +202,9 @@ void from_json(const nlohmann::json& j, ProfileCost& c)
     c.teardown = j.value("teardown_s", 0.0);
     c.range_passes = j.value("range_passes", std::size_t{0});
     c.sass_runs = j.value("sass_runs", std::size_t{0});
+    c.batches = j.value("batches", std::size_t{0});
+    c.batched = j.value("batched", std::size_t{0});
+    c.unbatched = j.value("unbatched", std::size_t{0});
     c.enables = j.value("enables", std::size_t{0});
 }
 

@@ -96,6 +96,11 @@ struct ProfileCost {
     std::size_t range_passes = 0; ///< runs of the case the range profiler needed
     std::size_t sass_runs = 0;    ///< instrumented runs (0 or 1)
     std::size_t enables = 0;      ///< times the context's range profiler was enabled afresh for counters
+    /// Measurements that took the noisy counters of several cases at once (charged to the first),
+    /// and the cases they took.
+    std::size_t batches = 0;
+    std::size_t batched = 0;
+    std::size_t unbatched = 0; ///< measured alone after CUPTI recorded its batch only in part
 
     double total() const { return setup + restore + l2_flush + kernels + sass + teardown; }
     ProfileCost& operator+=(const ProfileCost& o);

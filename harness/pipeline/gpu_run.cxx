@@ -400,9 +400,16 @@ harness::RunReport report_of(SuitePlan& plan, const run::DeviceInfo& device, con
         rep.notes.push_back(fmt::format(
             "profiling: {:.2f} s for {} cases (setup {:.2f} s, input restore {:.2f} s, L2 emptying {:.2f} s, "
             "kernels {:.2f} s, SASS instrumented runs {:.2f} s, teardown {:.2f} s); the range profiler ran each case "
-            "{:.3g} times on average, SASS metrics {} instrumented run(s)",
+            "{:.3g} times on average, SASS metrics {} instrumented run(s){}{}",
             p.total(), profiled_cases, p.setup, p.restore, p.l2_flush, p.kernels, p.sass, p.teardown,
-            static_cast<double>(p.range_passes) / profiled_cases, p.sass_runs));
+            static_cast<double>(p.range_passes) / profiled_cases, p.sass_runs,
+            p.batched > 0 ? fmt::format("; the noisy counters of {} cases were measured together, in {} "
+                                        "measurement(s), each case's buffers made and freed in its turn",
+                                        p.batched, p.batches)
+                          : "",
+            p.unbatched > 0
+                ? fmt::format("; {} cases measured alone after CUPTI recorded their batch only in part", p.unbatched)
+                : ""));
     } else if (options.external_profiler)
         rep.notes.push_back("external-profiler mode: each case ran once inside its NVTX range; no timing, no counters");
     else if (!options.profile)

@@ -91,17 +91,13 @@ std::size_t CaseProfiler::range_passes() const
     return range_ ? range_->passes() : 0;
 }
 
-void CaseProfiler::record_range(RangeProfiler& profiler, const std::vector<std::string>& names,
-                                const std::function<void()>& prepare,
-                                const std::vector<std::function<void()>>& launches, CaseResult& r)
+namespace {
+
+/// Sets the metrics of `names` (table names, in `profiler`'s order) from one case's rows, one per
+/// launch: sums summed, ratios weighted by each launch's duration.
+void set_range_metrics(const RangeProfiler& profiler, const std::vector<std::string>& names,
+                       const std::vector<std::vector<double>>& rows, CaseResult& r)
 {
-    RangeTimings t;
-    const auto rows = profiler.measure(prepare, launches, &t);
-    r.cost.profile.setup += t.setup;
-    r.cost.profile.kernels += t.launches;
-    r.cost.profile.teardown += t.teardown;
-    r.cost.profile.range_passes += profiler.passes();
-    r.cost.profile.enables += t.enabled ? 1 : 0;
     const std::size_t duration_column = profiler.metrics().size() - 1;
     double total_duration = 0;
     for (const auto& row : rows) total_duration += row[duration_column];
@@ -119,6 +115,54 @@ void CaseProfiler::record_range(RangeProfiler& profiler, const std::vector<std::
         if (ends_with(info.source, ".pct_of_peak_sustained_active") && info.unit == "fraction") value /= 100.0;
         r.set_metric(names[m], value);
     }
+}
+
+} // namespace
+
+void CaseProfiler::record_range(RangeProfiler& profiler, const std::vector<std::string>& names,
+                                const std::function<void()>& prepare,
+                                const std::vector<std::function<void()>>& launches, CaseResult& r)
+{
+    RangeTimings t;
+    const auto rows = profiler.measure(prepare, launches, &t);
+    r.cost.profile.setup += t.setup;
+    r.cost.profile.kernels += t.launches;
+    r.cost.profile.teardown += t.teardown;
+    r.cost.profile.range_passes += profiler.passes();
+    r.cost.profile.enables += t.enabled ? 1 : 0;
+    set_range_metrics(profiler, names, rows, r);
+}
+
+bool CaseProfiler::batches_noisy() const
+{
+    return !noisy_range_ || noisy_range_->passes() == 1;
+}
+
+bool CaseProfiler::profile_noisy_batch(const std::vector<NoisyCase>& cases)
+{
+    if (noisy_range_ && !cases.empty()) {
+        std::vector<BatchCase> steps;
+        for (const auto& c : cases) steps.push_back(c.steps);
+        RangeTimings t;
+        const auto rows = noisy_range_->measure_batch(steps, &t);
+        if (!rows) return false;
+        const double share = 1.0 / static_cast<double>(cases.size());
+        for (std::size_t k = 0; k < cases.size(); ++k) {
+            CaseResult& r = *cases[k].result;
+            r.cost.profile.setup += t.setup * share;
+            r.cost.profile.kernels += t.launches * share;
+            r.cost.profile.teardown += t.teardown * share;
+            r.cost.profile.range_passes += 1;
+            if (k == 0) {
+                r.cost.profile.enables += t.enabled ? 1 : 0;
+                r.cost.profile.batches += 1;
+            }
+            r.cost.profile.batched += 1;
+            set_range_metrics(*noisy_range_, noisy_metrics_, (*rows)[k], r);
+        }
+    }
+    for (const auto& c : cases) add_derived_metrics(*c.result);
+    return true;
 }
 
 void CaseProfiler::profile_noisy(const std::function<void()>& prepare,

@@ -59,8 +59,24 @@ public:
     void profile_noisy(const std::function<void()>& prepare, const std::vector<std::function<void()>>& launches,
                        CaseResult& r);
 
+    /// Whether profile_noisy_batch() can measure several cases at once: the noisy counters take one
+    /// pass (or there are none).
+    bool batches_noisy() const;
+
+    /// A case of profile_noisy_batch(): its steps and its result, which holds its cached figures.
+    struct NoisyCase {
+        BatchCase steps;
+        CaseResult* result = nullptr;
+    };
+
+    /// profile_noisy() for several cases in one range-profiler measurement (see
+    /// RangeProfiler::measure_batch); each case is charged an equal share of its set-up and
+    /// read-back. False, with no figure set, where CUPTI recorded the batch only in part: the
+    /// caller measures each case alone. Needs batches_noisy().
+    bool profile_noisy_batch(const std::vector<NoisyCase>& cases);
+
 private:
-    /// Sets the metrics of `names` (table names) from `profiler`'s rows, summed over launches.
+    /// Measures `prepare` and `launches` with `profiler` and sets the metrics of `names` (table names).
     void record_range(RangeProfiler& profiler, const std::vector<std::string>& names,
                       const std::function<void()>& prepare, const std::vector<std::function<void()>>& launches,
                       CaseResult& r);

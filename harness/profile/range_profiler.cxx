@@ -252,6 +252,40 @@ std::vector<double> RangeProfiler::evaluate(const std::vector<std::uint8_t>& cou
     return values;
 }
 
+namespace {
+
+/// Runs `launch` inside a user range of its own, named for the launch's index in the measurement:
+/// ranges of the same name are accumulated into one.
+void in_range(CUpti_RangeProfiler_Object* profiler, std::size_t index, const std::function<void()>& launch)
+{
+    const std::string name = fmt::format("launch {}", index);
+    auto push = cupti_params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
+    push.pRangeProfilerObject = profiler;
+    push.pRangeName = name.c_str();
+    CUPTI_CHECK(cuptiRangeProfilerPushRange(&push));
+    launch();
+    auto pop = cupti_params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
+    pop.pRangeProfilerObject = profiler;
+    CUPTI_CHECK(cuptiRangeProfilerPopRange(&pop));
+}
+
+void start_pass(CUpti_RangeProfiler_Object* profiler)
+{
+    auto start = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+    start.pRangeProfilerObject = profiler;
+    CUPTI_CHECK(cuptiRangeProfilerStart(&start));
+}
+
+/// What ends a pass (cuptiRangeProfilerStop), which says whether CUPTI has every pass it needs.
+CUpti_RangeProfiler_Stop_Params stop_params(CUpti_RangeProfiler_Object* profiler)
+{
+    auto stop = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+    stop.pRangeProfilerObject = profiler;
+    return stop;
+}
+
+} // namespace
+
 std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void()>& prepare,
                                                         const std::vector<std::function<void()>>& launches,
                                                         RangeTimings* timings)
@@ -273,29 +307,13 @@ std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void
     bool all_submitted = false;
     for (std::size_t pass = 0; pass < passes_ && !all_submitted; ++pass) {
         mark = std::chrono::steady_clock::now();
-        auto start = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
-        start.pRangeProfilerObject = profiler.get();
-        CUPTI_CHECK(cuptiRangeProfilerStart(&start));
+        start_pass(profiler.get());
         t.setup += seconds_since(mark);
-        auto stop = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
-        stop.pRangeProfilerObject = profiler.get();
+        auto stop = stop_params(profiler.get());
         try {
             prepare();
             mark = std::chrono::steady_clock::now();
-            for (std::size_t i = 0; i < ranges; ++i) {
-                // Ranges of the same name are accumulated into one: each launch gets its own.
-                const std::string name = fmt::format("launch {}", i);
-                auto push = cupti_params<CUpti_RangeProfiler_PushRange_Params>(
-                    CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
-                push.pRangeProfilerObject = profiler.get();
-                push.pRangeName = name.c_str();
-                CUPTI_CHECK(cuptiRangeProfilerPushRange(&push));
-                launches[i]();
-                auto pop =
-                    cupti_params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
-                pop.pRangeProfilerObject = profiler.get();
-                CUPTI_CHECK(cuptiRangeProfilerPopRange(&pop));
-            }
+            for (std::size_t i = 0; i < ranges; ++i) in_range(profiler.get(), i, launches[i]);
             t.launches += seconds_since(mark);
         } catch (...) {
             cuptiRangeProfilerStop(&stop);
@@ -321,6 +339,58 @@ std::vector<std::vector<double>> RangeProfiler::measure(const std::function<void
     return rows;
 }
 
+std::optional<std::vector<std::vector<std::vector<double>>>>
+RangeProfiler::measure_batch(const std::vector<BatchCase>& cases, RangeTimings* timings)
+{
+    std::size_t ranges = 0;
+    for (const auto& c : cases) {
+        if (c.launches == 0) throw Error(ErrorKind::internal, "the range profiler was given a case with no launch");
+        ranges += c.launches;
+    }
+    if (mode_ != RangeMode::per_launch || passes_ != 1)
+        throw Error(ErrorKind::internal, "measure_batch() needs a one-pass range profiler with a range per launch");
+    if (cases.empty()) return {};
+    RangeTimings t;
+    auto mark = std::chrono::steady_clock::now();
+    Enabled& profiler = acquire(&t.enabled);
+    const std::vector<std::uint8_t> counter_data = configure(profiler, ranges);
+    start_pass(profiler.get());
+    t.setup = seconds_since(mark);
+    auto stop = stop_params(profiler.get());
+    // As in measure(), each case's prepare runs after Start and outside any range; its buffers are
+    // freed before the next case's are made.
+    try {
+        std::size_t index = 0;
+        for (const auto& c : cases) {
+            c.prepare();
+            mark = std::chrono::steady_clock::now();
+            for (std::size_t i = 0; i < c.launches; ++i) in_range(profiler.get(), index++, [&] { c.launch(i); });
+            t.launches += seconds_since(mark);
+            c.done();
+        }
+    } catch (...) {
+        cuptiRangeProfilerStop(&stop);
+        throw;
+    }
+    mark = std::chrono::steady_clock::now();
+    CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
+    if (!stop.isAllPassSubmitted)
+        throw Error(ErrorKind::internal, "CUPTI wants more than one pass for a batch of cases");
+    const std::size_t recorded = decode(profiler, counter_data);
+    if (recorded != ranges) {
+        t.teardown = seconds_since(mark);
+        if (timings) *timings = t;
+        return std::nullopt;
+    }
+    std::vector<std::vector<std::vector<double>>> rows(cases.size());
+    std::size_t range = 0;
+    for (std::size_t k = 0; k < cases.size(); ++k)
+        for (std::size_t i = 0; i < cases[k].launches; ++i) rows[k].push_back(evaluate(counter_data, range++));
+    t.teardown = seconds_since(mark);
+    if (timings) *timings = t;
+    return rows;
+}
+
 std::vector<KernelValues> RangeProfiler::measure_kernels(const std::function<void()>& body, std::size_t max_kernels,
                                                          RangeTimings* timings)
 {
@@ -330,12 +400,9 @@ std::vector<KernelValues> RangeProfiler::measure_kernels(const std::function<voi
     auto mark = std::chrono::steady_clock::now();
     Enabled& profiler = acquire(&t.enabled);
     const std::vector<std::uint8_t> counter_data = configure(profiler, std::max<std::size_t>(max_kernels, 1));
-    auto start = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
-    start.pRangeProfilerObject = profiler.get();
-    CUPTI_CHECK(cuptiRangeProfilerStart(&start));
+    start_pass(profiler.get());
     t.setup = seconds_since(mark);
-    auto stop = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
-    stop.pRangeProfilerObject = profiler.get();
+    auto stop = stop_params(profiler.get());
     mark = std::chrono::steady_clock::now();
     try {
         body();

@@ -380,6 +380,13 @@ CaseRunner::Staged CaseRunner::start(const suite::Case& c, ReferenceOutputs& ref
     // context's one enabled range profiler once per group, not once per case.
     staged.profile = profiler_ != nullptr;
     for (const auto& b : p->buffers) staged.content_keys.push_back(b->content_key);
+    staged.launches = p->launches.size();
+    // Looked up while the case's buffers are at hand, so that the worker knows which cases need
+    // only their noisy counters and can measure those of several at once (finish_batch).
+    if (staged.profile && counter_cache_ && !variant.is_builtin()) {
+        staged.counter_key = counter_key(variant, *p);
+        if (!options_.fresh_counters) staged.cached = counter_cache_->load(staged.counter_key);
+    }
     return staged;
 }
 
@@ -395,8 +402,69 @@ CaseResult CaseRunner::finish(Staged staged)
     for (std::size_t i = 0; i < p->buffers.size() && i < staged.content_keys.size(); ++i)
         p->buffers[i]->content_key = staged.content_keys[i];
     staged.result.cost.prepare += seconds_since(mark);
-    profile_case(*staged.variant, *p, staged.result);
+    profile_case(*staged.variant, *p, staged);
     return std::move(staged.result);
+}
+
+namespace {
+
+void use_cached_counters(const profile::CachedCounters& cached, CaseResult& r)
+{
+    for (const auto& m : cached.metrics) {
+        r.set_metric(m.name, m.value);
+        r.reused_metrics.push_back(m.name);
+    }
+    r.hotspots = cached.hotspots;
+}
+
+} // namespace
+
+bool CaseRunner::batchable(const Staged& staged) const
+{
+    return staged.profile && staged.cached && staged.launches > 0 && profiler_ && profiler_->batches_noisy();
+}
+
+std::optional<std::vector<CaseResult>> CaseRunner::finish_batch(const std::vector<Staged>& batch,
+                                                                const std::function<void(std::size_t)>& on_begin)
+{
+    if (batch.empty()) return std::vector<CaseResult>{};
+    for (const auto& staged : batch)
+        if (!batchable(staged) || staged.suite != batch.front().suite)
+            throw Error(ErrorKind::internal, "a batch of cases that are not all batchable cases of one suite");
+    use_suite(*batch.front().suite, *batch.front().modules);
+    const Driver& d = driver();
+    std::vector<CaseResult> results;
+    for (const auto& staged : batch) {
+        results.push_back(staged.result);
+        use_cached_counters(*staged.cached, results.back());
+    }
+    // The case whose turn it is holds its buffers; none other has any allocated. Made afresh, as
+    // finish() makes them (see there).
+    std::unique_ptr<Prepared> current;
+    std::vector<profile::CaseProfiler::NoisyCase> cases;
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+        const Staged& staged = batch[k];
+        CaseResult& r = results[k];
+        profile::BatchCase steps;
+        steps.prepare = [&, k] {
+            on_begin(k);
+            const auto mark = std::chrono::steady_clock::now();
+            current = prepare(*staged.variant, staged.params, false);
+            for (std::size_t i = 0; i < current->buffers.size() && i < staged.content_keys.size(); ++i)
+                current->buffers[i]->content_key = staged.content_keys[i];
+            r.cost.prepare += seconds_since(mark);
+            ready_for_profiling(*current, r);
+        };
+        steps.launches = staged.launches;
+        steps.launch = [&](std::size_t step) {
+            launch_step(*current, step);
+            CU_CHECK(d.cuStreamSynchronize(session_.stream()));
+        };
+        steps.done = [&] { current.reset(); };
+        cases.push_back({std::move(steps), &r});
+    }
+    if (!profiler_->profile_noisy_batch(cases)) return std::nullopt;
+    return results;
 }
 
 void CaseRunner::restore_and_flush(Prepared& p)
@@ -408,8 +476,24 @@ void CaseRunner::restore_and_flush(Prepared& p)
     if (!options_.hot) session_.flush_l2();
 }
 
-void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, CaseResult& r)
+void CaseRunner::ready_for_profiling(Prepared& p, CaseResult& r)
 {
+    const Driver& d = driver();
+    auto mark = std::chrono::steady_clock::now();
+    for (auto& b : p.buffers)
+        if (b->pristine.ptr)
+            CU_CHECK(d.cuMemcpyDtoDAsync(b->device.ptr, b->pristine.ptr, b->device.bytes, session_.stream()));
+    CU_CHECK(d.cuStreamSynchronize(session_.stream()));
+    r.cost.profile.restore += seconds_since(mark);
+    mark = std::chrono::steady_clock::now();
+    if (!options_.hot) session_.flush_l2();
+    CU_CHECK(d.cuStreamSynchronize(session_.stream()));
+    r.cost.profile.l2_flush += seconds_since(mark);
+}
+
+void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, Staged& staged)
+{
+    CaseResult& r = staged.result;
     const Driver& d = driver();
     profile::CaseSource source;
     if (!variant.is_builtin()) {
@@ -434,41 +518,20 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, Ca
     }
     // Each profiled run starts with restored inputs and (unless --hot) a cold, clean L2, so its
     // DRAM traffic is its own, as under Nsight Compute's default cache control.
-    const auto prepare = [&] {
-        auto mark = std::chrono::steady_clock::now();
-        for (auto& b : p.buffers)
-            if (b->pristine.ptr)
-                CU_CHECK(d.cuMemcpyDtoDAsync(b->device.ptr, b->pristine.ptr, b->device.bytes, session_.stream()));
-        CU_CHECK(d.cuStreamSynchronize(session_.stream()));
-        r.cost.profile.restore += seconds_since(mark);
-        mark = std::chrono::steady_clock::now();
-        if (!options_.hot) session_.flush_l2();
-        CU_CHECK(d.cuStreamSynchronize(session_.stream()));
-        r.cost.profile.l2_flush += seconds_since(mark);
-    };
+    const auto prepare = [&] { ready_for_profiling(p, r); };
     std::vector<std::function<void()>> steps;
     for (std::size_t step = 0; step < p.launches.size(); ++step)
         steps.emplace_back([&, step] {
             launch_step(p, step);
             CU_CHECK(d.cuStreamSynchronize(session_.stream()));
         });
-    std::string key;
-    std::optional<profile::CachedCounters> cached;
-    if (counter_cache_ && !variant.is_builtin()) {
-        key = counter_key(variant, p);
-        if (!options_.fresh_counters) cached = counter_cache_->load(key);
-    }
-    if (cached) {
-        for (const auto& m : cached->metrics) {
-            r.set_metric(m.name, m.value);
-            r.reused_metrics.push_back(m.name);
-        }
-        r.hotspots = cached->hotspots;
+    if (staged.cached) {
+        use_cached_counters(*staged.cached, r);
         profiler_->profile_noisy(prepare, steps, r);
         return;
     }
     profiler_->profile(prepare, steps, source, r);
-    if (!key.empty()) {
+    if (const std::string& key = staged.counter_key; !key.empty()) {
         profile::CachedCounters fresh;
         for (const auto& m : r.metrics)
             if (profile::cached_metric(m.name)) fresh.metrics.push_back(m);

@@ -4,13 +4,16 @@
 
 #include "harness/compile/nvrtc_compiler.hxx"
 #include "harness/core/case_result.hxx"
+#include "harness/profile/counter_cache.hxx"
 #include "harness/run/buffer_data.hxx"
 #include "harness/run/gpu_session.hxx"
 #include "harness/run/verification.hxx"
 #include "harness/suite/sweep.hxx"
 
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -77,6 +80,11 @@ public:
         /// The hashes of the buffers' initial contents, in prepare()'s order, for counter-cache
         /// keys: finish() draws the same contents again and does not hash them again.
         std::vector<std::string> content_keys;
+        std::size_t launches = 0; ///< the case's launch steps
+        std::string counter_key;  ///< its counter-cache key (empty: no cache, or a built-in)
+        /// Its exact figures and hotspots from the counter cache, looked up by start(): only its
+        /// noisy counters are left to measure.
+        std::optional<profile::CachedCounters> cached;
     };
 
     /// Runs `c` in two halves: start() prepares, verifies and times it; finish() measures its
@@ -90,6 +98,18 @@ public:
     /// propagates from either, since nothing more can run in this process.
     Staged start(const suite::Case& c, ReferenceOutputs& reference);
     CaseResult finish(Staged staged);
+
+    /// Whether finish_batch() can take `staged`: its exact figures come from the counter cache
+    /// and its noisy counters take one pass.
+    bool batchable(const Staged& staged) const;
+    /// finish() for several batchable cases of one suite, their noisy counters measured in one
+    /// range-profiler measurement: each case's buffers are made, its launches measured and its
+    /// buffers freed in turn, so no case runs beside another's buffers. `on_begin` is called with
+    /// each case's position as its turn comes. Throws what finish() would for the case whose
+    /// turn it was (or the last, for a failure after every launch); the batch's results are lost.
+    /// Nullopt where CUPTI recorded the batch only in part: each case is then finished alone.
+    std::optional<std::vector<CaseResult>> finish_batch(const std::vector<Staged>& batch,
+                                                        const std::function<void(std::size_t)>& on_begin);
 
     /// Seconds the constructor spent on each of its parts.
     struct StartupCost {
@@ -126,7 +146,9 @@ private:
     /// CUDA 13.0); a pass cut shorter than that lowers `ranges_per_pass_` for the runner's life.
     static constexpr std::size_t max_ranges_per_pass = 16;
     static constexpr std::size_t max_library_kernels = 16; ///< kernels one library call may run
-    void profile_case(const suite::VariantSpec& variant, Prepared& p, CaseResult& r);
+    void profile_case(const suite::VariantSpec& variant, Prepared& p, Staged& staged);
+    /// Restores a prepared case's inputs and empties the L2 before a profiled run, charging `r`.
+    void ready_for_profiling(Prepared& p, CaseResult& r);
     /// The counter-cache key of a prepared case: everything that determines its exact counters.
     std::string counter_key(const suite::VariantSpec& variant, const Prepared& p) const;
 

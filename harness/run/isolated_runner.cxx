@@ -24,6 +24,12 @@ using Clock = std::chrono::steady_clock;
 /// their counters are measured (the next worker runs them again).
 constexpr std::size_t max_group_cases = 128;
 
+/// Most cases whose noisy counters one range-profiler measurement takes (CaseRunner::finish_batch):
+/// each measurement's set-up and read-back cost about 20 ms on an H100, twice that beside other
+/// GPUs' workers, against about 1 ms for the launches of a typical case. A failure in a batch
+/// measures its other cases again one by one.
+constexpr std::size_t max_batch_cases = 32;
+
 CaseResult base_result(const suite::Suite& suite, const suite::Case& c)
 {
     CaseResult r;
@@ -87,14 +93,13 @@ int worker_main(const std::vector<SuiteWork>& work, const std::vector<WorkItem>&
     // next worker, which runs them again.
     std::vector<std::pair<std::size_t, CaseRunner::Staged>> group;
 
-    // Runs one half of a case; a failure of the case itself becomes its result.
+    // A failure of the case itself (`error`, thrown by one half of it) becomes its result.
     enum class Step { done, failed, poisoned };
-    const auto guarded = [&](std::size_t index, const std::function<void()>& step, CaseResult& failure) {
+    const auto failure_of = [&](std::size_t index, const std::exception_ptr& error, CaseResult& failure) {
         const WorkItem& item = items[index];
         const suite::Suite& suite = *work[item.suite].suite;
         try {
-            step();
-            return Step::done;
+            std::rethrow_exception(error);
         } catch (const CudaError& e) {
             failure = base_result(suite, case_of(work, item));
             const bool poisoned = e.poisons_context();
@@ -108,23 +113,83 @@ int worker_main(const std::vector<SuiteWork>& work, const std::vector<WorkItem>&
             return Step::failed;
         }
     };
+    const auto guarded = [&](std::size_t index, const std::function<void()>& step, CaseResult& failure) {
+        try {
+            step();
+            return Step::done;
+        } catch (...) {
+            return failure_of(index, std::current_exception(), failure);
+        }
+    };
     const auto send = [&](std::size_t index, const CaseResult& result) {
         write_event(fd, {{"event", "result"}, {"index", index}, {"result", result}});
     };
-    // False when the context is unusable: the parent then starts a fresh worker for the rest.
+    const auto begin = [&](std::size_t index) { write_event(fd, {{"event", "begin"}, {"index", index}}); };
+    // Each returns false when the context is unusable: the parent then starts a fresh worker for
+    // the cases not reported.
+    const auto finish_one = [&](std::size_t index, CaseRunner::Staged staged) {
+        begin(index);
+        CaseResult result;
+        const Step end = guarded(
+            index, [&] { result = runner.finish(std::move(staged)); }, result);
+        send(index, result);
+        return end != Step::poisoned;
+    };
+    // The group's entries [first, end), whose noisy counters are measured at once. Where one
+    // fails, it fails alone and the others are measured again one by one; where CUPTI recorded
+    // the batch only in part, every case is.
+    const auto finish_batch = [&](std::size_t first, std::size_t end) {
+        std::vector<CaseRunner::Staged> batch;
+        for (std::size_t k = first; k < end; ++k) batch.push_back(group[k].second);
+        std::size_t turn = 0;
+        std::optional<std::vector<CaseResult>> results;
+        std::exception_ptr error;
+        try {
+            results = runner.finish_batch(batch, [&](std::size_t k) {
+                turn = k;
+                begin(group[first + k].first);
+            });
+        } catch (...) {
+            error = std::current_exception();
+        }
+        if (!error && results) {
+            for (std::size_t k = 0; k < results->size(); ++k) send(group[first + k].first, (*results)[k]);
+            return true;
+        }
+        if (!error) {
+            for (std::size_t k = first; k < end; ++k) {
+                group[k].second.result.cost.profile.unbatched = 1;
+                if (!finish_one(group[k].first, std::move(group[k].second))) return false;
+            }
+            return true;
+        }
+        CaseResult failure;
+        const std::size_t failed = group[first + turn].first;
+        const Step step = failure_of(failed, error, failure);
+        send(failed, failure);
+        if (step == Step::poisoned) return false;
+        for (std::size_t k = first; k < end; ++k)
+            if (k != first + turn && !finish_one(group[k].first, std::move(group[k].second))) return false;
+        return true;
+    };
     const auto finish_group = [&] {
         // Library calls last: their counters are never cached, so in a run that reuses cached
         // counters they take the full counter profiler, the others the noisy one, and each change
         // of profiler costs a turn.
         std::stable_partition(group.begin(), group.end(),
                               [](const auto& entry) { return !entry.second.variant->is_builtin(); });
-        for (auto& [index, staged] : group) {
-            write_event(fd, {{"event", "begin"}, {"index", index}});
-            CaseResult result;
-            const Step end = guarded(
-                index, [&] { result = runner.finish(std::move(staged)); }, result);
-            send(index, result);
-            if (end == Step::poisoned) return false;
+        for (std::size_t i = 0; i < group.size();) {
+            std::size_t end = i;
+            while (end < group.size() && end - i < max_batch_cases && runner.batchable(group[end].second) &&
+                   group[end].second.suite == group[i].second.suite)
+                ++end;
+            if (end - i >= 2) {
+                if (!finish_batch(i, end)) return false;
+                i = end;
+            } else {
+                if (!finish_one(group[i].first, std::move(group[i].second))) return false;
+                ++i;
+            }
         }
         group.clear();
         return true;

@@ -1,5 +1,6 @@
 // GPU tests: run real suites through the isolated runner. Skipped, with the reason, without a GPU.
 
+#include "harness/compile/kernel_cache.hxx"
 #include "harness/core/arch_limits.hxx"
 #include "harness/core/child_process.hxx"
 #include "harness/core/error.hxx"
@@ -8,8 +9,11 @@
 #include "harness/run/gpu_session.hxx"
 #include "harness/run/isolated_runner.hxx"
 #include "harness/suite/sweep.hxx"
+#include "test_files.hxx"
 #include "test_paths.hxx"
 
+#include <algorithm>
+#include <cmath>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -289,6 +293,52 @@ TEST(GpuProfile, TransposeCountersAreExactRepeatAndNameTheirSourceLines)
                 << a.variant << " " << a.params_text << " " << m.name << " differs between two runs";
         }
     }
+}
+
+// With the counter cache warm, the cases' noisy counters are measured together, each case's buffers
+// made and freed in its turn: the figures must be what each case measured alone, within the gate's
+// own tolerances, so the buffers' upload and the L2 emptying stay out of every case's ranges.
+TEST(GpuProfile, CasesWithCachedCountersMeasureTheirNoisyOnesTogetherAsAlone)
+{
+    REQUIRE_GPU();
+    TempDir dir;
+    const compile::CompileCache cache(dir.path / "cache");
+    auto s = suite::load_suite(repo_root() / "suites" / "transpose.yaml");
+    s.params = {{"M", {1024, 2048}}, {"N", {2048}}};
+    s.timing.budget_s = 0.02;
+    pipeline::SuiteRunOptions options;
+    options.timeout_s = 30.0;
+    options.counter_cache = true;
+    const auto alone = pipeline::run_suite_gpu(s, *gpu(), options, &cache).results;
+    const auto together = pipeline::run_suite_gpu(s, *gpu(), options, &cache).results;
+    ASSERT_EQ(alone.size(), 6u);
+    ASSERT_EQ(together.size(), alone.size());
+
+    std::size_t batches = 0;
+    for (const auto& a : alone) {
+        ASSERT_EQ(a.status, CaseStatus::passed) << a.variant << " " << a.params_text << ": " << a.message;
+        EXPECT_EQ(a.cost.profile.batched, 0u) << "nothing was cached for " << a.variant << " " << a.params_text;
+        const auto& b = find(together, a.variant, a.params_text);
+        ASSERT_EQ(b.status, CaseStatus::passed) << b.message;
+        EXPECT_FALSE(b.reused_metrics.empty()) << b.variant << " " << b.params_text;
+        EXPECT_EQ(b.cost.profile.batched, 1u) << b.variant << " " << b.params_text << " was measured alone";
+        batches += b.cost.profile.batches;
+        for (const auto& m : metric_table()) {
+            if (m.stability != Stability::exact) continue;
+            EXPECT_EQ(a.metric(std::string(m.name)), b.metric(std::string(m.name)))
+                << a.variant << " " << a.params_text << " " << m.name;
+        }
+        const auto within = [&](const char* metric, double rel, double floor) {
+            const auto x = a.metric(metric), y = b.metric(metric);
+            ASSERT_TRUE(x && y) << metric << " missing for " << a.variant << " " << a.params_text;
+            EXPECT_LE(std::abs(*y - *x), std::max(rel * *x, floor))
+                << a.variant << " " << a.params_text << " " << metric << ": " << *x << " alone, " << *y << " together";
+        };
+        within("dram_read_bytes", 0.05, 1048576);
+        within("dram_write_bytes", 0.10, 2097152);
+        within("achieved_occupancy", 0.0, 0.1);
+    }
+    EXPECT_EQ(batches, 1u) << "six cases of one suite, one group: one measurement";
 }
 
 // Kernels built by nvcc (tests/kernels/module_kernels.cu, into <build>/test-modules by CMake) run

@@ -141,6 +141,9 @@ TEST(Report, CaseCostSurvivesJson)
     r.cost.profile.sass = 1.5;
     r.cost.profile.range_passes = 5;
     r.cost.profile.enables = 1;
+    r.cost.profile.batches = 1;
+    r.cost.profile.batched = 3;
+    r.cost.profile.unbatched = 2;
     const nlohmann::json j = r;
     EXPECT_EQ(j["cost"]["timing"]["passes"], 7);
     const auto back = j.get<CaseResult>();
@@ -149,10 +152,14 @@ TEST(Report, CaseCostSurvivesJson)
     EXPECT_EQ(back.cost.timing_parts.enables, 1u);
     EXPECT_EQ(back.cost.timing_parts.retaken, 2u);
     EXPECT_EQ(back.cost.profile.enables, 1u);
+    EXPECT_EQ(back.cost.profile.batches, 1u);
+    EXPECT_EQ(back.cost.profile.batched, 3u);
+    EXPECT_EQ(back.cost.profile.unbatched, 2u);
     EXPECT_DOUBLE_EQ(back.cost.total(), 0.4 + 0.02 + 1.5);
     CaseCost sum = back.cost;
     sum += back.cost;
     EXPECT_EQ(sum.timing_parts.passes, 14u);
+    EXPECT_EQ(sum.profile.batched, 6u);
     // Timed with CUDA events: no profiler passes, nothing written for them.
     CaseResult events;
     events.cost.timing = 0.2;
