@@ -397,11 +397,7 @@ CaseResult CaseRunner::finish(Staged staged)
     // The buffers are made afresh, as start() made them, not held from it: a case runs with no
     // other case's buffers allocated, since where its own land moves its DRAM traffic (held
     // buffers moved tiled32 N=2048's DRAM reads by 5.5 % on an H100).
-    const auto mark = std::chrono::steady_clock::now();
-    const auto p = prepare(*staged.variant, staged.params, false);
-    for (std::size_t i = 0; i < p->buffers.size() && i < staged.content_keys.size(); ++i)
-        p->buffers[i]->content_key = staged.content_keys[i];
-    staged.result.cost.prepare += seconds_since(mark);
+    const auto p = prepare_again(staged, staged.result);
     profile_case(*staged.variant, *p, staged);
     return std::move(staged.result);
 }
@@ -448,11 +444,7 @@ std::optional<std::vector<CaseResult>> CaseRunner::finish_batch(const std::vecto
         profile::BatchCase steps;
         steps.prepare = [&, k] {
             on_begin(k);
-            const auto mark = std::chrono::steady_clock::now();
-            current = prepare(*staged.variant, staged.params, false);
-            for (std::size_t i = 0; i < current->buffers.size() && i < staged.content_keys.size(); ++i)
-                current->buffers[i]->content_key = staged.content_keys[i];
-            r.cost.prepare += seconds_since(mark);
+            current = prepare_again(staged, r);
             ready_for_profiling(*current, r);
         };
         steps.launches = staged.launches;
@@ -474,6 +466,16 @@ void CaseRunner::restore_and_flush(Prepared& p)
         if (b->pristine.ptr)
             CU_CHECK(d.cuMemcpyDtoDAsync(b->device.ptr, b->pristine.ptr, b->device.bytes, session_.stream()));
     if (!options_.hot) session_.flush_l2();
+}
+
+std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare_again(const Staged& staged, CaseResult& r)
+{
+    const auto mark = std::chrono::steady_clock::now();
+    auto p = prepare(*staged.variant, staged.params, false);
+    for (std::size_t i = 0; i < p->buffers.size() && i < staged.content_keys.size(); ++i)
+        p->buffers[i]->content_key = staged.content_keys[i];
+    r.cost.prepare += seconds_since(mark);
+    return p;
 }
 
 void CaseRunner::ready_for_profiling(Prepared& p, CaseResult& r)

@@ -147,6 +147,9 @@ private:
     static constexpr std::size_t max_ranges_per_pass = 16;
     static constexpr std::size_t max_library_kernels = 16; ///< kernels one library call may run
     void profile_case(const suite::VariantSpec& variant, Prepared& p, Staged& staged);
+    /// A started case's buffers made afresh for its counters, with the content keys start() hashed,
+    /// charging `r`.
+    std::unique_ptr<Prepared> prepare_again(const Staged& staged, CaseResult& r);
     /// Restores a prepared case's inputs and empties the L2 before a profiled run, charging `r`.
     void ready_for_profiling(Prepared& p, CaseResult& r);
     /// The counter-cache key of a prepared case: everything that determines its exact counters.
