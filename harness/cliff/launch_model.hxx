@@ -1,8 +1,8 @@
 #pragma once
 // Why a series steps between two adjacent points of a scanned axis, from a model of each point's
 // launch on the GPU it ran on (or the architecture the static tier compiled for): waves of blocks
-// over the SMs, a grid's ceil-division by a tile, a pitch against 32-byte sectors, resident blocks
-// per SM.
+// over the SMs, a grid's ceil-division by a tile, a pitch against 32-byte sectors, a row's footprint
+// in 128-byte lines and 32-byte sectors, resident blocks per SM.
 
 #include "harness/core/cliff_map.hxx"
 
@@ -18,6 +18,8 @@ namespace harness::cliff {
 /// The unit of global memory the alignment cause counts in: a pitch that is no multiple of it
 /// starts rows inside a sector.
 inline constexpr std::uint64_t sector_bytes = 32;
+/// The unit the caches fetch and keep: a row spanning one more of them costs one more fetch per row.
+inline constexpr std::uint64_t line_bytes = 128;
 
 /// One point's launch, as the run (or the static tier) knows it.
 struct LaunchShape {
@@ -52,8 +54,9 @@ struct Explanation {
 /// needs the SM count and blocks per SM), tiles (a grid dimension gained a block without the
 /// axis value growing in proportion), alignment (the pitch's remainder by 32 bytes changed from
 /// or to 0; "confirmed" when both points' sectors per request are known and differ, "not
-/// confirmed" when known and equal); else unexplained. `axis` names the scanned parameter in the
-/// text ("tile of 32 along N").
+/// confirmed" when known and equal), footprint (the pitch, as aligned as before, spans one more
+/// 128-byte line or, failing that, one more 32-byte sector); else unexplained. `axis` names the scanned parameter in
+/// the text ("tile of 32 along N").
 Explanation explain_step(const LaunchShape& before, const LaunchShape& after, const GpuShape& gpu,
                          std::string_view axis = "x");
 

@@ -20,6 +20,8 @@ namespace {
 constexpr const char* marker = "# harness cliff baseline";
 const std::vector<std::string> columns = {"variant", "axis",         "others",      "figure", "x_before",
                                           "x_after", "level_before", "level_after", "depth",  "cause"};
+constexpr const char* levels_marker = "# harness cliff levels";
+const std::vector<std::string> level_columns = {"variant", "axis", "others", "figure", "x", "level", "noise"};
 
 double parse_number(const std::string& text, const std::string& name, int line, const std::string& what)
 {
@@ -55,6 +57,11 @@ MapKey key_of(const CliffMap& m)
     return {m.variant, m.axis, m.others, m.figure};
 }
 
+MapKey key_of(const LevelRow& r)
+{
+    return {r.variant, r.axis, r.others, r.figure};
+}
+
 } // namespace
 
 bool CliffRow::of(const CliffMap& map) const
@@ -72,6 +79,15 @@ std::vector<const CliffRow*> CliffBaselineFile::cliffs_of(const CliffMap& map) c
     std::vector<const CliffRow*> out;
     for (const auto& r : rows)
         if (r.is_cliff() && r.of(map)) out.push_back(&r);
+    return out;
+}
+
+std::vector<const LevelRow*> CliffBaselineFile::levels_of(const CliffMap& map) const
+{
+    std::vector<const LevelRow*> out;
+    for (const auto& r : levels)
+        if (key_of(r) == key_of(map)) out.push_back(&r);
+    std::stable_sort(out.begin(), out.end(), [](const LevelRow* a, const LevelRow* b) { return a->x < b->x; });
     return out;
 }
 
@@ -96,6 +112,39 @@ std::filesystem::path cliff_baseline_path(const std::filesystem::path& dir, cons
     // The key alone must name a file as it does for the figures' baseline.
     baseline_path(dir, suite, key);
     return child_path(child_path(dir, suite, "suite name"), key + ".cliffs", "baseline key", ".csv");
+}
+
+std::filesystem::path cliff_levels_path(const std::filesystem::path& dir, const std::string& suite,
+                                        const std::string& key)
+{
+    baseline_path(dir, suite, key);
+    return child_path(child_path(dir, suite, "suite name"), key + ".levels", "baseline key", ".csv");
+}
+
+std::filesystem::path cliff_levels_path(const std::filesystem::path& cliffs_path)
+{
+    constexpr std::string_view suffix = ".cliffs.csv";
+    std::string name = cliffs_path.filename().string();
+    if (name.ends_with(suffix)) name.resize(name.size() - suffix.size());
+    return cliffs_path.parent_path() / (name + ".levels.csv");
+}
+
+std::vector<LevelRow> level_rows(const CliffMap& map)
+{
+    std::vector<LevelRow> rows;
+    if (is_exact_map(map)) return rows;
+    for (std::size_t i = 0; i < map.x.size() && i < map.values.size() && i < map.noise.size(); ++i) {
+        LevelRow r;
+        r.variant = map.variant;
+        r.axis = map.axis;
+        r.others = map.others;
+        r.figure = map.figure;
+        r.x = map.x[i];
+        r.level = map.values[i];
+        r.noise = map.noise[i];
+        rows.push_back(std::move(r));
+    }
+    return rows;
 }
 
 std::vector<CliffRow> cliff_rows(const CliffMap& map)
@@ -129,6 +178,48 @@ std::string cliff_baseline_text(const CliffBaselineFile& file)
     return table_file_text(marker, file, columns, rows);
 }
 
+std::string cliff_levels_text(const CliffBaselineFile& file)
+{
+    std::vector<std::vector<std::string>> rows;
+    rows.reserve(file.levels.size());
+    for (const auto& r : file.levels)
+        rows.push_back(
+            {r.variant, r.axis, r.others, r.figure, number_text(r.x), number_text(r.level), number_text(r.noise)});
+    return table_file_text(levels_marker, file, level_columns, rows);
+}
+
+void parse_cliff_levels(const std::string& text, const std::string& name, CliffBaselineFile& file)
+{
+    BaselineHeader header;
+    const TableRows table = parse_table_file(text, name, levels_marker, level_columns, header);
+    for (const char* field : {"suite", "key"})
+        if (header.meta(field) != file.meta(field))
+            throw InputError(name, 1, 1, field,
+                             fmt::format("'{}' does not match the cliff baseline beside it ('{}')",
+                                         header.meta(field).substr(0, 80), file.meta(field).substr(0, 80)));
+    std::map<std::tuple<std::string, std::string, std::string, std::string, double>, int> seen;
+    for (std::size_t i = 0; i < table.rows.size(); ++i) {
+        const auto& f = table.rows[i];
+        const int at = table.lines[i];
+        LevelRow r;
+        r.variant = f[0];
+        r.axis = f[1];
+        r.others = f[2];
+        r.figure = f[3];
+        r.line = at;
+        r.x = parse_number(f[4], name, at, "x");
+        r.level = parse_number(f[5], name, at, "level");
+        r.noise = parse_number(f[6], name, at, "noise");
+        if (!(r.noise >= 0)) throw InputError(name, at, 1, "noise", fmt::format("{} is negative", f[6].substr(0, 40)));
+        if (const auto [it, fresh] = seen.emplace(std::tuple{r.variant, r.axis, r.others, r.figure, r.x}, at); !fresh)
+            throw InputError(name, at, 1, "x",
+                             fmt::format("a second level for the map {} {} {} {} at {} (the first is on line {})",
+                                         r.variant.substr(0, 80), r.axis.substr(0, 80), r.others.substr(0, 80),
+                                         r.figure.substr(0, 80), f[4].substr(0, 40), it->second));
+        file.levels.push_back(std::move(r));
+    }
+}
+
 CliffBaselineFile parse_cliff_baseline(const std::string& text, const std::string& name)
 {
     CliffBaselineFile file;
@@ -151,8 +242,8 @@ CliffBaselineFile parse_cliff_baseline(const std::string& text, const std::strin
             r.depth = parse_number(f[8], name, at, "depth");
             if (!cliff_cause_from_name(f[9]))
                 throw InputError(name, at, 1, "cause",
-                                 fmt::format("unknown cause '{}'; one of waves, tiles, alignment, occupancy, "
-                                             "unexplained",
+                                 fmt::format("unknown cause '{}'; one of waves, tiles, alignment, footprint, "
+                                             "occupancy, unexplained",
                                              f[9].substr(0, 40)));
             r.cause = f[9];
         }
@@ -182,7 +273,13 @@ CliffBaselineFile read_cliff_baseline(const std::filesystem::path& path)
                     fmt::format("cannot read {}: an update of its folder was interrupted and is not complete yet; "
                                 "the next `harness run` or `harness baseline update` of the suite completes it",
                                 path.string()));
-    return parse_cliff_baseline(read_input_file(path, max_baseline_file_bytes, "cliff baseline file"), path.string());
+    CliffBaselineFile file =
+        parse_cliff_baseline(read_input_file(path, max_baseline_file_bytes, "cliff baseline file"), path.string());
+    const auto levels = cliff_levels_path(path);
+    if (std::filesystem::exists(levels))
+        parse_cliff_levels(read_input_file(levels, max_baseline_file_bytes, "cliff levels file"), levels.string(),
+                           file);
+    return file;
 }
 
 CliffBaselineChanges cliff_baseline_changes(const suite::Suite& suite, const harness::RunReport& report,
@@ -202,9 +299,10 @@ CliffBaselineChanges cliff_baseline_changes(const suite::Suite& suite, const har
         return scanned && axis == scanned->name && variant_order.contains(variant) && others_order.contains(others);
     };
 
-    std::map<std::string, std::vector<CliffRow>> fresh; // by file key
-    std::map<std::string, std::set<MapKey>> replaced;   // by file key
-    std::map<std::string, std::string> file_arch;       // by file key: the architecture, "" for a GPU model
+    std::map<std::string, std::vector<CliffRow>> fresh;        // by file key
+    std::map<std::string, std::vector<LevelRow>> fresh_levels; // by file key
+    std::map<std::string, std::set<MapKey>> replaced;          // by file key
+    std::map<std::string, std::string> file_arch;              // by file key: the architecture, "" for a GPU model
     for (const auto& m : report.cliff_maps) {
         if (!known_map(m.variant, m.axis, m.others))
             throw Error(ErrorKind::bad_input,
@@ -224,6 +322,7 @@ CliffBaselineChanges cliff_baseline_changes(const suite::Suite& suite, const har
         file_arch[key] = is_exact_map(m) ? m.arch : "";
         replaced[key].insert(key_of(m));
         for (auto& r : cliff_rows(m)) fresh[key].push_back(std::move(r));
+        for (auto& r : level_rows(m)) fresh_levels[key].push_back(std::move(r));
     }
 
     const bool gpu = report.mode != RunMode::static_tier;
@@ -236,6 +335,22 @@ CliffBaselineChanges cliff_baseline_changes(const suite::Suite& suite, const har
             check_baseline_identity(file, path.string(), suite.name, key);
         }
         const std::vector<CliffRow> before = file.rows;
+        const std::vector<LevelRow> levels_before = file.levels;
+        std::erase_if(file.levels, [&](const LevelRow& r) {
+            return !known_map(r.variant, r.axis, r.others) || replaced[key].contains(key_of(r));
+        });
+        auto& new_levels = fresh_levels[key];
+        file.levels.insert(file.levels.end(), std::make_move_iterator(new_levels.begin()),
+                           std::make_move_iterator(new_levels.end()));
+        std::stable_sort(file.levels.begin(), file.levels.end(), [&](const LevelRow& a, const LevelRow& b) {
+            return std::tuple(variant_order.at(a.variant), others_order.at(a.others), a.figure, a.x) <
+                   std::tuple(variant_order.at(b.variant), others_order.at(b.others), b.figure, b.x);
+        });
+        const auto same_level = [](const LevelRow& a, const LevelRow& b) {
+            return key_of(a) == key_of(b) && a.x == b.x && a.level == b.level && a.noise == b.noise;
+        };
+        const bool levels_same =
+            std::equal(levels_before.begin(), levels_before.end(), file.levels.begin(), file.levels.end(), same_level);
         std::size_t dropped = 0;
         std::erase_if(file.rows, [&](const CliffRow& r) {
             if (!known_map(r.variant, r.axis, r.others)) {
@@ -258,7 +373,8 @@ CliffBaselineChanges cliff_baseline_changes(const suite::Suite& suite, const har
                    a.level_before == b.level_before && a.level_after == b.level_after && a.depth == b.depth &&
                    a.cause == b.cause;
         };
-        if (existed && std::equal(before.begin(), before.end(), file.rows.begin(), file.rows.end(), same)) {
+        if (existed && levels_same &&
+            std::equal(before.begin(), before.end(), file.rows.begin(), file.rows.end(), same)) {
             out.unchanged.push_back(path.string());
             continue;
         }
@@ -275,6 +391,9 @@ CliffBaselineChanges cliff_baseline_changes(const suite::Suite& suite, const har
         file.set_meta("git_revision", report.git_revision);
         file.set_meta("date", report.timestamp);
         out.files.emplace_back(path, cliff_baseline_text(file));
+        // A file of exact maps keeps no levels; one of noisy maps keeps them beside its cliffs.
+        if (!file.levels.empty() || !levels_before.empty())
+            out.files.emplace_back(cliff_levels_path(dir, suite.name, key), cliff_levels_text(file));
     }
     return out;
 }

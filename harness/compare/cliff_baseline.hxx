@@ -12,6 +12,14 @@
 //
 // A map recorded without cliffs is one row with the last six fields empty, so that a flat map is
 // told from one never recorded.
+//
+// A noisy map's levels, every point's value and noise, are kept beside it, so that a later run is
+// compared with the map and not only with its steps (a step the baseline had under min_depth, a
+// stretch of the axis that got slower with no step moving):
+//
+//   baselines/<suite>/<key>.levels.csv    variant,axis,others,figure,x,level,noise
+//
+// An exact map keeps no levels: its points are cases, and their figures are in <key>.csv.
 
 #include "harness/compare/baseline_file.hxx"
 #include "harness/core/cliff_map.hxx"
@@ -45,14 +53,31 @@ struct CliffRow {
     bool of(const CliffMap& map) const;
 };
 
-/// The contents of one cliff baseline file.
+/// One point of a noisy map as its baseline keeps it.
+struct LevelRow {
+    std::string variant;
+    std::string axis;
+    std::string others;
+    std::string figure;
+    double x = 0;
+    double level = 0; ///< the map's value at x, in its unit
+    double noise = 0; ///< one standard deviation of it, same unit
+    int line = 0;     ///< where it was read, for messages; 0 when made here
+};
+
+/// The contents of one cliff baseline file, with the levels file beside it.
 struct CliffBaselineFile : BaselineHeader {
     std::vector<CliffRow> rows;
+    /// From <key>.levels.csv; empty where the file is missing (a baseline recorded before levels
+    /// were kept, or one of exact maps).
+    std::vector<LevelRow> levels;
 
     /// Whether the file records `map` (with cliffs or without).
     bool holds(const CliffMap& map) const;
     /// The cliffs it records for `map`, in axis order.
     std::vector<const CliffRow*> cliffs_of(const CliffMap& map) const;
+    /// The levels it records for `map`, in axis order; empty when it records none.
+    std::vector<const LevelRow*> levels_of(const CliffMap& map) const;
 };
 
 /// Whether `map`'s figure is exact (no noise): its cliffs are kept by architecture, else by GPU model.
@@ -65,15 +90,28 @@ bool is_cliff_baseline(const std::filesystem::path& path);
 /// <dir>/<suite>/<key>.cliffs.csv; throws Error (bad_input) as baseline_path does.
 std::filesystem::path cliff_baseline_path(const std::filesystem::path& dir, const std::string& suite,
                                           const std::string& key);
+/// <dir>/<suite>/<key>.levels.csv, the levels beside the cliff baseline of the same key.
+std::filesystem::path cliff_levels_path(const std::filesystem::path& dir, const std::string& suite,
+                                        const std::string& key);
+/// The levels file beside the cliff baseline `cliffs_path`.
+std::filesystem::path cliff_levels_path(const std::filesystem::path& cliffs_path);
 
 /// The rows that record `map`: one per cliff, or the row of a map without cliffs.
 std::vector<CliffRow> cliff_rows(const CliffMap& map);
 
+/// The rows that keep `map`'s levels: one per point; none for an exact map.
+std::vector<LevelRow> level_rows(const CliffMap& map);
+
 /// The file's text.
 std::string cliff_baseline_text(const CliffBaselineFile& file);
+/// The levels file's text (the same header, `file.levels` as its rows).
+std::string cliff_levels_text(const CliffBaselineFile& file);
 /// Parses a cliff baseline file's text; throws InputError naming `name`, the line and the field.
 CliffBaselineFile parse_cliff_baseline(const std::string& text, const std::string& name);
-/// Reads a cliff baseline file; throws InputError (bad input) when it is malformed or unreadable.
+/// Parses a levels file's text into `file.levels`; throws InputError naming `name`, the line and the field.
+void parse_cliff_levels(const std::string& text, const std::string& name, CliffBaselineFile& file);
+/// Reads a cliff baseline file, and the levels file beside it where there is one; throws
+/// InputError (bad input) when either is malformed or unreadable.
 CliffBaselineFile read_cliff_baseline(const std::filesystem::path& path);
 
 /// What recording a run's cliff maps changes, for baseline_update: the new text of each cliff

@@ -4,8 +4,8 @@ namespace harness {
 
 namespace {
 
-constexpr CliffCause every_cause[] = {CliffCause::waves, CliffCause::tiles, CliffCause::alignment,
-                                      CliffCause::occupancy, CliffCause::unexplained};
+constexpr CliffCause every_cause[] = {CliffCause::waves,     CliffCause::tiles,     CliffCause::alignment,
+                                      CliffCause::footprint, CliffCause::occupancy, CliffCause::unexplained};
 
 } // namespace
 
@@ -16,6 +16,7 @@ const char* cliff_cause_name(CliffCause cause)
     case CliffCause::waves: return "waves";
     case CliffCause::tiles: return "tiles";
     case CliffCause::alignment: return "alignment";
+    case CliffCause::footprint: return "footprint";
     case CliffCause::occupancy: return "occupancy";
     case CliffCause::unexplained: return "unexplained";
     }

@@ -17,11 +17,12 @@ enum class CliffCause {
     waves,       ///< the grid needs another wave of blocks over the GPU's SMs
     tiles,       ///< a grid dimension's ceil-division by a tile gained a block
     alignment,   ///< a pitch in bytes stopped (or started) being a multiple of 32-byte sectors
+    footprint,   ///< a row's footprint (its pitch) grew across a 128-byte line or a 32-byte sector
     occupancy,   ///< resident blocks per SM changed (registers or shared memory grew with the axis)
     unexplained, ///< none of the above changes between the two points
 };
 
-/// "waves", "tiles", "alignment", "occupancy", "unexplained".
+/// "waves", "tiles", "alignment", "footprint", "occupancy", "unexplained".
 const char* cliff_cause_name(CliffCause cause);
 /// The cause named `name`; nullopt for an unknown name.
 std::optional<CliffCause> cliff_cause_from_name(const std::string& name);

@@ -26,6 +26,7 @@ const char* cause_color(CliffCause cause)
     case CliffCause::waves: return "#3366cc";
     case CliffCause::tiles: return "#8e5cc4";
     case CliffCause::alignment: return "#e8871e";
+    case CliffCause::footprint: return "#c49a1b";
     case CliffCause::occupancy: return "#1b9aaa";
     case CliffCause::unexplained: return "#b5548a";
     }

@@ -12,16 +12,29 @@
 // it do. Prints the false steps of the whole-series finder and those the comb finder adds, and
 // the recall of the planted steps with and without the comb finder, by depth and noise.
 //
+// Last, the gate on shallow staircases as users' row kernels draw them: a step every 32 points,
+// 4..8 % deep (around min_depth 5 %), 0.3..1 % noise per point and a level that moves as a whole by
+// up to 2 % between processes. A baseline is recorded from one scan; clean reruns and planted
+// changes (the interior 10 % slower with the ends unchanged, a cliff moved by 16 points, the level
+// before the first cliff risen to it, a new 6 % step) are judged against it, once with a baseline of
+// steps alone and once with one that keeps the map's levels. Prints the false alarms and the
+// recall of each.
+//
 //   cliff_bench [SERIES] [WINDOW]
 
 #include "harness/cliff/combs.hxx"
 #include "harness/cliff/steps.hxx"
+#include "harness/compare/cliff_baseline.hxx"
+#include "harness/compare/cliff_gate.hxx"
+#include "harness/suite/suite.hxx"
 
 #include <array>
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <filesystem>
 #include <fmt/format.h>
+#include <functional>
 #include <optional>
 #include <random>
 #include <string>
@@ -269,6 +282,125 @@ void comb_bench(std::mt19937& rng, std::size_t series, const StepOptions& plain)
 
 } // namespace
 
+/// A row kernel's suite scanned over W = 1024..1279, for the gate's carriers (parsed, never run).
+const char* staircase_suite = R"yaml(suite: staircase
+archs: [sm_90]
+params:
+  W: {scan: [1024, 1279], pitch: "ceil_div(W, 32) * 128"}
+reference: rows
+buffers:
+  x: {type: f32, count: 2048, init: uniform, seed: 1}
+  y: {type: f32, count: 2048, role: out}
+cliffs: {min_depth: 0.05}
+variants:
+  rows:
+    source: ../kernels/memory/vector_add.cu
+    entry: vector_add
+    block: [256]
+    grid: [8]
+    args: [x, x, y, {i32: 2048}]
+)yaml";
+
+/// One scan of a staircase: `level(W)` times a whole-process factor, with noise drawn per point.
+CliffMap staircase_scan(std::mt19937& rng, const std::function<double(int)>& level, double noise)
+{
+    std::normal_distribution<double> scatter(0.0, noise);
+    std::uniform_real_distribution<double> process(-0.02, 0.02);
+    const double factor = 1 + process(rng);
+    CliffMap m;
+    m.variant = "rows";
+    m.axis = "W";
+    m.arch = "sm_90";
+    m.figure = "time";
+    m.unit = "us";
+    for (int w = 1024; w <= 1279; ++w) {
+        const double v = level(w) * factor * (1 + scatter(rng));
+        m.x.push_back(w);
+        m.values.push_back(v);
+        m.noise.push_back(v * noise);
+    }
+    StepOptions options;
+    options.worse_only = true;
+    m.cliffs = find_steps(m.x, m.values, m.noise, options);
+    return m;
+}
+
+compare::CliffBaselineFile recorded_baseline(const CliffMap& map, bool keep_levels)
+{
+    compare::CliffBaselineFile file;
+    file.rows = compare::cliff_rows(map);
+    if (keep_levels) file.levels = compare::level_rows(map);
+    return file;
+}
+
+bool regressed(const std::vector<CliffVerdict>& verdicts)
+{
+    for (const auto& v : verdicts)
+        if (v.judgement.verdict == Verdict::regressed) return true;
+    return false;
+}
+
+void gate_bench(std::mt19937& rng, std::size_t series)
+{
+    suite::Suite suite;
+    try {
+        suite = suite::parse_suite(staircase_suite, std::filesystem::current_path() / "suites" / "staircase.yaml");
+    } catch (const std::exception& e) {
+        fmt::print("gate on shallow staircases: skipped, run from the project's top folder ({})\n", e.what());
+        return;
+    }
+    std::uniform_real_distribution<double> depth(0.04, 0.08), noise_of(0.003, 0.01);
+    constexpr std::size_t reruns = 5;
+    const char* planted_names[] = {"interior 10 % slower, ends unchanged", "a cliff moved by 16 points",
+                                   "the level before the first cliff risen to it", "a new 6 % step"};
+    constexpr std::size_t kinds = 4;
+    std::size_t clean = 0;
+    std::array<std::size_t, 2> false_alarms{};
+    std::array<std::array<std::size_t, 2>, kinds> caught{};
+    for (std::size_t i = 0; i < series; ++i) {
+        std::vector<double> depths(7);
+        for (auto& d : depths) d = depth(rng);
+        depths[2] = 0; // a flat stretch for the new step
+        const double noise = noise_of(rng);
+        const auto level = [depths](int w) {
+            double v = 10.0;
+            for (std::size_t k = 0; k < depths.size(); ++k)
+                if (w >= 1056 + 32 * static_cast<int>(k)) v *= 1 + depths[k];
+            return v;
+        };
+        const CliffMap base = staircase_scan(rng, level, noise);
+        const std::array<compare::CliffBaselineFile, 2> baselines = {recorded_baseline(base, false),
+                                                                     recorded_baseline(base, true)};
+        for (std::size_t r = 0; r < reruns; ++r) {
+            const CliffMap run = staircase_scan(rng, level, noise);
+            ++clean;
+            for (std::size_t b = 0; b < 2; ++b)
+                false_alarms[b] += regressed(compare::judge_cliff_map(run, suite, &baselines[b]));
+        }
+        const std::array<std::function<double(int)>, kinds> planted = {
+            [&](int w) { return level(w) * (1 + 0.10 * std::sin(M_PI * (w - 1024) / 255.0)); },
+            [&](int w) { return level(w + (w >= 1136 && w < 1152 ? 16 : 0)); },
+            [&](int w) { return w < 1056 ? level(1056) : level(w); },
+            [&](int w) { return level(w) * (w >= 1136 ? 1.06 : 1.0); },
+        };
+        for (std::size_t k = 0; k < kinds; ++k) {
+            const CliffMap run = staircase_scan(rng, planted[k], noise);
+            for (std::size_t b = 0; b < 2; ++b)
+                caught[k][b] += regressed(compare::judge_cliff_map(run, suite, &baselines[b]));
+        }
+    }
+    const auto share = [](std::size_t n, std::size_t of) { return of ? static_cast<double>(n) / of : 0.0; };
+    fmt::print("gate on shallow staircases (steps of 4-8 % every 32 points, min_depth 5 %, 0.3-1 % noise, +-2 % "
+               "between processes), {} baselines:\n",
+               series);
+    fmt::print("  {:<50} {:>12} {:>12}\n", "", "steps only", "with levels");
+    fmt::print("  {:<50} {:>12.3f} {:>12.3f}\n", fmt::format("false alarms, share of {} clean reruns", clean),
+               share(false_alarms[0], clean), share(false_alarms[1], clean));
+    for (std::size_t k = 0; k < kinds; ++k)
+        fmt::print("  {:<50} {:>12.3f} {:>12.3f}\n", fmt::format("caught: {}", planted_names[k]),
+                   share(caught[k][0], series), share(caught[k][1], series));
+}
+
 int main(int argc, char** argv)
 {
     const std::size_t series = argc > 1 ? std::stoul(argv[1]) : 1000;
@@ -372,5 +504,6 @@ int main(int argc, char** argv)
                per_scan_ms, per_scan_cpu_ms, kept / repeats,
                1e6 * (analyse_s + clean_s) / static_cast<double>(points + clean_points), 2 * series);
     comb_bench(rng, std::max<std::size_t>(series, 1000), options);
+    gate_bench(rng, std::max<std::size_t>(series / 5, 100));
     return 0;
 }

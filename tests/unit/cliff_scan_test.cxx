@@ -357,8 +357,8 @@ TEST(CliffScan, CliffBaselineReadsBackAndRefusesMalformedRows)
         return std::string("no error");
     };
     EXPECT_EQ(error("a,N,,t,3,4,1,0.5,-0.5,gravity\n"),
-              "f.cliffs.csv:4:1: cause: unknown cause 'gravity'; one of waves, tiles, alignment, occupancy, "
-              "unexplained");
+              "f.cliffs.csv:4:1: cause: unknown cause 'gravity'; one of waves, tiles, alignment, footprint, "
+              "occupancy, unexplained");
     EXPECT_EQ(error("a,N,,t,4,4,1,0.5,-0.5,tiles\n"), "f.cliffs.csv:4:1: x_after: 4 is not after x_before 4");
     EXPECT_EQ(error("a,N,,t,x,4,1,0.5,-0.5,tiles\n"), "f.cliffs.csv:4:1: x_before: 'x' is not a number");
     EXPECT_NE(error("a,N,,t,3,4,1,0.5,-0.5,tiles\na,N,,t,3,4,1,0.5,-0.5,tiles\n").find("a second row for the map"),
