@@ -5,8 +5,11 @@
 #include "harness/core/metrics.hxx"
 #include "harness/pipeline/run_suite.hxx"
 
+#include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <map>
 
 namespace harness::pipeline {
 
@@ -34,6 +37,52 @@ std::string exact_difference(const CaseResult& c, const std::vector<const CaseRe
         }
     }
     return {};
+}
+
+double median_of(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/// A noisy map's levels pooled over the runs: at each point the median of the runs' values, and a
+/// noise that is the larger of the points' own and the spread between runs. A map from one
+/// process holds one placement's levels, and a stretch of the axis can sit 1-2 % apart in
+/// another process (one tread of row_staircase on an H100); the baseline's levels are what later
+/// runs are compared with, so they are the runs' middle, with that spread as their noise. The
+/// first run's cliffs are kept (they carry the launch model's explanations). A map some run lacks,
+/// or a point some run lacks, keeps the first run's.
+void pool_cliff_levels(std::vector<CliffMap>& maps, const std::vector<harness::RunReport>& runs)
+{
+    for (auto& map : maps) {
+        if (map.noise.empty()) continue;
+        std::vector<const CliffMap*> same;
+        for (std::size_t r = 1; r < runs.size(); ++r)
+            for (const auto& other : runs[r].cliff_maps)
+                if (other.variant == map.variant && other.axis == map.axis && other.others == map.others &&
+                    other.figure == map.figure && other.arch == map.arch && !other.noise.empty())
+                    same.push_back(&other);
+        if (same.size() + 1 != runs.size()) continue;
+        for (std::size_t i = 0; i < map.x.size(); ++i) {
+            std::vector<double> values{map.values[i]};
+            double noise = map.noise[i];
+            for (const CliffMap* other : same) {
+                const auto at = std::find(other->x.begin(), other->x.end(), map.x[i]);
+                if (at == other->x.end()) break;
+                const auto k = static_cast<std::size_t>(at - other->x.begin());
+                values.push_back(other->values[k]);
+                noise = std::max(noise, other->noise[k]);
+            }
+            if (values.size() != runs.size()) continue;
+            const double middle = median_of(values);
+            double squares = 0;
+            for (const double v : values) squares += (v - middle) * (v - middle);
+            const double spread = std::sqrt(squares / static_cast<double>(values.size() - 1));
+            map.values[i] = middle;
+            map.noise[i] = std::max(noise, spread);
+        }
+    }
 }
 
 } // namespace
@@ -101,8 +150,10 @@ PooledRuns pool_runs(const std::vector<harness::RunReport>& runs, const std::vec
         }
         out.report.results.push_back(std::move(pooled));
     }
-    if (runs.size() > 1)
+    if (runs.size() > 1) {
+        pool_cliff_levels(out.report.cliff_maps, runs);
         out.notes.push_back(fmt::format("time samples pooled from {} runs: {}", runs.size(), fmt::join(names, ", ")));
+    }
     return out;
 }
 

@@ -8,6 +8,8 @@
 #include "harness/compare/cliff_baseline.hxx"
 #include "harness/compare/cliff_gate.hxx"
 #include "harness/core/error.hxx"
+#include "harness/core/run_report.hxx"
+#include "harness/pipeline/pool_runs.hxx"
 #include "harness/suite/suite.hxx"
 #include "test_paths.hxx"
 
@@ -308,4 +310,29 @@ TEST(CliffExplain, ARowFootprintCrossingALineOrASectorIsTheFootprintCause)
     before.pitch_bytes = after.pitch_bytes = 5120;
     EXPECT_EQ(cliff::explain_step(before, after, cliff::GpuShape{132}, "W").cause, CliffCause::unexplained);
     EXPECT_EQ(cliff_cause_from_name("footprint"), CliffCause::footprint);
+}
+
+TEST(CliffLevels, LevelsRecordedFromSeveralRunsAreTheirMiddleWithTheirSpreadAsNoise)
+{
+    // Three processes, one of them with the first tread 1.3 % faster.
+    std::vector<RunReport> runs(3);
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+        CliffMap m = measured(staircase({0.05}), 20 + static_cast<unsigned>(r));
+        if (r == 1)
+            for (std::size_t i = 0; i < m.x.size(); ++i)
+                if (m.x[i] < 1056) m.values[i] *= 0.987;
+        runs[r].cliff_maps.push_back(std::move(m));
+    }
+    const auto pooled = pipeline::pool_runs(runs, {"run 1", "run 2", "run 3"});
+    ASSERT_EQ(pooled.report.cliff_maps.size(), 1u);
+    const CliffMap& m = pooled.report.cliff_maps.front();
+    for (std::size_t i = 0; i < m.x.size(); ++i) {
+        std::vector<double> values;
+        for (const auto& run : runs) values.push_back(run.cliff_maps.front().values[i]);
+        std::sort(values.begin(), values.end());
+        EXPECT_EQ(m.values[i], values[1]) << m.x[i];
+        EXPECT_GE(m.noise[i], runs.front().cliff_maps.front().noise[i]);
+    }
+    // Where one process sat apart, the spread between runs is the noise.
+    EXPECT_GT(m.noise.front(), 2 * relative_noise * m.values.front());
 }
