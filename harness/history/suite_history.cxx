@@ -1,5 +1,7 @@
 #include "harness/history/suite_history.hxx"
 
+#include "harness/suite/rule_syntax.hxx"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -21,6 +23,41 @@ double median_of(std::vector<double> v)
 bool tracked(const MetricInfo& m)
 {
     return m.stability == Stability::exact || m.default_rule != "ignore";
+}
+
+/// Whether a move from `before` to `after` reaches the gate's rule for the figure: a change the
+/// gate would never call one is no change point, however significant against a tiny noise (a
+/// DRAM figure moving by 1,536 bytes, 5.7 noises, where the rule asks 5 % and 2 MiB).
+bool beyond_floor(const suite::Rule& rule, double before, double after)
+{
+    const double moved = std::abs(after - before);
+    if (moved < rule.minimum) return false;
+    switch (rule.kind) {
+    case suite::RuleKind::relative:
+    case suite::RuleKind::samples: return moved > rule.tolerance * std::abs(before);
+    case suite::RuleKind::absolute: return moved > rule.tolerance;
+    case suite::RuleKind::exact:
+    case suite::RuleKind::report:
+    case suite::RuleKind::ignore: return moved > 0;
+    }
+    return true;
+}
+
+/// Keeps a noisy series' change points and creep only where they reach the metric's default rule.
+void apply_practical_floor(SeriesAnalysis& analysis, std::string_view metric)
+{
+    const std::optional<MetricInfo> info = find_metric(metric);
+    if (!info) return;
+    suite::Rule rule;
+    try {
+        rule = suite::parse_rule(info->default_rule);
+    } catch (const std::invalid_argument&) {
+        return;
+    }
+    std::erase_if(analysis.change_points, [&](const ChangePoint& c) { return !beyond_floor(rule, c.before, c.after); });
+    if (analysis.creep &&
+        !beyond_floor(rule, analysis.creep->start_level, analysis.creep->start_level + analysis.creep->total))
+        analysis.creep.reset();
 }
 
 /// A series while it is gathered: case (by first appearance), metric (by table order), machine.
@@ -116,8 +153,12 @@ SuiteHistory build_suite_history(const std::string& suite, const std::vector<Run
             noises.push_back(p.noise);
             s.points.push_back(std::move(p));
         }
-        s.analysis =
-            s.stability == Stability::exact ? analyze_exact(values) : analyze_noisy(values, median_of(noises), options);
+        if (s.stability == Stability::exact) {
+            s.analysis = analyze_exact(values);
+        } else {
+            s.analysis = analyze_noisy(values, median_of(noises), options);
+            apply_practical_floor(s.analysis, s.metric);
+        }
         h.series.push_back(std::move(s));
     }
     return h;
