@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace harness::history {
 
@@ -35,7 +36,18 @@ bool is_worse(const std::string& metric, double before, double after)
 
 std::string value_text(const std::string& metric, double value)
 {
-    return report::format_with_unit(value, report::metric_unit(metric));
+    std::string unit = report::metric_unit(metric);
+    // "1 block", not "1 blocks": a count's unit is a plural word.
+    if (value == 1.0 && unit.size() > 2 && unit.back() == 's' &&
+        std::all_of(unit.begin(), unit.end(), [](char c) { return c >= 'a' && c <= 'z'; }))
+        unit.pop_back();
+    return report::format_with_unit(value, unit);
+}
+
+/// "tiled32 N=1024 [sm_90]": a series' case with the architecture it ran for.
+std::string series_label(const Series& s)
+{
+    return fmt::format("{} [{}]", s.case_label(), s.arch);
 }
 
 /// A link to the run report of `results_path` (report.html beside it when there is one), relative
@@ -58,6 +70,9 @@ struct Move {
     const ChangePoint* change;
 };
 
+/// The most commits whose hashes name the x axis of a chart: more would overlap.
+constexpr std::size_t max_named_commits = 16;
+
 std::string series_anchor(std::size_t index)
 {
     return fmt::format("series-{}", index);
@@ -67,33 +82,130 @@ std::string commit_range(const SuiteHistory& h, const Series& s, std::size_t ind
 {
     const auto& before = h.commits[s.points[index - 1].commit];
     const auto& after = h.commits[s.points[index].commit];
-    return fmt::format("<code>{}</code>..<code>{}</code><span class=\"unit\">{} .. {}</span>",
+    return fmt::format("<code>{}</code>..<code>{}</code><br><span class=\"unit\">{} .. {}</span>",
                        html_escape(short_commit(before.commit)), html_escape(short_commit(after.commit)),
                        html_escape(before.date.substr(0, 10)), html_escape(after.date.substr(0, 10)));
 }
 
-std::string change_rows(const SuiteHistory& h, const std::vector<Move>& moves,
+/// The params text without the parameter `name` ("N=1024 W=512" less W: "N=1024").
+std::string params_without(const std::string& params, const std::string& name)
+{
+    std::string out;
+    std::size_t at = 0;
+    while (at < params.size()) {
+        std::size_t end = params.find(' ', at);
+        if (end == std::string::npos) end = params.size();
+        const std::string part = params.substr(at, end - at);
+        if (!part.starts_with(name + "=")) out += (out.empty() ? "" : " ") + part;
+        at = end + 1;
+    }
+    return out;
+}
+
+/// The parameter whose value differs between the params texts of `moves` while every other one is
+/// the same (a scanned axis, or any swept parameter); "" where there is none.
+std::string varying_parameter(const std::vector<Move>& moves)
+{
+    if (moves.size() < 2) return "";
+    const std::string& first = moves.front().series->params;
+    std::size_t at = 0;
+    while (at < first.size()) {
+        std::size_t end = first.find(' ', at);
+        if (end == std::string::npos) end = first.size();
+        const std::string part = first.substr(at, end - at);
+        const std::string name = part.substr(0, part.find('='));
+        const std::string rest = params_without(first, name);
+        if (!name.empty() && std::all_of(moves.begin(), moves.end(),
+                                         [&](const Move& m) { return params_without(m.series->params, name) == rest; }))
+            return name;
+        at = end + 1;
+    }
+    return "";
+}
+
+std::string median_change_text(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? "" : fmt::format("{:+.2f} %", v[v.size() / 2]);
+}
+
+/// The change points by commit, newest first; at each commit what got worse first, biggest moves
+/// first. Moves of one variant, figure and machine at one commit that differ only in one
+/// parameter (the points of a scanned axis) are one row: a map that moved, not one row per point.
+std::string change_rows(const SuiteHistory& h, std::vector<Move> moves,
                         const std::map<const Series*, std::size_t>& index, const PageContext& context)
 {
+    const auto commit_of = [](const Move& m) { return m.series->points[m.change->index].commit; };
+    std::stable_sort(moves.begin(), moves.end(), [&](const Move& a, const Move& b) {
+        const bool worse_a = is_worse(a.series->metric, a.change->before, a.change->after);
+        const bool worse_b = is_worse(b.series->metric, b.change->before, b.change->after);
+        return std::tuple(commit_of(a), worse_a, std::fabs(a.change->relative())) >
+               std::tuple(commit_of(b), worse_b, std::fabs(b.change->relative()));
+    });
     std::string rows;
-    for (const auto& [s, c] : moves) {
-        const bool worse = is_worse(s->metric, c->before, c->after);
-        const double pct = c->relative() * 100.0;
-        const std::string size = s->stability == Stability::exact
-                                     ? std::string("exact")
-                                     : fmt::format("{:.1f} × noise ({} per commit)", c->noise_units,
-                                                   value_text(s->metric, s->analysis.noise));
-        rows += fmt::format(
-            "<tr class=\"{}\"><td><a href=\"#{}\">{}</a>{}</td><td class=\"metric\">{}</td><td>{}</td>"
-            "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num change\" data-value=\"{}\">{}</td>"
-            "<td>{}</td><td>{}</td></tr>\n",
-            worse ? "worse" : "better", series_anchor(index.at(s)), html_escape(s->case_label()),
-            s->machine.empty() ? "" : fmt::format(" <span class=\"tag\">{}</span>", html_escape(s->machine)),
-            html_escape(s->metric), commit_range(h, *s, c->index), html_escape(value_text(s->metric, c->before)),
-            html_escape(value_text(s->metric, c->after)), c->before == 0.0 ? 1e300 : std::fabs(pct),
-            // A figure that was 0 (excess wavefronts of a conflict-free kernel) has no percentage.
-            c->before == 0.0 ? std::string("from 0") : fmt::format("{:+.2f} %", pct), html_escape(size),
-            report_link(s->points[c->index].results_path, context));
+    std::size_t k = 0;
+    while (k < moves.size()) {
+        const std::size_t commit = commit_of(moves[k]);
+        std::size_t end = k;
+        while (end < moves.size() && commit_of(moves[end]) == commit) ++end;
+        const std::size_t worse = static_cast<std::size_t>(std::count_if(
+            moves.begin() + static_cast<std::ptrdiff_t>(k), moves.begin() + static_cast<std::ptrdiff_t>(end),
+            [](const Move& m) { return is_worse(m.series->metric, m.change->before, m.change->after); }));
+        const auto& entry = h.commits[commit];
+        rows += fmt::format("<tr class=\"commit\"><th colspan=\"8\"><code>{}</code> <span class=\"unit\">{}</span>: "
+                            "{} {} moved, {} worse</th></tr>\n",
+                            html_escape(short_commit(entry.commit)), html_escape(entry.date.substr(0, 10)), end - k,
+                            end - k == 1 ? "figure" : "figures", worse);
+        // Group this commit's moves by variant, arch, machine, metric and direction.
+        std::map<std::tuple<std::string, std::string, std::string, std::string, bool>, std::vector<Move>> groups;
+        std::vector<std::tuple<std::string, std::string, std::string, std::string, bool>> order;
+        for (std::size_t i = k; i < end; ++i) {
+            const Series* s = moves[i].series;
+            const auto key = std::tuple(s->variant, s->arch, s->machine, s->metric,
+                                        is_worse(s->metric, moves[i].change->before, moves[i].change->after));
+            if (!groups.contains(key)) order.push_back(key);
+            groups[key].push_back(moves[i]);
+        }
+        for (const auto& key : order) {
+            const auto& group = groups[key];
+            const std::string axis = group.size() >= 3 ? varying_parameter(group) : "";
+            const std::vector<Move> shown = axis.empty() ? group : std::vector<Move>{group.front()};
+            for (const auto& [s, c] : shown) {
+                const bool is_bad = is_worse(s->metric, c->before, c->after);
+                const double pct = c->relative() * 100.0;
+                std::string label = html_escape(series_label(*s));
+                std::string change = c->before == 0.0 ? std::string("from 0") : fmt::format("{:+.2f} %", pct);
+                std::string before = value_text(s->metric, c->before), after = value_text(s->metric, c->after);
+                if (!axis.empty()) {
+                    // A map: the points of the axis that moved, and the median move among them.
+                    std::vector<double> changes;
+                    for (const auto& m : group) changes.push_back(m.change->relative() * 100.0);
+                    label = html_escape(fmt::format(
+                        "{} {}=* [{}]", s->variant,
+                        params_without(s->params, axis).empty() ? axis : params_without(s->params, axis) + " " + axis,
+                        s->arch));
+                    label += fmt::format(" <span class=\"unit\">{} points of {} moved</span>", group.size(),
+                                         html_escape(axis));
+                    change = median_change_text(changes) + " (median)";
+                    before = "";
+                    after = "";
+                }
+                const std::string size = s->stability == Stability::exact
+                                             ? std::string("exact")
+                                             : fmt::format("{:.1f} × noise ({} per commit)", c->noise_units,
+                                                           value_text(s->metric, s->analysis.noise));
+                rows += fmt::format(
+                    "<tr class=\"{}\"><td><a href=\"#{}\">{}</a>{}</td><td class=\"metric\">{}</td><td>{}</td>"
+                    "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num change\" "
+                    "data-value=\"{}\">{}</td><td>{}</td><td>{}</td></tr>\n",
+                    is_bad ? "worse" : "better", series_anchor(index.at(s)), label,
+                    s->machine.empty() ? "" : fmt::format(" <span class=\"tag\">{}</span>", html_escape(s->machine)),
+                    html_escape(s->metric), commit_range(h, *s, c->index), html_escape(before), html_escape(after),
+                    c->before == 0.0 ? 1e300 : std::fabs(pct), html_escape(change), html_escape(size),
+                    report_link(s->points[c->index].results_path, context));
+            }
+        }
+        k = end;
     }
     return rows;
 }
@@ -103,8 +215,15 @@ std::string chart(const SuiteHistory& h, const Series& s, std::size_t index)
     std::vector<double> values;
     for (const auto& p : s.points) values.push_back(p.value);
     const double n = static_cast<double>(s.points.size());
+    // The commits themselves on the x axis where they fit; their order where there are too many
+    // to name. The y axis says the unit only: the figure is in the title, and a long name was clipped.
     report::Axis x{"commit (oldest first)", report::Scale::linear, -0.5, std::max(n - 0.5, 0.5), {}, ""};
-    report::Axis y = report::fit_axis(fmt::format("{} ({})", s.metric, report::metric_unit(s.metric)), values, 0.0);
+    if (s.points.size() <= max_named_commits) {
+        std::vector<std::string> names;
+        for (const auto& p : s.points) names.push_back(h.commits[p.commit].commit.substr(0, 7));
+        x = report::category_axis("commit (oldest first)", std::move(names));
+    }
+    report::Axis y = report::fit_axis(report::metric_unit(s.metric), values, 0.0);
     report::SvgChart c(series_anchor(index), 560, 220, x, y);
     std::vector<std::pair<double, double>> line;
     for (std::size_t i = 0; i < s.points.size(); ++i) line.emplace_back(static_cast<double>(i), s.points[i].value);
@@ -142,7 +261,7 @@ std::string chart(const SuiteHistory& h, const Series& s, std::size_t index)
                 !commit.on_branch, 3.0);
     }
     const std::string title =
-        fmt::format("{} — {}{}", s.case_label(), s.metric, s.machine.empty() ? "" : " on " + s.machine);
+        fmt::format("{} — {}{}", series_label(s), s.metric, s.machine.empty() ? "" : " on " + s.machine);
     return fmt::format("<div class=\"card\" id=\"{}\">{}{}</div>\n", series_anchor(index),
                        report::html::figure_caption(title, s.stability == Stability::exact
                                                                ? "exact: every step is a change"
@@ -166,10 +285,6 @@ std::string history_page(const SuiteHistory& h, const PageContext& context)
         for (const auto& c : s.analysis.change_points) moves.push_back({&s, &c});
         if (s.analysis.creep) creeps.push_back(&s);
     }
-    // Biggest moves first.
-    std::stable_sort(moves.begin(), moves.end(), [](const Move& a, const Move& b) {
-        return std::fabs(a.change->relative()) > std::fabs(b.change->relative());
-    });
     const std::size_t off_branch = static_cast<std::size_t>(
         std::count_if(h.commits.begin(), h.commits.end(), [](const auto& c) { return !c.on_branch; }));
 
@@ -184,7 +299,7 @@ std::string history_page(const SuiteHistory& h, const PageContext& context)
         moves.size(), creeps.size(), html_escape(context.order_note),
         off_branch ? fmt::format("; {} not on it follow, by date (hollow points)", off_branch) : "");
 
-    body += "<h2>Change points</h2>\n";
+    body += "<h2>Change points, by commit</h2>\n";
     if (moves.empty())
         body += "<p class=\"empty\">No series moved.</p>\n";
     else
@@ -207,7 +322,7 @@ std::string history_page(const SuiteHistory& h, const PageContext& context)
             body += fmt::format("<tr><td><a href=\"#{}\">{}</a></td><td class=\"metric\">{}</td><td><code>{}</code>.."
                                 "<code>{}</code> ({} commits)</td><td class=\"num change\">{:+.2f} %</td>"
                                 "<td class=\"num\">{:.2f}</td><td class=\"num\">{:.1f} × noise</td></tr>\n",
-                                series_anchor(index[s]), html_escape(s->case_label()), html_escape(s->metric),
+                                series_anchor(index[s]), html_escape(series_label(*s)), html_escape(s->metric),
                                 html_escape(short_commit(first.commit)), html_escape(short_commit(last.commit)),
                                 c.window, c.relative() * 100.0, c.mann_kendall_z, c.noise_units);
         }
