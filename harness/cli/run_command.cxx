@@ -6,6 +6,7 @@
 #include "harness/compare/compare_run.hxx"
 #include "harness/compare/waivers.hxx"
 #include "harness/compile/compile_suite.hxx"
+#include "harness/compile/confinement.hxx"
 #include "harness/compile/kernel_arguments.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/input_files.hxx"
@@ -65,6 +66,10 @@ int run_command(const std::vector<std::string>& args)
                  "fail when a metric improved beyond its rule (the baseline is stale)");
     std::string history_store;
     add_history_option(app, history_store);
+    bool allow_unconfined_compile = false;
+    app.add_flag(compile::allow_unconfined_option, allow_unconfined_compile,
+                 "in CI mode, compile kernels that include project files even where Landlock is missing and "
+                 "compilation cannot be confined (the include scan alone then keeps them inside the project)");
     auto* device_option = app.add_option("--device", options.device, "CUDA device ordinal")->capture_default_str();
     app.add_option("--devices", options.devices,
                    "run cases on several GPUs of this host at once, one worker per GPU: 'all' or a list such as "
@@ -116,6 +121,7 @@ int run_command(const std::vector<std::string>& args)
 
     const std::vector<suite::Suite> suites = load_suites(common);
     const bool ci = gate.ci_mode();
+    compile::refuse_unconfined_project_includes(ci && !allow_unconfined_compile);
     std::vector<ProjectPaths> paths;
     std::vector<fs::path> out_dirs;
     for (const auto& s : suites) {

@@ -1,6 +1,7 @@
 #include "harness/compile/compile_suite.hxx"
 
 #include "harness/compile/confinement.hxx"
+#include "harness/compile/include_policy.hxx"
 #include "harness/core/child_process.hxx"
 #include "harness/suite/compile_params.hxx"
 #include "harness/suite/sweep.hxx"
@@ -96,12 +97,15 @@ using Clock = std::chrono::steady_clock;
 /// The message a compiler process sends back: the module, or why there is none.
 std::string pack(const CompiledModule& m)
 {
+    nlohmann::json sources = nlohmann::json::array();
+    for (const auto& file : m.sources) sources.push_back({file.path.string(), file.xxh3_128});
     const nlohmann::json j = {
         {"cubin", nlohmann::json::binary_t(std::vector<std::uint8_t>(m.cubin.begin(), m.cubin.end()))},
         {"log", m.log},
         {"lowered_names", m.lowered_names},
         {"cache_key", m.cache_key},
-        {"from_cache", m.from_cache}};
+        {"from_cache", m.from_cache},
+        {"sources", sources}};
     const auto bytes = nlohmann::json::to_msgpack(j);
     return std::string(bytes.begin(), bytes.end());
 }
@@ -124,12 +128,43 @@ std::variant<CompiledModule, std::string> unpack(const std::string& packed)
     module.lowered_names = j.at("lowered_names").get<std::map<std::string, std::string>>();
     module.cache_key = j.at("cache_key");
     module.from_cache = j.at("from_cache");
+    for (const auto& file : j.at("sources"))
+        module.sources.push_back({file.at(0).get<std::string>(), file.at(1).get<std::string>()});
     return module;
 }
 
-/// The body of a compiler process: limits, the cache, confinement, then NVRTC. Never returns.
+/// Throws Error (environment) when one of `requests` includes project files, compilation cannot be
+/// confined here and the command refuses that (CI mode without --allow-unconfined-compile).
+void refuse_unconfined_includes(const std::vector<CompileRequest>& requests)
+{
+    if (!unconfined_project_includes_refused()) return;
+    const ConfinementSupport support = confinement_support();
+    if (support.available) return;
+    for (const auto& request : requests) {
+        if (!request.module_file.empty()) continue; // built by the project's compiler: NVRTC reads nothing
+        std::vector<fs::path> files;
+        try {
+            files = source_closure(request);
+        } catch (const CompileError&) {
+            continue; // refused by the scan: its compiler process says why, and compiles nothing
+        }
+        if (files.size() <= 1) continue;
+        throw Error(ErrorKind::environment,
+                    fmt::format("{}: not compiled: it includes {}{}, and compilation cannot be confined here ({}). In "
+                                "CI mode a kernel that includes project files is compiled only under Landlock: "
+                                "without it the include scan alone would stand between the kernel and every file "
+                                "the job can read. Run where Landlock is available (Linux 5.13 or later, not "
+                                "blocked by a seccomp profile), or pass {} to compile unconfined",
+                                request.source.string(), files[1].string(),
+                                files.size() > 2 ? fmt::format(" and {} more project files", files.size() - 2) : "",
+                                support.reason, allow_unconfined_option));
+    }
+}
+
+/// The body of a compiler process: limits, the cache, an empty environment and working folder,
+/// confinement, then NVRTC. Never returns.
 [[noreturn]] void compile_in_this_child(int answer_fd, const CompileRequest& request, const CompileCache* cache,
-                                        const suite::CompileLimits& limits)
+                                        const suite::CompileLimits& limits, const fs::path& working_folder)
 {
     std::string answer;
     try {
@@ -151,7 +186,10 @@ std::variant<CompiledModule, std::string> unpack(const std::string& packed)
                 write_all(answer_fd, pack(*hit));
                 ::_exit(0);
             }
-        confine_to(readable_folders(request), {});
+        isolate_compiler_process(working_folder);
+        std::vector<fs::path> readable = without_git_folders(readable_folders(request));
+        readable.push_back(working_folder); // empty: NVRTC looks there first and finds nothing
+        confine_to(readable, {});
         answer = pack(compile(request, nullptr));
     } catch (const std::bad_alloc&) {
         answer = pack_error(fmt::format("{}: compiling for {} ran out of memory: the limit is {} MiB (the suite's "
@@ -234,10 +272,22 @@ SuiteModules compile_suite(const suite::Suite& suite, const std::vector<suite::C
 {
     const auto units = compile_units(suite, cases);
     std::vector<CompileRequest> requests;
-    for (const auto& unit : units)
+    for (const auto& unit : units) {
         requests.push_back(request_for(suite, suite.variants[unit.variant], unit.point, arch));
+        // The compiler process works in another folder: a relative path would name another file there.
+        CompileRequest& request = requests.back();
+        for (auto* paths : {&request.include_dirs, &request.readable_roots, &request.built_from})
+            for (auto& path : *paths) path = fs::absolute(path);
+        if (!request.source.empty()) request.source = fs::absolute(request.source);
+        if (!request.module_file.empty()) request.module_file = fs::absolute(request.module_file);
+    }
     if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
     warn_if_unconfined();
+    refuse_unconfined_includes(requests);
+    // Resolved here, from $CUDA_PATH and the like, before any compiler process empties its
+    // environment; the compiler gets the folders as --include-path options.
+    toolkit_include_dirs();
+    const EmptyFolder working_folder;
     // Loaded here, once, so no compiler process calls the dynamic loader after fork(): another
     // thread of this process may hold its lock at that moment. Loading the library runs no NVRTC.
     load_nvrtc_builtins();
@@ -252,7 +302,8 @@ SuiteModules compile_suite(const suite::Suite& suite, const std::vector<suite::C
         while (next < units.size() && running.size() < jobs) {
             const auto [pid, answer_fd] = fork_with_pipe(
                 fmt::format("compiling {}", suite.name),
-                [&](int fd) -> int { compile_in_this_child(fd, requests[next], cache, limits); }, 1);
+                [&](int fd) -> int { compile_in_this_child(fd, requests[next], cache, limits, working_folder.path()); },
+                1);
             const auto timeout =
                 std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.timeout_s));
             running.push_back({pid, answer_fd, next, Clock::now() + timeout, {}});

@@ -3,12 +3,16 @@
 #include "harness/core/error.hxx"
 #include "harness/core/file_descriptor.hxx"
 
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fstream>
 #include <linux/landlock.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -37,6 +41,11 @@ void allow(int ruleset, const std::filesystem::path& path, __u64 rights)
     if (dir.get() < 0) return; // a folder that does not exist grants nothing
     struct landlock_path_beneath_attr rule = {};
     rule.allowed_access = rights;
+    // A file takes only the rights that apply to files: Landlock refuses a rule to list one.
+    struct stat st {};
+    if (::fstat(dir.get(), &st) == 0 && !S_ISDIR(st.st_mode))
+        rule.allowed_access &= LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+                               LANDLOCK_ACCESS_FS_READ_FILE | access_fs_truncate | access_fs_ioctl_dev;
     rule.parent_fd = dir.get();
     if (::syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0)
         throw Error(ErrorKind::internal, fmt::format("confining the compiler: landlock_add_rule({}) failed: {}",
@@ -83,6 +92,72 @@ ConfinementSupport confine_to(const std::vector<std::filesystem::path>& readable
         throw Error(ErrorKind::internal,
                     fmt::format("confining the compiler: landlock_restrict_self failed: {}", std::strerror(errno)));
     return support;
+}
+
+EmptyFolder::EmptyFolder()
+{
+    std::string name = (std::filesystem::temp_directory_path() / "harness-compile-XXXXXX").string();
+    if (!::mkdtemp(name.data()))
+        throw Error(ErrorKind::environment,
+                    fmt::format("cannot make a working folder for the compiler in {}: {}",
+                                std::filesystem::temp_directory_path().string(), std::strerror(errno)));
+    path_ = name;
+    // Read-only, so that even an unconfined compiler process cannot put a header there.
+    ::chmod(path_.c_str(), 0500);
+}
+
+EmptyFolder::~EmptyFolder()
+{
+    ::rmdir(path_.c_str());
+}
+
+namespace {
+
+/// Where this process's initial environment strings lie, the bytes /proc/self/environ reads:
+/// fields 50 and 51 (env_start, env_end) of /proc/self/stat. {0, 0} when they cannot be read.
+std::pair<unsigned long, unsigned long> environment_area()
+{
+    std::ifstream in("/proc/self/stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // Field 2, the command's name, is in parentheses and may hold spaces and parentheses itself.
+    const std::size_t name_end = stat.rfind(')');
+    if (name_end == std::string::npos) return {0, 0};
+    std::size_t at = name_end + 1;
+    unsigned long start = 0, end = 0;
+    for (int field = 3; field <= 51; ++field) {
+        at = stat.find_first_not_of(' ', at);
+        if (at == std::string::npos) return {0, 0};
+        const std::size_t stop = stat.find(' ', at);
+        if (field >= 50) (field == 50 ? start : end) = std::strtoul(stat.c_str() + at, nullptr, 10);
+        at = stop;
+    }
+    return start < end ? std::pair{start, end} : std::pair{0UL, 0UL};
+}
+
+std::atomic<bool> refuse_includes_unconfined{false};
+
+} // namespace
+
+void isolate_compiler_process(const std::filesystem::path& working_folder)
+{
+    if (::chdir(working_folder.c_str()) != 0)
+        throw Error(ErrorKind::environment, fmt::format("cannot enter the compiler's working folder {}: {}",
+                                                        working_folder.string(), std::strerror(errno)));
+    // clearenv() empties the variables; /proc/self/environ still reads the strings the process
+    // started with, in its own memory, which this (forked, never exec'd) process may overwrite.
+    const auto [start, end] = environment_area();
+    ::clearenv();
+    if (start != 0) std::memset(reinterpret_cast<void*>(start), 0, end - start);
+}
+
+bool unconfined_project_includes_refused()
+{
+    return refuse_includes_unconfined.load();
+}
+
+void refuse_unconfined_project_includes(bool refuse)
+{
+    refuse_includes_unconfined.store(refuse);
 }
 
 } // namespace harness::compile

@@ -7,7 +7,9 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -19,11 +21,11 @@ namespace fs = std::filesystem;
 namespace {
 
 /// Raised whenever the metadata changes: an entry of another format is a miss, and is rewritten.
-constexpr int entry_format = 2;
+constexpr int entry_format = 3;
 
-std::string cubin_hash(std::string_view cubin)
+std::string content_hash(std::string_view bytes)
 {
-    const XXH128_hash_t hash = XXH3_128bits(cubin.data(), cubin.size());
+    const XXH128_hash_t hash = XXH3_128bits(bytes.data(), bytes.size());
     return fmt::format("{:016x}{:016x}", hash.high64, hash.low64);
 }
 
@@ -101,7 +103,33 @@ std::optional<std::string> read_entry_file(const fs::path& path)
     }
 }
 
+nlohmann::json sources_json(const std::vector<SourceFile>& sources)
+{
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& file : sources) list.push_back({{"path", file.path.string()}, {"xxh3_128", file.xxh3_128}});
+    return list;
+}
+
+std::vector<SourceFile> sources_from_json(const nlohmann::json& list)
+{
+    std::vector<SourceFile> sources;
+    for (const auto& file : list)
+        sources.push_back({file.at("path").get<std::string>(), file.at("xxh3_128").get<std::string>()});
+    return sources;
+}
+
 } // namespace
+
+std::vector<SourceFile> hashed_now(std::vector<SourceFile> files)
+{
+    for (auto& file : files) {
+        std::ifstream in(file.path, std::ios::binary);
+        std::ostringstream content;
+        content << in.rdbuf();
+        file.xxh3_128 = in ? content_hash(content.str()) : std::string();
+    }
+    return files;
+}
 
 CompileCache::CompileCache(fs::path dir) : dir_(std::move(dir))
 {
@@ -149,9 +177,14 @@ std::optional<CompiledModule> CompileCache::load(const std::string& key) const
         const auto json = nlohmann::json::parse(*meta);
         // An entry of an older format, copied from another key, or whose cubin was swapped or damaged.
         if (json.at("format").get<int>() != entry_format || json.at("key").get<std::string>() != key ||
-            json.at("cubin_xxh3_128").get<std::string>() != cubin_hash(*cubin))
+            json.at("cubin_xxh3_128").get<std::string>() != content_hash(*cubin))
             return std::nullopt;
+        // The key holds the sources' contents as the scan found them; these are the files the
+        // compiler read, each read again now: one changed or gone since means another module.
+        auto sources = sources_from_json(json.at("sources"));
+        if (sources.empty() || hashed_now(sources) != sources) return std::nullopt;
         CompiledModule m;
+        m.sources = std::move(sources);
         m.cubin = std::move(*cubin);
         m.log = json.at("log").get<std::string>();
         m.lowered_names = json.at("lowered_names").get<std::map<std::string, std::string>>();
@@ -165,7 +198,7 @@ std::optional<CompiledModule> CompileCache::load(const std::string& key) const
 
 void CompileCache::store(const CompiledModule& module) const
 {
-    if (!is_plain_name(module.cache_key)) return;
+    if (!is_plain_name(module.cache_key) || module.sources.empty()) return;
     try {
         // The folder may have been removed, or replaced, since the run began.
         if (!make_private_folder(dir_)) return;
@@ -173,9 +206,10 @@ void CompileCache::store(const CompiledModule& module) const
         write_file_atomically(dir_ / (module.cache_key + ".cubin"), module.cubin);
         const nlohmann::json meta = {{"format", entry_format},
                                      {"key", module.cache_key},
-                                     {"cubin_xxh3_128", cubin_hash(module.cubin)},
+                                     {"cubin_xxh3_128", content_hash(module.cubin)},
                                      {"log", module.log},
-                                     {"lowered_names", module.lowered_names}};
+                                     {"lowered_names", module.lowered_names},
+                                     {"sources", sources_json(module.sources)}};
         write_file_atomically(dir_ / (module.cache_key + ".json"), meta.dump());
     } catch (const std::exception&) {
         // The cache is an optimisation: a read-only home must not fail the run.

@@ -1,5 +1,6 @@
 #include "harness/compile/nvrtc_compiler.hxx"
 
+#include "harness/compile/include_policy.hxx"
 #include "harness/compile/include_scan.hxx"
 #include "harness/compile/module_file.hxx"
 
@@ -152,10 +153,34 @@ std::vector<fs::path> source_closure(const CompileRequest& request)
     search.project_roots = request.readable_roots;
     search.project_roots.push_back(fs::absolute(request.source).parent_path());
     search.project_roots.insert(search.project_roots.end(), request.include_dirs.begin(), request.include_dirs.end());
+    search.language = source_language(nvrtc_options(request));
+    // The source itself, before the scan reads it; the scan checks every file it follows.
+    std::vector<fs::path> project_roots, toolkit_roots;
+    std::error_code ec;
+    for (const auto& root : search.project_roots) project_roots.push_back(fs::weakly_canonical(root, ec));
+    for (const auto& root : search.toolkit_dirs) toolkit_roots.push_back(fs::weakly_canonical(root, ec));
+    check_project_file(fs::weakly_canonical(request.source, ec), project_roots, toolkit_roots, request.source.string());
     return scan_includes(search);
 }
 
+std::vector<SourceFile> compile_inputs(const CompileRequest& request)
+{
+    std::vector<SourceFile> inputs;
+    for (const auto& file : source_closure(request)) inputs.push_back({file, {}});
+    // The toolkit's headers are many and change only with the toolkit, whose version these name.
+    const auto toolkit = toolkit_include_dirs();
+    if (!toolkit.empty())
+        for (const fs::path& stamp : {toolkit.front() / "cuda.h", toolkit.front() / "cccl/cuda/std/__cccl/version.h"})
+            if (std::error_code ec; fs::is_regular_file(stamp, ec)) inputs.push_back({stamp, {}});
+    return hashed_now(std::move(inputs));
+}
+
 std::string cache_key(const CompileRequest& request)
+{
+    return cache_key(request, compile_inputs(request));
+}
+
+std::string cache_key(const CompileRequest& request, const std::vector<SourceFile>& inputs)
 {
     XXH3_state_t* state = XXH3_createState();
     XXH3_128bits_reset(state);
@@ -164,9 +189,10 @@ std::string cache_key(const CompileRequest& request)
         XXH3_128bits_update(state, "\0", 1);
     };
     add(nvrtc_version());
-    for (const auto& file : source_closure(request)) {
-        add(file.filename().string());
-        add(read_file(file));
+    // Names and contents; where the files lie, the cache entry records (CompileCache::load).
+    for (const auto& file : inputs) {
+        add(file.path.filename().string());
+        add(file.xxh3_128);
     }
     // Include directories change with the checkout's location; their contents are already hashed.
     for (const auto& option : nvrtc_options(request))
@@ -183,7 +209,8 @@ CompiledModule compile(const CompileRequest& request, const CompileCache* cache)
         return load_module_file(request.module_file, request.arch, request.entries, request.built_from,
                                 request.allow_stale_module);
     CompiledModule module;
-    module.cache_key = cache_key(request);
+    const std::vector<SourceFile> inputs = compile_inputs(request);
+    module.cache_key = cache_key(request, inputs);
     if (cache)
         if (auto hit = cache->load(module.cache_key)) return *hit;
 
@@ -228,6 +255,9 @@ CompiledModule compile(const CompileRequest& request, const CompileCache* cache)
                                module.log);
         module.lowered_names[entry] = lowered;
     }
+    // A file that changed while NVRTC ran may have been read in either state: the cubin is then of
+    // no known content, and is used this once.
+    if (hashed_now(inputs) == inputs) module.sources = inputs;
     if (cache) cache->store(module);
     return module;
 }

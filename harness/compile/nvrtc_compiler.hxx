@@ -63,13 +63,23 @@ std::string nvrtc_version();
 std::vector<std::filesystem::path> readable_folders(const CompileRequest& request);
 
 /// The source file and every project file it includes, for hashing. Throws CompileError when an
-/// include reaches outside the readable folders (include_scan.hxx).
+/// include reaches outside the readable folders (include_scan.hxx), or the source or a file it
+/// includes may not be read (include_policy.hxx).
 std::vector<std::filesystem::path> source_closure(const CompileRequest& request);
 
-/// A hash of source (with includes), options, architecture, entries and the NVRTC version.
-std::string cache_key(const CompileRequest& request);
+/// What compiling `request` reads, each file with the hash of its content now: the source and its
+/// project includes (NVRTC reports no dependencies, so these are the scan's), then the toolkit's
+/// version headers (cuda.h, CCCL's version.h) standing for its other headers.
+std::vector<SourceFile> compile_inputs(const CompileRequest& request);
 
-/// Compiles (or fetches from `cache` when given); throws CompileError with NVRTC's log.
+/// A hash of the inputs' names and contents, options, architecture, entries and the NVRTC version.
+std::string cache_key(const CompileRequest& request);
+/// Same, from inputs already hashed.
+std::string cache_key(const CompileRequest& request, const std::vector<SourceFile>& inputs);
+
+/// Compiles (or fetches from `cache` when given); throws CompileError with NVRTC's log. NVRTC runs
+/// in this process, with its environment and working folder: compile_suite() runs it in a
+/// process of its own that has neither.
 CompiledModule compile(const CompileRequest& request, const CompileCache* cache = nullptr);
 
 } // namespace harness::compile
