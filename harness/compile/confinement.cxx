@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <linux/landlock.h>
+#include <sstream>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -122,14 +123,12 @@ std::pair<unsigned long, unsigned long> environment_area()
     // Field 2, the command's name, is in parentheses and may hold spaces and parentheses itself.
     const std::size_t name_end = stat.rfind(')');
     if (name_end == std::string::npos) return {0, 0};
-    std::size_t at = name_end + 1;
+    std::istringstream fields(stat.substr(name_end + 1));
     unsigned long start = 0, end = 0;
-    for (int field = 3; field <= 51; ++field) {
-        at = stat.find_first_not_of(' ', at);
-        if (at == std::string::npos) return {0, 0};
-        const std::size_t stop = stat.find(' ', at);
-        if (field >= 50) (field == 50 ? start : end) = std::strtoul(stat.c_str() + at, nullptr, 10);
-        at = stop;
+    std::string field;
+    for (int number = 3; number <= 51 && fields >> field; ++number) {
+        if (number == 50) start = std::strtoul(field.c_str(), nullptr, 10);
+        if (number == 51) end = std::strtoul(field.c_str(), nullptr, 10);
     }
     return start < end ? std::pair{start, end} : std::pair{0UL, 0UL};
 }
