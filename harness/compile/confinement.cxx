@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -95,9 +96,33 @@ ConfinementSupport confine_to(const std::vector<std::filesystem::path>& readable
     return support;
 }
 
+namespace {
+
+constexpr const char* empty_folder_prefix = "harness-compile-";
+
+/// Removes the empty folders that commands killed before they could remove theirs left in `temp`:
+/// the user's, and a day old, so that no running command's folder goes.
+void remove_abandoned_folders(const std::filesystem::path& temp)
+{
+    const auto day_ago = std::chrono::system_clock::now() - std::chrono::hours(24);
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(temp, ec)) {
+        if (!entry.path().filename().string().starts_with(empty_folder_prefix)) continue;
+        struct stat st {};
+        if (::lstat(entry.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() ||
+            std::chrono::system_clock::from_time_t(st.st_mtime) > day_ago)
+            continue;
+        ::rmdir(entry.path().c_str()); // only an empty folder goes
+    }
+}
+
+} // namespace
+
 EmptyFolder::EmptyFolder()
 {
-    std::string name = (std::filesystem::temp_directory_path() / "harness-compile-XXXXXX").string();
+    remove_abandoned_folders(std::filesystem::temp_directory_path());
+    std::string name =
+        (std::filesystem::temp_directory_path() / (std::string(empty_folder_prefix) + "XXXXXX")).string();
     if (!::mkdtemp(name.data()))
         throw Error(ErrorKind::environment,
                     fmt::format("cannot make a working folder for the compiler in {}: {}",

@@ -32,7 +32,7 @@ ConfinementSupport confine_to(const std::vector<std::filesystem::path>& readable
 
 /// A fresh folder that holds nothing and that nobody may write to, for compiler processes to work
 /// in: NVRTC looks for `#include "..."` in its working folder before the include paths. Removed
-/// with this object.
+/// with this object; one a killed command left is removed by a later one, a day on.
 class EmptyFolder {
 public:
     EmptyFolder(); ///< throws Error (environment) when no folder can be made in the temp folder

@@ -15,8 +15,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
 #include <gtest/gtest.h>
@@ -237,16 +239,38 @@ static_assert(sizeof(S(
     EXPECT_EQ(read_proc_file("/proc/self/environ"), initial) << "the parent's environment changed";
 }
 
+// The folder goes with its command; one that a killed command left goes with a later command,
+// once it is a day old (a younger one may be a running command's).
 TEST(CompilerProcess, TheEmptyFolderIsReadOnlyAndRemoved)
 {
+    const TempDir scratch{"harness-defence"};
+    const char* old_temp = std::getenv("TMPDIR");
+    const std::string saved = old_temp ? old_temp : "";
+    ::setenv("TMPDIR", scratch.path.c_str(), 1);
+    const fs::path abandoned = scratch.path / "harness-compile-abandoned";
+    const fs::path recent = scratch.path / "harness-compile-recent";
+    const fs::path kept = scratch.path / "harness-compile-not-empty";
+    for (const auto& folder : {abandoned, recent, kept}) fs::create_directories(folder);
+    write_file(kept / "file", "");
+    for (const auto& folder : {abandoned, kept})
+        fs::last_write_time(folder, fs::file_time_type::clock::now() - std::chrono::hours(48));
     fs::path path;
     {
         const compile::EmptyFolder folder;
         path = folder.path();
+        EXPECT_EQ(path.parent_path(), scratch.path);
         EXPECT_TRUE(fs::is_directory(path));
+        EXPECT_TRUE(fs::is_empty(path));
         EXPECT_EQ(fs::status(path).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_exec);
     }
+    if (old_temp)
+        ::setenv("TMPDIR", saved.c_str(), 1);
+    else
+        ::unsetenv("TMPDIR");
     EXPECT_FALSE(fs::exists(path));
+    EXPECT_FALSE(fs::exists(abandoned));
+    EXPECT_TRUE(fs::exists(recent));
+    EXPECT_TRUE(fs::exists(kept / "file"));
 }
 
 // A header that NVRTC would find only through the working folder of the command (here a path
