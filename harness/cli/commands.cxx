@@ -30,6 +30,10 @@ const Subcommand commands[] = {
     {"history",
      "a performance history across commits: `history record|list|page --store DIR ...`, change points and creep",
      history_command},
+    {"scaffold",
+     "list a kernel file's or nvcc module's kernels and write a suite skeleton: `scaffold kernels/x.cu -o "
+     "suites/x.yaml`",
+     scaffold_command},
     {"help", "show this help", help_command},
 };
 

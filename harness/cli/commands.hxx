@@ -29,6 +29,7 @@ int crosscheck_command(const std::vector<std::string>& args);
 int stability_command(const std::vector<std::string>& args);
 int bisect_command(const std::vector<std::string>& args);
 int history_command(const std::vector<std::string>& args);
+int scaffold_command(const std::vector<std::string>& args);
 int help_command(const std::vector<std::string>& args);
 
 } // namespace harness::cli

@@ -13,11 +13,13 @@
 #include "harness/core/metrics.hxx"
 #include "harness/core/text.hxx"
 #include "harness/pipeline/run_suite.hxx"
+#include "harness/pipeline/suite_skeleton.hxx"
 #include "harness/report/reporters.hxx"
 #include "harness/suite/sweep.hxx"
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
 
@@ -172,6 +174,20 @@ int check_command(const std::vector<std::string>& args)
         ->check(known_arch_validator());
     if (auto code = parse(app, args)) return *code;
 
+    // Placeholders a skeleton left (`harness scaffold`): every one at once, before the first one
+    // stops the loader.
+    std::vector<std::string> placeholders;
+    for (const auto& file : common.suites) {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(file, ec)) continue; // the loader says why
+        for (auto& e :
+             pipeline::placeholder_errors(read_input_file(file, suite::max_suite_file_bytes, "suite file"), file))
+            placeholders.push_back(std::move(e));
+    }
+    if (!placeholders.empty())
+        throw Error(ErrorKind::bad_input,
+                    fmt::format("{} placeholders left to fill in:\n{}", placeholders.size(), join(placeholders, "\n")));
+
     const auto cache = make_cache(common);
     int exit_code = exit_pass;
     std::vector<std::string> argument_problems;
@@ -180,6 +196,16 @@ int check_command(const std::vector<std::string>& args)
         fmt::print("{}: suite {}, {} variants, {} cases\n", s.file.string(), s.name, s.variants.size(), cases.size());
         for (const auto& arch : archs.empty() ? s.archs : archs) {
             const auto compiled = compile::compile_suite(s, arch, cache ? &*cache : nullptr);
+            // Arguments the kernels do not take are said up front, and no unit is "ok" beside them.
+            std::string mismatch;
+            try {
+                compile::check_kernel_arguments(s, compiled);
+            } catch (const Error& e) {
+                mismatch = e.what();
+                if (std::find(argument_problems.begin(), argument_problems.end(), mismatch) == argument_problems.end())
+                    argument_problems.push_back(mismatch);
+            }
+            if (!mismatch.empty()) fmt::print("  {:<8} arguments do not fit the kernels:\n{}\n", arch, mismatch);
             for (const auto& v : s.variants)
                 if (v.is_builtin())
                     fmt::print("  {:<8} {:<24} built-in {} (nothing to compile)\n", arch, v.name, v.builtin);
@@ -188,15 +214,9 @@ int check_command(const std::vector<std::string>& args)
                     fmt::print("  {:<8} {:<24} FAILED\n{}\n", arch, unit.key, escape_control_characters(err->second));
                     exit_code = exit_failure;
                 } else {
-                    fmt::print("  {:<8} {:<24} ok{}\n", arch, unit.key,
+                    fmt::print("  {:<8} {:<24} {}{}\n", arch, unit.key, mismatch.empty() ? "ok" : "compiled",
                                compiled.modules.at(unit.key).from_cache ? " (cached)" : "");
                 }
-            }
-            try {
-                compile::check_kernel_arguments(s, compiled);
-            } catch (const Error& e) {
-                if (std::find(argument_problems.begin(), argument_problems.end(), e.what()) == argument_problems.end())
-                    argument_problems.emplace_back(e.what());
             }
         }
     }
