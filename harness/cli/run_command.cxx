@@ -155,6 +155,14 @@ int run_command(const std::vector<std::string>& args)
                                  [&](const harness::RunReport& rep) {
                                      const harness::Totals t = harness::totals(rep, fail_on_improvement);
                                      if (t.failed > 0 || t.regressed > 0 || t.not_gated > 0) exit_code = exit_failure;
+                                     // CI mode never passes a suite that gated nothing, whatever the reason
+                                     // (no case at all, every figure unmeasured): a green check must mean
+                                     // something was compared.
+                                     if (const auto g = harness::gate_counts(rep); ci && g.compared + g.expected == 0) {
+                                         fmt::print("{}: CI mode: nothing was gated ({} cases), which fails the run\n",
+                                                    rep.suite, rep.results.size());
+                                         exit_code = exit_failure;
+                                     }
                                      // A suite's report reaches a log before the next suite's progress (on stderr)
                                      // does.
                                      std::cout.flush();

@@ -92,6 +92,27 @@ SuiteModules compile_suite(const suite::Suite& suite, const std::string& arch, c
 
 namespace {
 
+/// `message` with a module variant's resolved path, and the folder its `${NAME_DIR}` named, shown
+/// as the suite writes them: a variable's value never reaches a report.
+std::string as_written(std::string message, const suite::VariantSpec& variant)
+{
+    if (variant.module_written.empty() || variant.module_folder.empty()) return message;
+    const auto replace_all = [&](const std::string& from, const std::string& to) {
+        if (from.empty()) return;
+        for (std::size_t at = 0; (at = message.find(from, at)) != std::string::npos; at += to.size())
+            message.replace(at, from.size(), to);
+    };
+    replace_all(fs::absolute(variant.module).string(), variant.module_written);
+    replace_all(variant.module.string(), variant.module_written);
+    const std::string written = variant.module_written;
+    replace_all(variant.module_folder.string(), written.substr(0, written.find('}') + 1));
+    return message;
+}
+
+} // namespace
+
+namespace {
+
 using Clock = std::chrono::steady_clock;
 
 /// The message a compiler process sends back: the module, or why there is none.
@@ -383,7 +404,7 @@ SuiteModules compile_suite(const suite::Suite& suite, const std::vector<suite::C
         if (modules[i])
             out.modules.emplace(units[i].key, std::move(*modules[i]));
         else
-            out.errors.emplace(units[i].key, errors[i]);
+            out.errors.emplace(units[i].key, as_written(errors[i], suite.variants[units[i].variant]));
     }
     return out;
 }

@@ -244,18 +244,29 @@ std::vector<ListedKernel> list_kernels(const fs::path& file, const std::string& 
     std::optional<std::string> source_text;
     if (is_source(file)) {
         CompileRequest request;
-        request.source = file;
-        request.arch = arch;
         std::error_code ec;
-        const fs::path folder = fs::absolute(file, ec).parent_path();
+        request.source = fs::absolute(file, ec);
+        request.arch = arch;
+        const fs::path folder = request.source.parent_path();
         request.readable_roots = {fs::current_path(ec), folder};
         request.include_dirs = {folder};
+        // As a suite compiles it: the project's kernels/ folder is an include folder too
+        // ("reduce/block_sum_shuffle.cuh"), and the project may be read.
+        for (fs::path at = folder; !at.empty() && at != at.root_path(); at = at.parent_path()) {
+            const fs::path kernels = at.filename() == "kernels" ? at : at / "kernels";
+            if (fs::is_directory(kernels, ec)) {
+                request.include_dirs.push_back(kernels);
+                request.readable_roots.push_back(kernels.parent_path());
+                break;
+            }
+        }
         cubin = compile(request).cubin;
         source_text = read_whole(file, "kernel source");
         if (source_text->find("template") != std::string::npos)
-            notes.push_back(fmt::format("{}: template kernels are compiled only when named: list each one you "
-                                        "want as `entry: name<arguments>` (the skeleton has the others)",
-                                        file.string()));
+            notes.push_back(fmt::format(
+                "{}: template kernels are compiled only when named: list each one you "
+                "want as `entry: name<arguments>`; the skeleton holds the kernels compiled without being named",
+                file.string()));
     } else {
         const std::string bytes = read_whole(file, "module");
         std::string log;

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <fmt/format.h>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -24,6 +25,18 @@
 namespace harness::suite {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+/// The number of values of a range of `gaps` gaps, gaps + 1, in words that cannot wrap:
+/// "18446744073709551616" for the whole int64 span.
+std::string value_count_text(std::uint64_t gaps)
+{
+    if (gaps < std::numeric_limits<std::uint64_t>::max()) return std::to_string(gaps + 1);
+    return "18446744073709551616";
+}
+
+} // namespace
 
 void Loader::fail(const YAML::Node& node, const std::string& field, const std::string& message) const
 {
@@ -308,11 +321,14 @@ ParamSpec Loader::param(const std::string& name, const YAML::Node& node, const s
             const std::int64_t step = node["step"] ? integer(node["step"], field + ".step") : 1;
             if (step < 1) fail(node["step"], field + ".step", "must be positive");
             // Counted before a value is built, in unsigned arithmetic: to - from may exceed INT64_MAX.
+            // The gaps are counted, not the values: over the whole int64 span, gaps + 1 wraps to 0.
             const std::uint64_t span = static_cast<std::uint64_t>(to) - static_cast<std::uint64_t>(from);
-            const std::uint64_t count = span / static_cast<std::uint64_t>(step) + 1;
-            if (count > max_param_values)
+            const std::uint64_t gaps = span / static_cast<std::uint64_t>(step);
+            if (gaps >= max_param_values)
                 fail(node, field,
-                     fmt::format("the range has {} values, more than the {} allowed", count, max_param_values));
+                     fmt::format("the range has {} values, more than the {} allowed", value_count_text(gaps),
+                                 max_param_values));
+            const std::uint64_t count = gaps + 1;
             for (std::uint64_t k = 0; k < count; ++k)
                 p.values.push_back(
                     static_cast<std::int64_t>(static_cast<std::uint64_t>(from) + k * static_cast<std::uint64_t>(step)));
@@ -340,11 +356,12 @@ void Loader::scan(ParamSpec& p, const YAML::Node& node, const std::string& field
     if (step < 1) fail(node["step"], field + ".step", fmt::format("{}: the step must be positive", step));
     // Counted before a value is built, in unsigned arithmetic: to - from may exceed INT64_MAX.
     const std::uint64_t span = static_cast<std::uint64_t>(to) - static_cast<std::uint64_t>(from);
-    const std::uint64_t count = span / static_cast<std::uint64_t>(step) + 1;
-    if (count > max_param_values)
+    const std::uint64_t gaps = span / static_cast<std::uint64_t>(step);
+    if (gaps >= max_param_values)
         fail(range, field + ".scan",
-             fmt::format("the scan has {} values, more than the {} a parameter may have (every value is a case)", count,
-                         max_param_values));
+             fmt::format("the scan has {} values, more than the {} a parameter may have (every value is a case)",
+                         value_count_text(gaps), max_param_values));
+    const std::uint64_t count = gaps + 1;
     p.scanned = true;
     for (std::uint64_t k = 0; k < count; ++k)
         p.values.push_back(

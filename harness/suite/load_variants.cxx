@@ -273,8 +273,12 @@ VariantSpec Loader::variant(const std::string& name, const YAML::Node& node, con
 }
 
 /// A variant whose kernels come from a module file (cubin, fatbin or PTX) built by the project's
-/// own compiler. `${VAR}` in the path is taken from the environment; a path that comes from a
-/// variable (a build folder) may lie anywhere, one written in the suite stays in the project.
+/// own compiler. The path is literal, but for one documented form: a leading `${NAME_DIR}`, a
+/// variable whose name ends in `_DIR` and whose value is a folder (the build folder), followed by
+/// a path inside it. No other variable is read, the module stays inside that folder (no `..`),
+/// and messages show the path as written, never the variable's value: a suite must not be able
+/// to put a job's token into a report ("no such module file: ghp_...") or climb out through
+/// `${PWD}/..`. A path written without a variable stays in the project.
 void Loader::module_variant(VariantSpec& v, const YAML::Node& node, const std::string& field) const
 {
     for (const char* key : {"source", "defines", "options"})
@@ -282,32 +286,41 @@ void Loader::module_variant(VariantSpec& v, const YAML::Node& node, const std::s
             fail(node[key], field + "." + key,
                  fmt::format("a 'module' variant is built already: '{}' does not apply", key));
     const std::string written = scalar(node["module"], field + ".module");
-    std::string path;
-    bool from_environment = false;
-    for (std::size_t i = 0; i < written.size();) {
-        if (written.compare(i, 2, "${") != 0) {
-            path += written[i++];
-            continue;
-        }
-        const std::size_t close = written.find('}', i);
-        const std::string name = close == std::string::npos ? "" : written.substr(i + 2, close - i - 2);
-        static const std::regex variable("[A-Za-z_][A-Za-z0-9_]*");
-        if (!std::regex_match(name, variable))
-            fail(node["module"], field + ".module", "write an environment variable as ${NAME}");
+    if (written.empty() || written.find('\0') != std::string::npos)
+        fail(node["module"], field + ".module", "must name a file");
+    v.module_written = written;
+    const std::size_t variable_at = written.find("${");
+    if (variable_at == std::string::npos) {
+        v.module = resolve(node["module"], field + ".module", written);
+        check_inside_project(node["module"], field + ".module", v.module);
+    } else {
+        const std::size_t close = written.find('}');
+        const std::string name = close == std::string::npos ? "" : written.substr(2, close - 2);
+        static const std::regex folder_variable("[A-Za-z_][A-Za-z0-9_]*_DIR");
+        if (variable_at != 0 || !std::regex_match(name, folder_variable) ||
+            written.find("${", close) != std::string::npos)
+            fail(node["module"], field + ".module",
+                 "a module path is literal, or starts with one folder variable ${NAME_DIR} (a name ending in _DIR, "
+                 "e.g. ${BUILD_DIR}/modules/x.fatbin); no other variable is read");
         const char* value = std::getenv(name.c_str());
         if (!value || !*value)
             fail(node["module"], field + ".module",
                  fmt::format("the environment variable {} is not set (it names where the module is built)", name));
-        // A variable that starts the path and holds a relative folder (BUILD=build) means it from
-        // the working folder, as a shell would; elsewhere its value is a piece of the path.
-        path += i == 0 && fs::path(value).is_relative() ? fs::absolute(value).string() : std::string(value);
-        from_environment = true;
-        i = close + 1;
+        std::error_code ec;
+        // A relative folder (BUILD_DIR=build) means it from the working folder, as a shell would. It
+        // need not exist until the project is built.
+        const fs::path folder = fs::weakly_canonical(fs::absolute(value, ec), ec);
+        if (ec)
+            fail(node["module"], field + ".module",
+                 fmt::format("${{{}}} does not name a folder (its value is not shown)", name));
+        const fs::path rest = fs::path(written.substr(close + 1)).relative_path();
+        for (const auto& part : rest)
+            if (part == "..")
+                fail(node["module"], field + ".module",
+                     fmt::format("'..' would leave the folder ${{{}}} names: a module stays inside it", name));
+        v.module = (folder / rest).lexically_normal();
+        v.module_folder = folder;
     }
-    if (path.empty() || path.find('\0') != std::string::npos)
-        fail(node["module"], field + ".module", "must name a file");
-    v.module = resolve(node["module"], field + ".module", path);
-    if (!from_environment) check_inside_project(node["module"], field + ".module", v.module);
     if (node["built_from"])
         for (const auto& source : string_list(node["built_from"], field + ".built_from")) {
             const fs::path p = resolve(node["built_from"], field + ".built_from", source);

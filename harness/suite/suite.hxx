@@ -116,6 +116,11 @@ struct VariantSpec {
     /// A cubin, fatbin or PTX file built by the project's own compiler, instead of `source`
     /// (absolute; it need not exist until the project is built).
     std::filesystem::path module;
+    /// `module` as the suite writes it ("${BUILD_DIR}/x.fatbin"): what messages show, so that the
+    /// value of a variable is never printed.
+    std::string module_written;
+    /// The folder a leading `${NAME_DIR}` named, which `module` stays inside; empty without one.
+    std::filesystem::path module_folder;
     std::vector<std::filesystem::path> built_from; ///< sources the module must not be older than
     bool allow_stale = false;                      ///< `stale: allow`: a module older than its sources is used as it is
     std::map<std::string, std::string> defines;    ///< values may name sweep parameters (compile_params.hxx)

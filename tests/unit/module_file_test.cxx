@@ -363,7 +363,7 @@ std::string suite_text(const std::string& variant_lines)
            variant_lines;
 }
 
-const char* module_variant = "  shipped:\n    module: ${HARNESS_TEST_BUILD}/k.fatbin\n"
+const char* module_variant = "  shipped:\n    module: ${HARNESS_TEST_BUILD_DIR}/k.fatbin\n"
                              "    entry: scale<BLOCK>\n    block: [BLOCK]\n    grid: [\"ceil_div(N, BLOCK)\"]\n"
                              "    args: [in, out, {i32: N}]\n";
 
@@ -373,7 +373,7 @@ TEST(ModuleFile, ModuleVariantsLoadAndRunInTheStaticTier)
 {
     REQUIRE_FIXTURES();
     const auto& f = fixtures();
-    ::setenv("HARNESS_TEST_BUILD", (f.dir / "build").c_str(), 1);
+    ::setenv("HARNESS_TEST_BUILD_DIR", (f.dir / "build").c_str(), 1);
     const fs::path file = f.dir / "suites" / "modules.yaml";
     const auto s = suite::parse_suite(suite_text(module_variant), file);
     ASSERT_NE(s.find_variant("shipped"), nullptr);
@@ -416,10 +416,10 @@ TEST(ModuleFile, TheLoaderRefusesWhatAModuleVariantCannotMean)
         }
         return std::string();
     };
-    ::unsetenv("HARNESS_TEST_UNSET");
-    std::string e = error("  shipped:\n    module: ${HARNESS_TEST_UNSET}/k.fatbin\n    entry: plain_copy\n"
+    ::unsetenv("HARNESS_TEST_UNSET_DIR");
+    std::string e = error("  shipped:\n    module: ${HARNESS_TEST_UNSET_DIR}/k.fatbin\n    entry: plain_copy\n"
                           "    block: [256]\n    grid: [4]\n    args: [in, out, {i32: N}]\n");
-    EXPECT_NE(e.find("variants.shipped.module: the environment variable HARNESS_TEST_UNSET is not set"),
+    EXPECT_NE(e.find("variants.shipped.module: the environment variable HARNESS_TEST_UNSET_DIR is not set"),
               std::string::npos)
         << e;
     e = error("  shipped:\n    module: ../build/k.fatbin\n    source: ../kernels/k.cu\n    entry: plain_copy\n"
@@ -476,8 +476,8 @@ TEST(ModuleFile, TheNvccModulesSuiteRunsInTheStaticTier)
 TEST(ModuleFile, AVariableThatStartsThePathWithARelativeFolderMeansTheWorkingFolder)
 {
     REQUIRE_FIXTURES();
-    ::setenv("HARNESS_TEST_RELATIVE_BUILD", "some/build", 1);
-    const auto s = suite::parse_suite(suite_text("  shipped:\n    module: ${HARNESS_TEST_RELATIVE_BUILD}/k.fatbin\n"
+    ::setenv("HARNESS_TEST_RELATIVE_BUILD_DIR", "some/build", 1);
+    const auto s = suite::parse_suite(suite_text("  shipped:\n    module: ${HARNESS_TEST_RELATIVE_BUILD_DIR}/k.fatbin\n"
                                                  "    entry: plain_copy\n    block: [256]\n    grid: [4]\n"
                                                  "    args: [in, out, {i32: N}]\n"),
                                       fixtures().dir / "suites" / "modules.yaml");
