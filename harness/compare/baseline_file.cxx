@@ -55,10 +55,19 @@ std::string_view kind_of(std::string_view marker)
     return marker.starts_with(tool) ? marker.substr(tool.size()) : marker;
 }
 
+/// `text` for a message: whole when short, else its start and its length (a 10 MB cell must not
+/// become 10 MB of console output).
+std::string shortened(std::string_view text)
+{
+    constexpr std::size_t shown = 80;
+    if (text.size() <= shown) return std::string(text);
+    return fmt::format("{}... ({} bytes)", text.substr(0, shown), text.size());
+}
+
 double parse_double(const std::string& text, const std::string& name, int line, const std::string& what)
 {
     if (const auto v = parse_decimal_number(text)) return *v;
-    throw InputError(name, line, 1, what, fmt::format("'{}' is not a number", text));
+    throw InputError(name, line, 1, what, fmt::format("'{}' is not a number", shortened(text)));
 }
 
 } // namespace
@@ -178,7 +187,8 @@ TableRows parse_table_file(const std::string& text, const std::string& name, std
         const auto [at_line, column] = line_and_column(text, bad);
         throw InputError(name, at_line, column, "", "the file is not UTF-8 text");
     }
-    std::size_t pos = 0;
+    // A byte-order mark, as spreadsheets write "CSV UTF-8", is no part of the first line.
+    std::size_t pos = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
     int line = 0;
     // Metadata: the comment lines before the table.
     while (pos < text.size() && text[pos] == '#') {
@@ -265,8 +275,8 @@ BaselineFile parse_baseline(const std::string& text, const std::string& name)
         BaselineRow r{f[0], f[1], f[2], parse_double(f[3], name, at, "value"), {}, f[5]};
         if (const auto [it, fresh] = seen.emplace(std::tuple{r.variant, r.params, r.metric}, at); !fresh)
             throw InputError(name, at, 1, "",
-                             fmt::format("a second row for {} {} {} (the first is on line {})", r.variant, r.params,
-                                         r.metric, it->second));
+                             fmt::format("a second row for {} {} {} (the first is on line {})", shortened(r.variant),
+                                         shortened(r.params), shortened(r.metric), it->second));
         std::istringstream samples(f[4]);
         for (std::string s; samples >> s;) r.samples.push_back(parse_double(s, name, at, "samples"));
         file.rows.push_back(std::move(r));

@@ -3,6 +3,7 @@
 #include "harness/core/error.hxx"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -98,8 +99,66 @@ std::string unguessable_suffix()
     return random_suffix();
 }
 
+namespace {
+
+/// Writes `content` to the open descriptor `fd`, all of it.
+void write_all(int fd, std::string_view content, const fs::path& path)
+{
+    while (!content.empty()) {
+        const ssize_t written = ::write(fd, content.data(), content.size());
+        if (written < 0 && errno == EINTR) continue;
+        if (written < 0) throw write_error("write", path, errno);
+        content.remove_prefix(static_cast<std::size_t>(written));
+    }
+}
+
+/// Where `path` is a stream rather than a file (a FIFO or a character device such as /dev/null,
+/// or /dev/stdout and /dev/stderr, which are links to this process's streams), `content` is
+/// written into it, as a shell redirection would: renaming a file over it would replace the
+/// device or the pipe (as root, /dev/null itself) while its reader gets nothing. Returns false
+/// for anything else. A link to a stream elsewhere is not followed: links are replaced, not
+/// written through (a planted link must not reach a device).
+bool write_into_stream(const fs::path& path, std::string_view content)
+{
+    const std::string text = path.lexically_normal().string();
+    if (text == "/dev/stdout" || text == "/dev/stderr") {
+        std::fflush(nullptr);
+        write_all(text == "/dev/stdout" ? STDOUT_FILENO : STDERR_FILENO, content, path);
+        return true;
+    }
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) return false;
+    if (S_ISDIR(st.st_mode))
+        throw Error(ErrorKind::environment, fmt::format("cannot write {}: it is a folder", path.string()));
+    if (!S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
+        if (S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode))
+            throw Error(ErrorKind::environment, fmt::format("cannot write {}: it is a {}, not a file", path.string(),
+                                                            S_ISBLK(st.st_mode) ? "block device" : "socket"));
+        return false;
+    }
+    // Non-blocking, so that a FIFO nobody reads is an error rather than a hang; then blocking
+    // again, so that a slow reader gets every byte.
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0 && errno == ENXIO)
+        throw Error(ErrorKind::environment,
+                    fmt::format("cannot write {}: it is a FIFO that nothing reads", path.string()));
+    if (fd < 0) throw write_error("open", path, errno);
+    if (const int flags = ::fcntl(fd, F_GETFL); flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    try {
+        write_all(fd, content, path);
+    } catch (...) {
+        ::close(fd);
+        throw;
+    }
+    if (::close(fd) != 0) throw write_error("write", path, errno);
+    return true;
+}
+
+} // namespace
+
 void write_file_atomically(const fs::path& path, std::string_view content)
 {
+    if (write_into_stream(path, content)) return;
     std::error_code ec;
     if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
     if (ec)

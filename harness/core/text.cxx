@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <ctime>
 #include <cxxabi.h>
@@ -130,6 +131,18 @@ std::size_t control_character_offset(std::string_view text)
     return std::string_view::npos;
 }
 
+namespace {
+
+/// The marks and overrides that reorder text when it is shown (U+202E RIGHT-TO-LEFT OVERRIDE and
+/// its kin): a name holding one shows as something else in a terminal or a summary.
+bool is_bidi_control(std::uint32_t code)
+{
+    return code == 0x061C || code == 0x200E || code == 0x200F || (code >= 0x202A && code <= 0x202E) ||
+           (code >= 0x2066 && code <= 0x2069);
+}
+
+} // namespace
+
 std::string escape_control_characters(std::string_view text)
 {
     std::string out;
@@ -146,7 +159,7 @@ std::string escape_control_characters(std::string_view text)
             out += "\\0";
         else if ((code < 0x20 && code != '\t' && code != '\n') || code == 0x7F)
             out += fmt::format("\\x{:02x}", static_cast<unsigned>(code));
-        else if (code >= 0x80 && code <= 0x9F)
+        else if ((code >= 0x80 && code <= 0x9F) || is_bidi_control(code))
             out += fmt::format("\\u{:04x}", static_cast<unsigned>(code));
         else
             out.append(text.substr(i, length));

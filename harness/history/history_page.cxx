@@ -6,6 +6,7 @@
 #include "harness/report/svg_chart.hxx"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -50,6 +51,20 @@ std::string series_label(const Series& s)
     return fmt::format("{} [{}]", s.case_label(), s.arch);
 }
 
+/// `path` with every byte but letters, digits, "-._~" and '/' as %XX.
+std::string percent_encoded(std::string_view path)
+{
+    std::string out;
+    for (const char c : path) {
+        const auto u = static_cast<unsigned char>(c);
+        if (std::isalnum(u) != 0 || c == '-' || c == '.' || c == '_' || c == '~' || c == '/')
+            out += c;
+        else
+            out += fmt::format("%{:02X}", static_cast<unsigned>(u));
+    }
+    return out;
+}
+
 /// A link to the run report of `results_path` (report.html beside it when there is one), relative
 /// to the page.
 std::string report_link(const std::string& results_path, const PageContext& context)
@@ -60,9 +75,17 @@ std::string report_link(const std::string& results_path, const PageContext& cont
     if (fs::is_regular_file(target.parent_path() / "report.html", ec)) target = target.parent_path() / "report.html";
     const fs::path from = fs::absolute(context.output, ec).parent_path();
     fs::path href = fs::absolute(target, ec).lexically_relative(from);
-    if (href.empty()) href = target;
-    return fmt::format("<a href=\"{}\">{}</a>", html_escape(href.generic_string()),
-                       html_escape(target.filename().string()));
+    // A path, never a URL: a relative one starts with "./" or "../" so that a first segment such as
+    // "javascript:alert(1)" (a folder a run was recorded from) is no scheme, and an absolute one is
+    // a file: URL. Every byte but the unreserved ones and '/' is percent-encoded.
+    std::string link;
+    if (href.empty()) {
+        link = "file://" + percent_encoded(fs::absolute(target, ec).generic_string());
+    } else {
+        link = percent_encoded(href.generic_string());
+        if (!link.starts_with("../")) link = "./" + link;
+    }
+    return fmt::format("<a href=\"{}\">{}</a>", html_escape(link), html_escape(target.filename().string()));
 }
 
 struct Move {

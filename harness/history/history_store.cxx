@@ -10,6 +10,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -30,6 +31,8 @@ namespace {
 
 constexpr const char* run_extension = ".json";
 constexpr const char* temp_prefix = ".incoming-";
+/// How far the largest metric id may lie beyond the number of metrics: ids are assigned one by one.
+constexpr std::int64_t max_metric_id_gap = 1024;
 
 Error store_error(const std::string& what, const fs::path& path, int error_number)
 {
@@ -237,7 +240,23 @@ private:
         sqlite3_finalize(stmt);
         if (step == SQLITE_NOTADB || step == SQLITE_CORRUPT) return false;
         if (step != SQLITE_ROW && step != SQLITE_DONE) fail("read");
-        return version == std::to_string(index_schema_version);
+        return version == std::to_string(index_schema_version) && ids_in_range();
+    }
+    /// Whether the metric ids are what this index assigns (0, 1, 2, ... one per metric name): an
+    /// index with the right schema but crafted rows (an id of 4e11) would have the reader size a
+    /// table by it; it is rebuilt from the run files instead.
+    bool ids_in_range()
+    {
+        sqlite3_stmt* stmt = nullptr;
+        if (sqlite3_prepare_v2(db_, "SELECT count(*), coalesce(min(id), 0), coalesce(max(id), 0) FROM metrics", -1,
+                               &stmt, nullptr) != SQLITE_OK) {
+            sqlite3_finalize(stmt);
+            return false;
+        }
+        const bool ok = sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_int64(stmt, 1) >= 0 &&
+                        sqlite3_column_int64(stmt, 2) <= sqlite3_column_int64(stmt, 0) + max_metric_id_gap;
+        sqlite3_finalize(stmt);
+        return ok;
     }
     void create()
     {
@@ -302,6 +321,12 @@ std::vector<std::string> scan_run_files(const fs::path& runs)
         if (!name_problem(suite).empty() || !fs::is_directory(fs::symlink_status(suite_dir.path(), ec))) continue;
         for (const auto& entry : fs::directory_iterator(suite_dir.path(), ec)) {
             const std::string name = entry.path().filename().string();
+            // What a killed `record` left: a temporary file an hour old is no write in progress.
+            if (name.starts_with(temp_prefix) && fs::is_regular_file(fs::symlink_status(entry.path(), ec))) {
+                const auto age = fs::file_time_type::clock::now() - fs::last_write_time(entry.path(), ec);
+                if (!ec && age > std::chrono::hours(1)) fs::remove(entry.path(), ec);
+                continue;
+            }
             if (!name.ends_with(run_extension) || !fs::is_regular_file(fs::symlink_status(entry.path(), ec))) continue;
             if (!name_problem(name).empty()) continue;
             files.push_back(suite + "/" + name);
@@ -389,7 +414,18 @@ IndexRefresh HistoryStore::refresh_index() const
                 for (std::size_t i; (i = next++) < fresh.size();) {
                     const fs::path path = folder_ / "runs" / fresh[i];
                     try {
-                        RunRecord r = parse_run_file(read_run_file(path), path.string());
+                        const std::string text = read_run_file(path);
+                        RunRecord r = parse_run_file(text, path.string());
+                        // A run file is named by its content: one whose content was edited in the
+                        // store (in its branch, say) is not history, and is left out.
+                        const std::string name = path.filename().string();
+                        const std::size_t dash = name.rfind('-');
+                        const std::string named = dash == std::string::npos ? std::string() : name.substr(dash + 1, 16);
+                        if (named != sha256_hex(text).substr(0, 16))
+                            throw Error(ErrorKind::bad_input,
+                                        fmt::format("{}: its content does not match its name (edited after it was "
+                                                    "recorded?): left out",
+                                                    path.string()));
                         if (r.suite != fresh[i].substr(0, fresh[i].find('/')))
                             throw Error(ErrorKind::bad_input,
                                         fmt::format("{}: a run of suite '{}' in another suite's folder", path.string(),

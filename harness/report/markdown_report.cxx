@@ -18,8 +18,9 @@ namespace harness::report {
 
 namespace {
 
-/// A table cell that renders literally: Markdown's emphasis and code characters, pipes and HTML
-/// escaped (compiler output says `__shared__`), line breaks kept as <br>.
+/// A table cell that renders literally: Markdown's emphasis, code, links and images, pipes and
+/// HTML escaped (compiler output says `__shared__`; a shard's results.json may say anything), line
+/// breaks kept as <br>. Control and reordering characters are escaped on the whole text after.
 std::string cell(std::string_view text)
 {
     std::string out;
@@ -32,6 +33,8 @@ std::string cell(std::string_view text)
         case '\\': out += "\\\\"; break;
         case '<': out += "&lt;"; break;
         case '>': out += "&gt;"; break;
+        // A link or an image, [text](url) or ![alt](url), needs its closing bracket.
+        case ']': out += "\\]"; break;
         case '\n': out += "<br>"; break;
         case '\r': break;
         default: out += c;
@@ -147,14 +150,14 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
     const Totals t = totals(report, report.fail_on_improvement);
     const bool failing = t.failed > 0 || t.regressed > 0 || t.not_gated > 0;
     std::string head =
-        fmt::format("## harness: {} — {}\n\n", report.suite,
+        fmt::format("## harness: {} — {}\n\n", cell(report.suite),
                     failing ? fmt::format(":x: {} regressed, {}{} failed", t.regressed,
                                           t.not_gated ? fmt::format("{} not gated, ", t.not_gated) : "", t.failed)
                             : std::string(":white_check_mark: passed"));
     head += fmt::format("{} on {}{}{}{}\n\n", report.mode == RunMode::static_tier ? "static tier" : "GPU run",
-                        report.device_name.empty() ? report.arch : report.device_name,
+                        cell(report.device_name.empty() ? report.arch : report.device_name),
                         report.shard.sharded() ? ", shard " + report.shard.text() + " of the sweep points" : "",
-                        report.git_revision.empty() ? "" : ", revision " + report.git_revision,
+                        report.git_revision.empty() ? "" : ", revision " + cell(report.git_revision),
                         report.baseline_files.empty()
                             ? ", no baselines"
                             : fmt::format(", compared with {} baseline files", report.baseline_files.size()));
