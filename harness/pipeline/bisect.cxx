@@ -422,8 +422,32 @@ BisectResult bisect(const BisectRequest& request, std::ostream& log)
         if (std::find(result.metrics.begin(), result.metrics.end(), key.metric) == result.metrics.end())
             result.metrics.push_back(key.metric);
 
-    // Time needs the bad end's samples too, before any step: a step is judged against both.
+    // Both ends are run before any step. Time needs the bad end's samples, since a step is judged
+    // against both; exact figures need the bad end to differ from the good one, or there is no
+    // change to find: a change and its revert between equal ends would otherwise be "found".
     std::optional<Evaluation> bad;
+    if (!timed) {
+        t0 = std::chrono::steady_clock::now();
+        bad = bisector.evaluate(result.bad.hash, 1);
+        if (!bad->suite || bad->results.empty())
+            throw Error(ErrorKind::bad_input, fmt::format("the cases do not run at the bad commit {}: {}",
+                                                          result.bad.hash.substr(0, 12), bad->why_skipped));
+        bad->probe = compare_exact(good_figures, figures_of(bad->results, request.metric));
+        const char* verdict = bad->probe == Probe::same        ? "same as good"
+                              : bad->probe == Probe::different ? "bad"
+                                                               : "skipped";
+        record(result.bad, "bad", *bad, verdict, bad->probe == Probe::skipped ? "none of the figures was measured" : "",
+               seconds_since(t0));
+        if (bad->probe == Probe::skipped)
+            throw Error(ErrorKind::bad_input,
+                        fmt::format("the bad commit {} measures none of the good commit's {} figures",
+                                    result.bad.hash.substr(0, 12), request.metric.empty() ? "exact" : request.metric));
+        if (bad->probe == Probe::same) {
+            result.reason = "the figures at the bad commit are those of the good one";
+            result.wall_s = seconds_since(started);
+            return result;
+        }
+    }
     if (timed) {
         t0 = std::chrono::steady_clock::now();
         bad = bisector.evaluate(result.bad.hash, end_rounds);

@@ -3,12 +3,17 @@
 #include "harness/core/error.hxx"
 #include "harness/core/text.hxx"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fstream>
 #include <poll.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -164,12 +169,18 @@ std::string GitRepository::git(const std::vector<std::string>& args) const
 
 std::optional<std::string> GitRepository::resolve_commit(const std::string& rev) const
 {
-    // A revision that starts with '-' would be read as an option; none names a commit.
-    if (rev.empty() || rev.starts_with('-')) return std::nullopt;
+    // A revision that starts with '-' would be read as an option, one that starts with '^' is a
+    // negative revision and one with ".." a range: none names one commit. rev-parse prints
+    // "^<hash>" for a negative one, which a later rev-list would refuse.
+    if (rev.empty() || rev.starts_with('-') || rev.starts_with('^') || rev.find("..") != std::string::npos ||
+        std::any_of(rev.begin(), rev.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f || c == ' '; }))
+        return std::nullopt;
     const ProgramOutput r = run_program(
         {"git", "-C", top_.string(), "rev-parse", "--verify", "--quiet", "--end-of-options", rev + "^{commit}"});
     const std::string hash = trim_line_end(r.out);
-    if (r.exit_code != 0 || hash.empty()) return std::nullopt;
+    const bool is_hash = (hash.size() == 40 || hash.size() == 64) &&
+                         std::all_of(hash.begin(), hash.end(), [](char c) { return std::isxdigit(c) != 0; });
+    if (r.exit_code != 0 || !is_hash) return std::nullopt;
     return hash;
 }
 
@@ -204,16 +215,96 @@ std::string GitRepository::worktree_list() const
     return git({"worktree", "list", "--porcelain"});
 }
 
+namespace {
+
+/// A step's worktree, as the signal handler needs it: argument vectors built before any signal,
+/// so that the handler only forks and executes (async-signal-safe).
+struct ActiveWorktree {
+    std::vector<std::string> remove_args, prune_args, rm_args;
+    std::vector<char*> remove_argv, prune_argv, rm_argv;
+};
+ActiveWorktree* active_worktree = nullptr;
+struct sigaction previous_int, previous_term;
+
+void run_and_wait(char* const* argv)
+{
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::execvp(argv[0], argv);
+        ::_exit(127);
+    }
+    if (pid > 0)
+        while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+        }
+}
+
+/// SIGINT or SIGTERM during a step: the worktree is removed and unregistered, then the signal
+/// ends the process as it would have.
+void remove_worktree_on_signal(int signal)
+{
+    if (ActiveWorktree* w = active_worktree) {
+        active_worktree = nullptr;
+        run_and_wait(w->remove_argv.data());
+        run_and_wait(w->rm_argv.data());
+        run_and_wait(w->prune_argv.data());
+    }
+    ::sigaction(signal == SIGINT ? SIGINT : SIGTERM, signal == SIGINT ? &previous_int : &previous_term, nullptr);
+    ::raise(signal);
+}
+
+std::vector<char*> argv_of(std::vector<std::string>& args)
+{
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    return argv;
+}
+
+/// The file in a step's scratch folder that names the process that made it.
+constexpr const char* owner_file = "owner.pid";
+
+/// Scratch folders of steps whose process is gone (killed before it could clean up), removed.
+void remove_abandoned_worktrees(const fs::path& top)
+{
+    std::error_code ec;
+    bool removed = false;
+    for (const auto& entry : fs::directory_iterator(fs::temp_directory_path(), ec)) {
+        const std::string name = entry.path().filename().string();
+        if (!name.starts_with("harness-bisect-") || !entry.is_directory(ec)) continue;
+        std::ifstream in(entry.path() / owner_file);
+        long pid = 0;
+        if (!(in >> pid) || pid <= 0) continue; // not ours to judge: made by an older version
+        if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM) continue; // still running
+        fs::remove_all(entry.path(), ec);
+        removed = true;
+    }
+    if (removed) run_program({"git", "-C", top.string(), "worktree", "prune"});
+}
+
+} // namespace
+
 Worktree::Worktree(const GitRepository& repository, const std::string& commit) : repository_(repository)
 {
+    remove_abandoned_worktrees(repository_.top());
     std::string pattern = (fs::temp_directory_path() / "harness-bisect-XXXXXX").string();
     if (!::mkdtemp(pattern.data()))
         throw Error(ErrorKind::environment,
                     fmt::format("cannot create a temporary folder {}: {}", pattern, std::strerror(errno)));
     scratch_ = pattern;
     path_ = scratch_ / "tree";
-    const ProgramOutput r = run_program(
-        {"git", "-C", repository_.top().string(), "worktree", "add", "--detach", "--quiet", path_.string(), commit});
+    std::ofstream(scratch_ / owner_file) << ::getpid() << "\n";
+    // SIGINT and SIGTERM wait until the worktree is registered for removal: one that came while
+    // git was adding it would leave it behind.
+    sigset_t stop_signals, before;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    ::pthread_sigmask(SIG_BLOCK, &stop_signals, &before);
+    // No hooks: a step must not run the repository's post-checkout hook (docs/bisect.md).
+    const ProgramOutput r = run_program({"git", "-C", repository_.top().string(), "-c", "core.hooksPath=/dev/null",
+                                         "worktree", "add", "--detach", "--quiet", path_.string(), commit});
+    if (r.exit_code == 0) register_for_signals();
+    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
     if (r.exit_code != 0) {
         std::error_code ec;
         fs::remove_all(scratch_, ec);
@@ -221,10 +312,82 @@ Worktree::Worktree(const GitRepository& repository, const std::string& commit) :
         throw Error(ErrorKind::environment,
                     fmt::format("git worktree add for commit {} failed: {}", commit.substr(0, 12), trim(r.err)));
     }
+    try {
+        add_submodules(commit);
+    } catch (...) {
+        remove();
+        throw;
+    }
+}
+
+void Worktree::register_for_signals()
+{
+    auto* w = new ActiveWorktree;
+    const std::string top = repository_.top().string();
+    w->remove_args = {"git", "-C", top, "worktree", "remove", "--force", path_.string()};
+    w->prune_args = {"git", "-C", top, "worktree", "prune"};
+    w->rm_args = {"rm", "-rf", scratch_.string()};
+    w->remove_argv = argv_of(w->remove_args);
+    w->prune_argv = argv_of(w->prune_args);
+    w->rm_argv = argv_of(w->rm_args);
+    registered_ = w;
+    active_worktree = w;
+    struct sigaction action {};
+    action.sa_handler = remove_worktree_on_signal;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGINT, &action, &previous_int);
+    ::sigaction(SIGTERM, &action, &previous_term);
+}
+
+void Worktree::add_submodules(const std::string& commit)
+{
+    // The commit's submodules, from the repositories this clone already has: each one's git folder
+    // under .git/modules (or its checked-out folder). Only local file URLs are allowed, so a step
+    // never reaches the network.
+    std::error_code ec;
+    if (!fs::exists(path_ / ".gitmodules", ec)) return;
+    const ProgramOutput names = run_program(
+        {"git", "-C", path_.string(), "config", "-f", ".gitmodules", "--get-regexp", "^submodule\\..*\\.path$"});
+    const fs::path git_dir = fs::path(trim_line_end(run_program({"git", "-C", repository_.top().string(), "rev-parse",
+                                                                 "--path-format=absolute", "--git-common-dir"})
+                                                        .out));
+    for (const auto& line : lines_of(names.out)) {
+        const std::size_t space = line.find(' ');
+        if (space == std::string::npos) continue;
+        const std::string key = line.substr(0, space); // submodule.<name>.path
+        const std::string name = key.substr(10, key.size() - 10 - 5);
+        const std::string path(trim(line.substr(space + 1)));
+        fs::path local = git_dir / "modules" / name;
+        if (!fs::is_directory(local, ec)) local = repository_.top() / path;
+        if (!fs::exists(local / ".git", ec) && !fs::exists(local / "HEAD", ec))
+            throw Error(ErrorKind::environment,
+                        fmt::format("commit {} uses the submodule {} ({}), which this clone has not checked out: run "
+                                    "`git submodule update --init` first (a bisect step never fetches)",
+                                    commit.substr(0, 12), escape_control_characters(name.substr(0, 100)),
+                                    escape_control_characters(path.substr(0, 200))));
+        run_program({"git", "-C", path_.string(), "config", "submodule." + name + ".url", local.string()});
+    }
+    const ProgramOutput r =
+        run_program({"git", "-C", path_.string(), "-c", "protocol.allow=never", "-c", "protocol.file.allow=always",
+                     "-c", "core.hooksPath=/dev/null", "submodule", "update", "--init", "--recursive", "--quiet"});
+    if (r.exit_code != 0)
+        throw Error(ErrorKind::environment, fmt::format("the submodules of commit {} cannot be checked out here: {}",
+                                                        commit.substr(0, 12), trim(r.err)));
 }
 
 Worktree::~Worktree()
 {
+    remove();
+}
+
+void Worktree::remove() noexcept
+{
+    if (!registered_) return;
+    if (active_worktree == registered_) {
+        active_worktree = nullptr;
+        ::sigaction(SIGINT, &previous_int, nullptr);
+        ::sigaction(SIGTERM, &previous_term, nullptr);
+    }
     // Never throws: this runs while an error unwinds too. What git cannot remove, prune forgets.
     try {
         run_program({"git", "-C", repository_.top().string(), "worktree", "remove", "--force", path_.string()});
@@ -235,6 +398,8 @@ Worktree::~Worktree()
         std::error_code ec;
         fs::remove_all(scratch_, ec);
     }
+    delete static_cast<ActiveWorktree*>(registered_);
+    registered_ = nullptr;
 }
 
 } // namespace harness::pipeline

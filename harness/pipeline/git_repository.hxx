@@ -79,9 +79,17 @@ public:
     const std::filesystem::path& path() const { return path_; }
 
 private:
+    /// Removes the worktree if SIGINT or SIGTERM ends the process while it exists.
+    void register_for_signals();
+    /// Checks out the commit's submodules from the clone's own copies, never from the network.
+    void add_submodules(const std::string& commit);
+    /// Unregisters, removes the worktree and its folder; never throws.
+    void remove() noexcept;
+
     const GitRepository& repository_;
-    std::filesystem::path scratch_; ///< the temporary folder that holds `path_`
+    std::filesystem::path scratch_; ///< the temporary folder that holds `path_` (and the owner's pid)
     std::filesystem::path path_;
+    void* registered_ = nullptr; ///< what the signal handler removes
 };
 
 } // namespace harness::pipeline

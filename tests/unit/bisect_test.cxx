@@ -15,6 +15,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace harness;
 namespace fs = std::filesystem;
@@ -171,9 +173,9 @@ TEST(Bisect, NamesTheRegisterCliffCommitInLogarithmicSteps)
     EXPECT_EQ(r["first"]["hash"], hashes[history.cliff_at]);
     EXPECT_EQ(r["first"]["subject"], "let the walk keep its sums in registers");
     EXPECT_FALSE(r["first"]["author_date"].get<std::string>().empty());
-    // The good end and the steps: log2(32) + 1 = 6 runs at most.
+    // Both ends and the steps: log2(32) + 2 = 7 runs at most.
     const int runs = r["runs"];
-    const int bound = static_cast<int>(std::log2(32.0)) + 1;
+    const int bound = static_cast<int>(std::log2(32.0)) + 2;
     EXPECT_LE(runs, bound);
     EXPECT_EQ(r["steps"].size(), static_cast<std::size_t>(runs));
     std::printf("bisect over %d commits: %d runs (bound %d), %.1f s\n", r["commits"].get<int>(), runs, bound,
@@ -252,6 +254,97 @@ TEST(Bisect, EqualFiguresAtBothEndsAreNotFound)
     EXPECT_EQ(run.code, 1);
     EXPECT_EQ(run.result["outcome"], "unchanged");
     EXPECT_EQ(worktree_count(repo), 1);
+}
+
+TEST(Bisect, EqualEndsWithAChangeAndItsRevertBetweenAreNotFound)
+{
+    TempDir dir("harness-bisect-test");
+    const fs::path repo = dir.path / "repo";
+    auto hashes = make_history(repo, {.commits = 8, .cliff_at = 4});
+    // The cliff undone: the ends agree, whatever lies between them.
+    write_file(repo / "kernels" / "register_cliff.cu", kernel_text(8, "the cliff undone"));
+    git(repo, {"commit", "-q", "-a", "-m", "undo the register change"});
+    const auto run = run_bisect(repo, dir.path / "bisect.json", {"--good", hashes.front(), "--bad", "HEAD"});
+    EXPECT_EQ(run.code, 1) << run.result.dump(2);
+    EXPECT_EQ(run.result["outcome"], "unchanged");
+    // The bad end was run, and it was the only run besides the good one.
+    ASSERT_EQ(run.result["steps"].size(), 2u) << run.result.dump(2);
+    EXPECT_EQ(run.result["steps"][1]["role"], "bad");
+    EXPECT_EQ(worktree_count(repo), 1);
+}
+
+TEST(Bisect, NegativeRevisionsAndRangesAreBadInput)
+{
+    TempDir dir("harness-bisect-test");
+    const fs::path repo = dir.path / "repo";
+    const auto hashes = make_history(repo, {.commits = 2, .cliff_at = 2});
+    for (const std::string& bad : std::vector<std::string>{"^HEAD", hashes.front() + "..HEAD", "HEAD^{tree}"}) {
+        const auto run = run_bisect(repo, dir.path / "bisect.json", {"--good", hashes.front(), "--bad", bad});
+        EXPECT_EQ(run.code, 2) << bad;
+    }
+    EXPECT_EQ(run_bisect(repo, dir.path / "bisect.json", {"--good", "^" + hashes.front(), "--bad", "HEAD"}).code, 2);
+}
+
+TEST(Bisect, StepsRunNoHookAndCheckOutSubmodulesFromTheClone)
+{
+    TempDir dir("harness-bisect-test");
+    // A library in a repository of its own, a submodule of the project: the kernel includes its header.
+    const fs::path library = dir.path / "library";
+    fs::create_directories(library);
+    git(library, {"init", "-q"});
+    write_file(library / "walk_note.h", "// a header the walk kernel includes from the submodule\n");
+    git(library, {"add", "-A"});
+    git(library, {"commit", "-q", "-m", "the header"});
+
+    const fs::path repo = dir.path / "repo";
+    fs::create_directories(repo);
+    git(repo, {"init", "-q"});
+    git(repo, {"-c", "protocol.file.allow=always", "submodule", "add", "-q", library.string(), "lib"});
+    write_file(repo / "suites" / "walk.yaml", suite_text);
+    const auto kernel = [](int min_blocks, const std::string& note) {
+        return "#include \"../lib/walk_note.h\"\n" + kernel_text(min_blocks, note);
+    };
+    write_file(repo / "kernels" / "register_cliff.cu", kernel(8, "first"));
+    git(repo, {"add", "-A"});
+    git(repo, {"commit", "-q", "-m", "the walk with the library"});
+    const std::string good = git(repo, {"rev-parse", "HEAD"});
+    for (int k = 1; k <= 4; ++k) {
+        write_file(repo / "kernels" / "register_cliff.cu", kernel(k >= 3 ? 6 : 8, fmt::format("revision {}", k)));
+        git(repo, {"commit", "-q", "-a", "-m", fmt::format("edit {}", k)});
+    }
+    // A hook that would leave a mark at every checkout.
+    const fs::path mark = dir.path / "hook-ran";
+    write_file(repo / ".git" / "hooks" / "post-checkout", "#!/bin/sh\ntouch '" + mark.string() + "'\n");
+    fs::permissions(repo / ".git" / "hooks" / "post-checkout", fs::perms::owner_all);
+
+    const auto run = run_bisect(repo, dir.path / "bisect.json", {"--good", good, "--bad", "HEAD"});
+    ASSERT_EQ(run.code, 0) << run.result.dump(2);
+    EXPECT_EQ(run.result["first"]["subject"], "edit 3");
+    EXPECT_FALSE(fs::exists(mark)) << "the post-checkout hook ran in a step";
+    EXPECT_EQ(worktree_count(repo), 1);
+}
+
+TEST(Bisect, AStepFolderWhoseProcessIsGoneIsRemovedByTheNextBisect)
+{
+    TempDir dir("harness-bisect-test");
+    const fs::path repo = dir.path / "repo";
+    const auto hashes = make_history(repo, {.commits = 2, .cliff_at = 2});
+    // A folder a killed bisect left: its owner is a process that has ended.
+    const pid_t gone = fork();
+    if (gone == 0) _exit(0);
+    waitpid(gone, nullptr, 0);
+    const fs::path left = fs::temp_directory_path() / fmt::format("harness-bisect-left-{}", getpid());
+    fs::create_directories(left / "tree");
+    write_file(left / "owner.pid", fmt::format("{}\n", gone));
+    // One whose owner still runs is left alone.
+    const fs::path running = fs::temp_directory_path() / fmt::format("harness-bisect-running-{}", getpid());
+    fs::create_directories(running);
+    write_file(running / "owner.pid", fmt::format("{}\n", getpid()));
+
+    EXPECT_EQ(run_bisect(repo, dir.path / "bisect.json", {"--good", hashes.front(), "--bad", "HEAD"}).code, 0);
+    EXPECT_FALSE(fs::exists(left));
+    EXPECT_TRUE(fs::exists(running));
+    fs::remove_all(running);
 }
 
 TEST(Bisect, BadRevisionsAndMissingSuitesAreBadInput)
