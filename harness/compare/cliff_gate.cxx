@@ -487,13 +487,13 @@ void judge_against_baseline(const MapJudge& j, const CliffBaselineFile& file, co
         }
         // Gone or shallower: because the level after it fell (better), or because the level
         // before it rose to meet it (worse: everything before the cliff got slower).
-        // The level before must have risen, and against the level after by at least half the
-        // cliff (the cliff is mostly gone because of it), beyond the noise: a whole map that moved
-        // between processes moves both sides alike.
+        // The level before must have risen, and against the level after, by half the cliff or more
+        // (the cliff is mostly gone because of it): a whole map that moved between processes moves
+        // both sides alike.
         const double rose = across.ratio_before - 1;
         const double rose_against_after = across.ratio_before / across.ratio_after - 1;
         const double needed = std::max(min_depth, std::abs(base.depth)) / 2;
-        if (across.known && rose >= needed && rose_against_after - needed > across.noise) {
+        if (across.known && rose >= needed && rose_against_after >= needed) {
             auto v = j.verdict(base.x_before, base.x_after, base.x_after, Verdict::regressed, rule,
                                fmt::format("the cliff at {} of the baseline is gone because the level before it "
                                            "rose: {} {} -> {} ({} against the baseline's levels), where the "

@@ -271,8 +271,12 @@ TEST(ScanPlan, RowsPaddedTo448FailAgainstTheH100Baseline)
     anywhere.sources_anywhere = true;
     const auto s = suite::load_suite(repo_root() / "tests" / "suites" / "alignment_scan_448.yaml", anywhere);
     EXPECT_EQ(s.name, "alignment_scan") << "gated against the committed baseline";
-    const auto baseline =
+    // The committed cliffs, without the GPU's levels: these synthetic maps are shaped like the H100's,
+    // not equal to them point by point (the levels are judged below, against a synthetic baseline).
+    auto baseline =
         compare::read_cliff_baseline(repo_root() / "baselines" / "alignment_scan" / "NVIDIA-H100-80GB-HBM3.cliffs.csv");
+    const auto committed_levels = baseline.levels;
+    baseline.levels.clear();
     for (unsigned seed = 0; seed < 10; ++seed) {
         std::mt19937 rng(seed);
         const CliffMap map = alignment_map(s, 448, 0.015, rng);
@@ -301,7 +305,26 @@ TEST(ScanPlan, RowsPaddedTo448FailAgainstTheH100Baseline)
         }
         EXPECT_EQ(regressed, 1u) << "seed " << seed;
         EXPECT_EQ(gone, 1u) << "seed " << seed;
+
+        // With the levels of a clean scan (rows padded to 512) in the baseline, the cliff at 512 is
+        // gone because the level before it rose: a regression too, not an improvement.
+        auto with_levels = baseline;
+        with_levels.levels = compare::level_rows(alignment_map(s, 512, 0.015, rng));
+        std::size_t new_cliffs = 0, gone_by_rise = 0, improved = 0;
+        for (const auto& v : compare::judge_cliff_map(map, s, &with_levels)) {
+            if (v.judgement.verdict == Verdict::improved) ++improved;
+            if (v.judgement.verdict != Verdict::regressed) continue;
+            new_cliffs += v.judgement.message.find("new cliff at W=") != std::string::npos;
+            if (v.judgement.message.find("is gone because the level before it rose") != std::string::npos) {
+                ++gone_by_rise;
+                EXPECT_EQ(v.x_before, 512);
+            }
+        }
+        EXPECT_EQ(new_cliffs, 1u) << "seed " << seed;
+        EXPECT_EQ(gone_by_rise, 1u) << "seed " << seed;
+        EXPECT_EQ(improved, 0u) << "seed " << seed;
     }
+    EXPECT_FALSE(committed_levels.empty()) << "the H100 baseline keeps the map's levels";
 }
 
 TEST(ScanPlan, PointsThatDidNotRunAreLeftOut)
