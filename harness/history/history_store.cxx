@@ -11,11 +11,13 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <map>
 #include <mutex>
+#include <random>
 #include <set>
 #include <sqlite3.h>
 #include <sys/file.h>
@@ -31,6 +33,8 @@ namespace {
 
 constexpr const char* run_extension = ".json";
 constexpr const char* temp_prefix = ".incoming-";
+/// Runs of a suite read from their files on every load, to check the index against them.
+constexpr std::size_t spot_checked_runs = 8;
 /// How far the largest metric id may lie beyond the number of metrics: ids are assigned one by one.
 constexpr std::int64_t max_metric_id_gap = 1024;
 
@@ -541,6 +545,48 @@ std::vector<RunListing> HistoryStore::list_runs(const std::string& suite) const
 
 std::vector<RunRecord> HistoryStore::load_runs(const std::string& suite) const
 {
+    auto indexed = load_indexed_runs(suite);
+    // The index is a cache of the run files: spot-check it against them. An index edited with its
+    // schema intact (figures changed row by row) would otherwise show made-up figures as history;
+    // reading every run file would cost what the index saves, so a few runs, chosen at random each
+    // time, are compared, and any difference rebuilds the index.
+    std::vector<std::size_t> order(indexed.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), std::mt19937(std::random_device{}()));
+    bool consistent = true;
+    for (std::size_t k = 0; k < order.size() && k < spot_checked_runs && consistent; ++k) {
+        const auto& [record, file] = indexed[order[k]];
+        const fs::path path = folder_ / file;
+        try {
+            const RunRecord on_disk = parse_run_file(read_run_file(path), path.string());
+            consistent = on_disk.commit == record.commit && on_disk.cases.size() == record.cases.size();
+            for (std::size_t c = 0; consistent && c < on_disk.cases.size(); ++c)
+                for (const auto& [metric, value] : on_disk.cases[c].figures)
+                    if (const auto indexed_value = record.cases[c].figure(metric);
+                        !indexed_value ||
+                        (*indexed_value != value && !(std::isnan(value) && std::isnan(*indexed_value))))
+                        consistent = false;
+        } catch (const Error&) {
+            consistent = false; // gone or damaged since it was indexed: the rebuild says which
+        }
+    }
+    if (!consistent) {
+        {
+            const IndexOpenLock opening(index_file());
+            std::error_code ec;
+            for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(index_file().string() + suffix, ec);
+        }
+        refresh_index();
+        indexed = load_indexed_runs(suite);
+    }
+    std::vector<RunRecord> runs;
+    runs.reserve(indexed.size());
+    for (auto& [record, file] : indexed) runs.push_back(std::move(record));
+    return runs;
+}
+
+std::vector<std::pair<RunRecord, std::string>> HistoryStore::load_indexed_runs(const std::string& suite) const
+{
     Index index(index_file());
     std::vector<std::string> metric_names;
     {
@@ -557,11 +603,12 @@ std::vector<RunRecord> HistoryStore::load_runs(const std::string& suite) const
         while (s.step()) case_keys[s.integer(0)] = {s.text(1), s.text(2), s.text(3)};
     }
     std::vector<RunRecord> runs;
+    std::vector<std::string> files;
     std::map<std::int64_t, std::size_t> run_at;
     {
         Statement s = index.statement("SELECT id, commit_id, commit_date, timestamp, mode, arch, gpu, driver, cuda, "
-                                      "harness, results FROM runs WHERE suite = ? ORDER BY commit_date, timestamp, "
-                                      "file");
+                                      "harness, results, file FROM runs WHERE suite = ? ORDER BY commit_date, "
+                                      "timestamp, file");
         s.bind(1, suite);
         while (s.step()) {
             RunRecord r;
@@ -578,6 +625,7 @@ std::vector<RunRecord> HistoryStore::load_runs(const std::string& suite) const
             r.results_path = s.text(10);
             run_at[s.integer(0)] = runs.size();
             runs.push_back(std::move(r));
+            files.push_back("runs/" + s.text(11));
         }
     }
     Statement s = index.statement("SELECT run_id, case_id, status, figures, time FROM run_cases WHERE run_id IN "
@@ -600,7 +648,10 @@ std::vector<RunRecord> HistoryStore::load_runs(const std::string& suite) const
         }
         runs[run->second].cases.push_back(std::move(c));
     }
-    return runs;
+    std::vector<std::pair<RunRecord, std::string>> out;
+    out.reserve(runs.size());
+    for (std::size_t i = 0; i < runs.size(); ++i) out.emplace_back(std::move(runs[i]), std::move(files[i]));
+    return out;
 }
 
 } // namespace harness::history

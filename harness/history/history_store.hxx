@@ -67,13 +67,17 @@ public:
     std::vector<SuiteSummary> suites() const;
     /// The runs of `suite` in the index, by commit date.
     std::vector<RunListing> list_runs(const std::string& suite) const;
-    /// Every run of `suite` with its figures, from the index.
+    /// Every run of `suite` with its figures, from the index. A few runs, picked afresh each time,
+    /// are read from their run files too: an index whose figures differ from them (edited with its
+    /// schema intact) is rebuilt from the run files, and the runs are read again.
     std::vector<RunRecord> load_runs(const std::string& suite) const;
 
     const std::filesystem::path& folder() const { return folder_; }
     std::filesystem::path index_file() const { return folder_ / "index.sqlite"; }
 
 private:
+    /// load_runs without the spot check, each run with the file it came from.
+    std::vector<std::pair<RunRecord, std::string>> load_indexed_runs(const std::string& suite) const;
     std::filesystem::path folder_;
 };
 

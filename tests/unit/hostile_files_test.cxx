@@ -146,6 +146,15 @@ TEST(HostileFiles, ACraftedHistoryIndexIsRebuiltAndAnEditedRunFileLeftOut)
     ASSERT_EQ(runs[0].cases.size(), 1u);
     EXPECT_EQ(runs[0].cases[0].figure("registers"), 12.0);
 
+    // Figures edited in the index, its schema intact: the spot check against the run files rebuilds it.
+    ASSERT_EQ(sqlite3_open((dir.path / "store" / "index.sqlite").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE run_cases SET figures = zeroblob(length(figures))", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+    const auto checked = store.load_runs("memory");
+    ASSERT_EQ(checked.size(), 1u);
+    EXPECT_EQ(checked[0].cases[0].figure("registers"), 12.0);
+
     // A run file edited in the store: its name no longer matches its content.
     const auto added = store.add(record_of("0123456789ac", 28));
     std::string text = read_file(added.file);
