@@ -36,7 +36,9 @@ std::string unguessable_suffix();
 
 /// Replaces `path` with `content` atomically, creating parent folders; throws Error on failure
 /// and leaves any previous file intact and no temporary file behind. A symbolic link at `path` is
-/// replaced by the file, never written through. The file gets mode 0644 less the umask.
+/// replaced by the file, never written through. The file gets mode 0644 less the umask. A stream
+/// (a FIFO, a character device, /dev/stdout, /dev/fd/N) is written into instead; a folder is an
+/// error. Temporary files of `path` that a killed writer left are removed first.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
 
 } // namespace harness

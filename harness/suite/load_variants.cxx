@@ -278,7 +278,7 @@ VariantSpec Loader::variant(const std::string& name, const YAML::Node& node, con
 /// a path inside it. No other variable is read, the module stays inside that folder (no `..`),
 /// and messages show the path as written, never the variable's value: a suite must not be able
 /// to put a job's token into a report ("no such module file: ghp_...") or climb out through
-/// `${PWD}/..`. A path written without a variable stays in the project.
+/// `${PWD}/..` or a symbolic link. A path written without a variable stays in the project.
 void Loader::module_variant(VariantSpec& v, const YAML::Node& node, const std::string& field) const
 {
     for (const char* key : {"source", "defines", "options"})
@@ -318,7 +318,21 @@ void Loader::module_variant(VariantSpec& v, const YAML::Node& node, const std::s
             if (part == "..")
                 fail(node["module"], field + ".module",
                      fmt::format("'..' would leave the folder ${{{}}} names: a module stays inside it", name));
-        v.module = (folder / rest).lexically_normal();
+        // A folder above the project (a runner's builds folder holding other checkouts, a home, /)
+        // is no build folder: through it a suite would reach every project beside this one. The
+        // project's own folder (${CI_PROJECT_DIR}) is one.
+        if (!options_.sources_anywhere && is_inside(root_, folder) && !is_inside(folder, root_))
+            fail(node["module"], field + ".module",
+                 fmt::format("${{{}}} names a folder that holds the project, not a build folder; the folder of a "
+                             "module lies inside the project or beside it (pass --sources-anywhere to allow it)",
+                             name));
+        // Resolved before it is checked: a link inside the folder must not lead out of it.
+        v.module = fs::weakly_canonical(folder / rest, ec);
+        if (ec || (!options_.sources_anywhere && !is_inside(v.module, folder)))
+            fail(node["module"], field + ".module",
+                 fmt::format("{} leads out of the folder ${{{}}} names (through a symbolic link): a module stays "
+                             "inside it",
+                             written.substr(0, 200), name));
         v.module_folder = folder;
     }
     if (node["built_from"])
