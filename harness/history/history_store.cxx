@@ -37,6 +37,8 @@ constexpr const char* temp_prefix = ".incoming-";
 constexpr std::size_t spot_checked_runs = 8;
 /// How far the largest metric id may lie beyond the number of metrics: ids are assigned one by one.
 constexpr std::int64_t max_metric_id_gap = 1024;
+/// More samples than any run takes: a time summary in the index claiming more is not one.
+constexpr double max_time_samples = 1e12;
 
 Error store_error(const std::string& what, const fs::path& path, int error_number)
 {
@@ -310,7 +312,20 @@ std::optional<TimeSummary> read_time_blob(std::string_view blob)
     if (blob.size() < 3 * sizeof(double) || blob.size() % sizeof(double) != 0) return std::nullopt;
     std::vector<double> v(blob.size() / sizeof(double));
     std::memcpy(v.data(), blob.data(), blob.size());
+    // A sample count that is no count (an index crafted or damaged) has no time summary: converting
+    // it to an integer would be undefined.
+    if (!(v[2] >= 0 && v[2] <= max_time_samples)) return std::nullopt;
     return TimeSummary{v[0], v[1], static_cast<std::size_t>(v[2]), std::vector<double>(v.begin() + 3, v.end())};
+}
+
+/// A temporary run file that a killed `record` left, removed: one an hour old is no write in
+/// progress (a record writes and links its file within seconds).
+void remove_if_abandoned(const fs::path& temp)
+{
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::symlink_status(temp, ec))) return;
+    const auto age = fs::file_time_type::clock::now() - fs::last_write_time(temp, ec);
+    if (!ec && age > std::chrono::hours(1)) fs::remove(temp, ec);
 }
 
 /// The run files in the folder: "suite/name.json", only real files under names a run file has.
@@ -325,10 +340,8 @@ std::vector<std::string> scan_run_files(const fs::path& runs)
         if (!name_problem(suite).empty() || !fs::is_directory(fs::symlink_status(suite_dir.path(), ec))) continue;
         for (const auto& entry : fs::directory_iterator(suite_dir.path(), ec)) {
             const std::string name = entry.path().filename().string();
-            // What a killed `record` left: a temporary file an hour old is no write in progress.
-            if (name.starts_with(temp_prefix) && fs::is_regular_file(fs::symlink_status(entry.path(), ec))) {
-                const auto age = fs::file_time_type::clock::now() - fs::last_write_time(entry.path(), ec);
-                if (!ec && age > std::chrono::hours(1)) fs::remove(entry.path(), ec);
+            if (name.starts_with(temp_prefix)) {
+                remove_if_abandoned(entry.path());
                 continue;
             }
             if (!name.ends_with(run_extension) || !fs::is_regular_file(fs::symlink_status(entry.path(), ec))) continue;
@@ -360,6 +373,11 @@ AddResult HistoryStore::add(const RunRecord& record) const
     const fs::path ignore = folder_ / ".gitignore";
     if (Fd fd(::open(ignore.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)); fd.get() >= 0)
         write_all(fd.get(), "index.sqlite*\nruns/*/.incoming-*\n", ignore);
+
+    // What an earlier record killed here left goes first.
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+        if (entry.path().filename().string().starts_with(temp_prefix)) remove_if_abandoned(entry.path());
 
     // Written in full beside its place, then linked in: link() fails rather than replace a file,
     // so a reader sees a whole run file or none, and two writers never overwrite each other.
@@ -560,12 +578,20 @@ std::vector<RunRecord> HistoryStore::load_runs(const std::string& suite) const
         try {
             const RunRecord on_disk = parse_run_file(read_run_file(path), path.string());
             consistent = on_disk.commit == record.commit && on_disk.cases.size() == record.cases.size();
-            for (std::size_t c = 0; consistent && c < on_disk.cases.size(); ++c)
-                for (const auto& [metric, value] : on_disk.cases[c].figures)
-                    if (const auto indexed_value = record.cases[c].figure(metric);
-                        !indexed_value ||
-                        (*indexed_value != value && !(std::isnan(value) && std::isnan(*indexed_value))))
-                        consistent = false;
+            const auto same = [](std::optional<double> a, std::optional<double> b) {
+                return a == b || (a && b && std::isnan(*a) && std::isnan(*b));
+            };
+            const auto median = [](const CaseFigures& f) {
+                return f.time ? std::optional<double>(f.time->median_us) : std::nullopt;
+            };
+            for (std::size_t c = 0; consistent && c < on_disk.cases.size(); ++c) {
+                const CaseFigures& in_file = on_disk.cases[c];
+                const CaseFigures& indexed_case = record.cases[c];
+                consistent = in_file.status == indexed_case.status && in_file.variant == indexed_case.variant &&
+                             in_file.params == indexed_case.params && same(median(in_file), median(indexed_case));
+                for (const auto& [metric, value] : in_file.figures)
+                    if (!same(value, indexed_case.figure(metric))) consistent = false;
+            }
         } catch (const Error&) {
             consistent = false; // gone or damaged since it was indexed: the rebuild says which
         }

@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -260,25 +261,68 @@ std::vector<char*> argv_of(std::vector<std::string>& args)
     return argv;
 }
 
+/// SIGINT and SIGTERM blocked for the object's lifetime; one that comes meanwhile is delivered
+/// when the mask is restored.
+class StopSignalsHeld {
+public:
+    StopSignalsHeld()
+    {
+        sigset_t stop_signals;
+        sigemptyset(&stop_signals);
+        sigaddset(&stop_signals, SIGINT);
+        sigaddset(&stop_signals, SIGTERM);
+        ::pthread_sigmask(SIG_BLOCK, &stop_signals, &before_);
+    }
+    ~StopSignalsHeld() { ::pthread_sigmask(SIG_SETMASK, &before_, nullptr); }
+    StopSignalsHeld(const StopSignalsHeld&) = delete;
+    StopSignalsHeld& operator=(const StopSignalsHeld&) = delete;
+
+private:
+    sigset_t before_;
+};
+
 /// The file in a step's scratch folder that names the process that made it.
 constexpr const char* owner_file = "owner.pid";
 
-/// Scratch folders of steps whose process is gone (killed before it could clean up), removed.
+/// The repository that registered the worktree at `tree`, from the `gitdir: <common>/worktrees/<id>`
+/// line of its .git file; empty when that cannot be read.
+fs::path registering_repository(const fs::path& tree)
+{
+    std::ifstream in(tree / ".git");
+    std::string line;
+    if (!std::getline(in, line) || !line.starts_with("gitdir: ")) return {};
+    const fs::path worktree_dir = fs::path(line.substr(8)).lexically_normal();
+    if (!worktree_dir.is_absolute() || worktree_dir.parent_path().filename() != "worktrees") return {};
+    return worktree_dir.parent_path().parent_path();
+}
+
+/// Scratch folders of steps whose process is gone (killed before it could clean up), removed, and
+/// their worktrees unregistered from the repository that added them (this one or another).
 void remove_abandoned_worktrees(const fs::path& top)
 {
     std::error_code ec;
-    bool removed = false;
+    std::vector<fs::path> to_prune = {top};
     for (const auto& entry : fs::directory_iterator(fs::temp_directory_path(), ec)) {
         const std::string name = entry.path().filename().string();
-        if (!name.starts_with("harness-bisect-") || !entry.is_directory(ec)) continue;
+        if (!name.starts_with("harness-bisect-")) continue;
+        // Only this user's folders (a shared $TMPDIR holds other users' bisects too), never a link.
+        struct stat st {};
+        if (::lstat(entry.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) continue;
         std::ifstream in(entry.path() / owner_file);
         long pid = 0;
         if (!(in >> pid) || pid <= 0) continue; // not ours to judge: made by an older version
         if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM) continue; // still running
+        const fs::path repository = registering_repository(entry.path() / "tree");
         fs::remove_all(entry.path(), ec);
-        removed = true;
+        if (!repository.empty() && std::find(to_prune.begin(), to_prune.end(), repository) == to_prune.end())
+            to_prune.push_back(repository);
     }
-    if (removed) run_program({"git", "-C", top.string(), "worktree", "prune"});
+    // Pruning forgets the worktrees whose folders are gone; it is cheap, and also catches a folder
+    // that an earlier step removed before its repository could be pruned.
+    run_program({"git", "-C", top.string(), "worktree", "prune"});
+    for (std::size_t i = 1; i < to_prune.size(); ++i)
+        if (fs::is_directory(to_prune[i] / "worktrees", ec))
+            run_program({"git", "--git-dir=" + to_prune[i].string(), "worktree", "prune"});
 }
 
 } // namespace
@@ -286,31 +330,29 @@ void remove_abandoned_worktrees(const fs::path& top)
 Worktree::Worktree(const GitRepository& repository, const std::string& commit) : repository_(repository)
 {
     remove_abandoned_worktrees(repository_.top());
-    std::string pattern = (fs::temp_directory_path() / "harness-bisect-XXXXXX").string();
-    if (!::mkdtemp(pattern.data()))
-        throw Error(ErrorKind::environment,
-                    fmt::format("cannot create a temporary folder {}: {}", pattern, std::strerror(errno)));
-    scratch_ = pattern;
-    path_ = scratch_ / "tree";
-    std::ofstream(scratch_ / owner_file) << ::getpid() << "\n";
-    // SIGINT and SIGTERM wait until the worktree is registered for removal: one that came while
-    // git was adding it would leave it behind.
-    sigset_t stop_signals, before;
-    sigemptyset(&stop_signals);
-    sigaddset(&stop_signals, SIGINT);
-    sigaddset(&stop_signals, SIGTERM);
-    ::pthread_sigmask(SIG_BLOCK, &stop_signals, &before);
-    // No hooks: a step must not run the repository's post-checkout hook (docs/bisect.md).
-    const ProgramOutput r = run_program({"git", "-C", repository_.top().string(), "-c", "core.hooksPath=/dev/null",
-                                         "worktree", "add", "--detach", "--quiet", path_.string(), commit});
-    if (r.exit_code == 0) register_for_signals();
-    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
-    if (r.exit_code != 0) {
-        std::error_code ec;
-        fs::remove_all(scratch_, ec);
-        run_program({"git", "-C", repository_.top().string(), "worktree", "prune"});
-        throw Error(ErrorKind::environment,
-                    fmt::format("git worktree add for commit {} failed: {}", commit.substr(0, 12), trim(r.err)));
+    {
+        // From the folder's creation until the signal handler knows the worktree, SIGINT and SIGTERM
+        // wait: one that came before would leave the folder, one while git adds the worktree would
+        // leave it registered. git, started meanwhile, inherits the mask and finishes its work.
+        const StopSignalsHeld held;
+        std::string pattern = (fs::temp_directory_path() / "harness-bisect-XXXXXX").string();
+        if (!::mkdtemp(pattern.data()))
+            throw Error(ErrorKind::environment,
+                        fmt::format("cannot create a temporary folder {}: {}", pattern, std::strerror(errno)));
+        scratch_ = pattern;
+        path_ = scratch_ / "tree";
+        std::ofstream(scratch_ / owner_file) << ::getpid() << "\n";
+        // No hooks: a step must not run the repository's post-checkout hook (docs/bisect.md).
+        const ProgramOutput r = run_program({"git", "-C", repository_.top().string(), "-c", "core.hooksPath=/dev/null",
+                                             "worktree", "add", "--detach", "--quiet", path_.string(), commit});
+        if (r.exit_code != 0) {
+            std::error_code ec;
+            fs::remove_all(scratch_, ec);
+            run_program({"git", "-C", repository_.top().string(), "worktree", "prune"});
+            throw Error(ErrorKind::environment,
+                        fmt::format("git worktree add for commit {} failed: {}", commit.substr(0, 12), trim(r.err)));
+        }
+        register_for_signals();
     }
     try {
         add_submodules(commit);
@@ -343,7 +385,8 @@ void Worktree::add_submodules(const std::string& commit)
 {
     // The commit's submodules, from the repositories this clone already has: each one's git folder
     // under .git/modules (or its checked-out folder). Only local file URLs are allowed, so a step
-    // never reaches the network.
+    // never reaches the network. The URLs are given on git's command line: a worktree shares the
+    // clone's config, and writing them there would repoint the user's own submodules for good.
     std::error_code ec;
     if (!fs::exists(path_ / ".gitmodules", ec)) return;
     const ProgramOutput names = run_program(
@@ -351,28 +394,55 @@ void Worktree::add_submodules(const std::string& commit)
     const fs::path git_dir = fs::path(trim_line_end(run_program({"git", "-C", repository_.top().string(), "rev-parse",
                                                                  "--path-format=absolute", "--git-common-dir"})
                                                         .out));
+    const auto shown = [](const std::string& text) { return escape_control_characters(text.substr(0, 200)); };
+    const auto stays_below = [](const fs::path& relative) {
+        if (relative.empty() || relative.is_absolute()) return false;
+        for (const auto& part : relative)
+            if (part == "..") return false;
+        return true;
+    };
+    // Only the submodules the commit's tree holds (mode 160000): .gitmodules may name ones removed since.
+    std::vector<std::string> gitlinks;
+    const std::string staged = run_program({"git", "-C", path_.string(), "ls-files", "--stage", "-z"}).out;
+    for (std::size_t at = 0, end; at < staged.size(); at = end + 1) {
+        end = std::min(staged.find('\0', at), staged.size());
+        const std::string_view entry(staged.data() + at, end - at);
+        if (entry.starts_with("160000 ") && entry.find('\t') != std::string_view::npos)
+            gitlinks.emplace_back(entry.substr(entry.find('\t') + 1));
+    }
+    std::vector<std::string> update = {"git", "-C", path_.string()};
+    for (const char* setting : {"protocol.allow=never", "protocol.file.allow=always", "core.hooksPath=/dev/null"})
+        update.insert(update.end(), {"-c", setting});
     for (const auto& line : lines_of(names.out)) {
         const std::size_t space = line.find(' ');
         if (space == std::string::npos) continue;
         const std::string key = line.substr(0, space); // submodule.<name>.path
         const std::string name = key.substr(10, key.size() - 10 - 5);
         const std::string path(trim(line.substr(space + 1)));
+        if (std::find(gitlinks.begin(), gitlinks.end(), path) == gitlinks.end()) continue;
+        // git refuses such names and paths itself; they must not pick a local folder first.
+        if (!stays_below(name) || !stays_below(path) || name.find('=') != std::string::npos)
+            throw Error(ErrorKind::bad_input, fmt::format("commit {}: .gitmodules names the submodule {} at {}, which "
+                                                          "bisect cannot check out",
+                                                          commit.substr(0, 12), shown(name), shown(path)));
         fs::path local = git_dir / "modules" / name;
         if (!fs::is_directory(local, ec)) local = repository_.top() / path;
         if (!fs::exists(local / ".git", ec) && !fs::exists(local / "HEAD", ec))
             throw Error(ErrorKind::environment,
                         fmt::format("commit {} uses the submodule {} ({}), which this clone has not checked out: run "
-                                    "`git submodule update --init` first (a bisect step never fetches)",
-                                    commit.substr(0, 12), escape_control_characters(name.substr(0, 100)),
-                                    escape_control_characters(path.substr(0, 200))));
-        run_program({"git", "-C", path_.string(), "config", "submodule." + name + ".url", local.string()});
+                                    "`git submodule update --init --recursive` first (a bisect step never fetches)",
+                                    commit.substr(0, 12), shown(name), shown(path)));
+        update.push_back("-c");
+        update.push_back("submodule." + name + ".url=" + local.string());
     }
-    const ProgramOutput r =
-        run_program({"git", "-C", path_.string(), "-c", "protocol.allow=never", "-c", "protocol.file.allow=always",
-                     "-c", "core.hooksPath=/dev/null", "submodule", "update", "--init", "--recursive", "--quiet"});
+    for (const char* arg : {"submodule", "update", "--init", "--recursive", "--quiet"}) update.push_back(arg);
+    const ProgramOutput r = run_program(update);
     if (r.exit_code != 0)
-        throw Error(ErrorKind::environment, fmt::format("the submodules of commit {} cannot be checked out here: {}",
-                                                        commit.substr(0, 12), trim(r.err)));
+        throw Error(ErrorKind::environment,
+                    fmt::format("the submodules of commit {} cannot be checked out from this clone's copies (a bisect "
+                                "step never fetches; `git submodule update --init --recursive` fetches what is "
+                                "missing): {}",
+                                commit.substr(0, 12), trim(r.err)));
 }
 
 Worktree::~Worktree()
@@ -383,6 +453,9 @@ Worktree::~Worktree()
 void Worktree::remove() noexcept
 {
     if (!registered_) return;
+    // A signal that comes while the worktree is removed waits until it is gone, then ends the
+    // process as it would have (the handler is restored first).
+    const StopSignalsHeld held;
     if (active_worktree == registered_) {
         active_worktree = nullptr;
         ::sigaction(SIGINT, &previous_int, nullptr);

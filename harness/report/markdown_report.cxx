@@ -8,6 +8,7 @@
 #include "harness/report/sparkline.hxx"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -18,22 +19,34 @@ namespace harness::report {
 
 namespace {
 
-/// A table cell that renders literally: Markdown's emphasis, code, links and images, pipes and
-/// HTML escaped (compiler output says `__shared__`; a shard's results.json may say anything), line
-/// breaks kept as <br>. Control and reordering characters are escaped on the whole text after.
+/// A table cell that renders literally: Markdown's emphasis, strikethrough, code, links and
+/// images, pipes and HTML escaped (compiler output says `__shared__`; a shard's results.json may
+/// say anything), line breaks kept as <br>. Control and reordering characters are escaped on the
+/// whole text after.
 std::string cell(std::string_view text)
 {
     std::string out;
-    for (const char c : text) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
         switch (c) {
         case '|': out += "\\|"; break;
         case '_': out += "\\_"; break;
         case '*': out += "\\*"; break;
+        case '~': out += "\\~"; break;
         case '`': out += "\\`"; break;
         case '\\': out += "\\\\"; break;
         case '<': out += "&lt;"; break;
         case '>': out += "&gt;"; break;
-        // A link or an image, [text](url) or ![alt](url), needs its closing bracket.
+        // An entity or character reference (&#x202E;, &lt;) would bring back what is escaped here;
+        // an '&' that starts none is text already.
+        case '&':
+            out += i + 1 < text.size() && (text[i + 1] == '#' || std::isalnum(static_cast<unsigned char>(text[i + 1])))
+                       ? "&amp;"
+                       : "&";
+            break;
+        // A link or an image, [text](url), ![alt](url) or [text][label], needs its brackets; with
+        // them escaped, parentheses and '!' are text.
+        case '[': out += "\\["; break;
         case ']': out += "\\]"; break;
         case '\n': out += "<br>"; break;
         case '\r': break;
@@ -41,6 +54,29 @@ std::string cell(std::string_view text)
         }
     }
     return out;
+}
+
+/// Whether `name` (an architecture, a metric) is a plain identifier, which Markdown shows as it is:
+/// letters, digits, '_', '.', '-', starting and ending with a letter or digit (so no '_' at either
+/// end starts emphasis).
+bool plain_name(std::string_view name)
+{
+    const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+    return !name.empty() && alnum(name.front()) && alnum(name.back()) &&
+           std::all_of(name.begin(), name.end(), [&](char c) { return alnum(c) || c == '_' || c == '.' || c == '-'; });
+}
+
+/// A name as a cell: as it is when plain, else escaped like any text.
+std::string name_cell(std::string_view name)
+{
+    return plain_name(name) ? std::string(name) : cell(name);
+}
+
+/// A name shown as code (a metric): in backticks when plain, else escaped like any text, since a
+/// backtick inside would end the code span.
+std::string code_cell(std::string_view name)
+{
+    return plain_name(name) ? fmt::format("`{}`", name) : cell(name);
 }
 
 std::string number(const std::optional<double>& v)
@@ -68,8 +104,8 @@ std::string comparison_row(const CaseResult& r, const MetricVerdict& v)
                     ? fmt::format("{:.2f} %", *r.metric(metric::time_noise))
                     : "noisy";
     return fmt::format("| {} | {} | {} | {} | {} | {:+.6g} | {} | {} | {} |\n", cell(r.variant + " " + r.params_text),
-                       r.arch, "`" + v.metric + "`", number(v.baseline), number(v.value), difference, percent, noise,
-                       verdict_name(v.verdict));
+                       name_cell(r.arch), code_cell(v.metric), number(v.baseline), number(v.value), difference, percent,
+                       noise, verdict_name(v.verdict));
 }
 
 /// The figure's recent history on the default branch, on a line of its own in the message cell.
@@ -115,12 +151,12 @@ std::vector<std::string> cliff_blocks(const RunReport& report)
             !vanished.empty() || std::any_of(map.cliffs.begin(), map.cliffs.end(),
                                              [&](const Cliff& c) { return !cliff_verdicts(map, c).empty(); });
         for (const auto& c : map.cliffs)
-            rows.emplace_back(
-                c.x_before,
-                fmt::format("| {} | {} | {} | {} | {} | {} |{}\n", cell(cliff_position_text(map, c)),
-                            cell(cliff_levels_text(map, c)), cliff_depth_text(c.depth), cliff_significance_text(c),
-                            cliff_cause_name(c.cause), cell(c.explanation),
-                            verdicts ? " " + cliff_verdict_cell(cliff_verdicts(map, c)) + " |" : std::string()));
+            rows.emplace_back(c.x_before,
+                              fmt::format("| {} | {} | {} | {} | {} | {} |{}\n", cell(cliff_position_text(map, c)),
+                                          cell(cliff_levels_text(map, c)), cliff_depth_text(c.depth),
+                                          cliff_significance_text(c), cliff_cause_name(c.cause), cell(c.explanation),
+                                          verdicts ? fmt::format(" {} |", cliff_verdict_cell(cliff_verdicts(map, c)))
+                                                   : std::string()));
         for (const auto* v : vanished)
             rows.emplace_back(v->x_before,
                               fmt::format("| {} | - | {} | - | - | not found in this run | {} |\n",
@@ -177,15 +213,15 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
         for (const auto& r : report.results)
             for (const auto& v : r.verdicts)
                 if (v.verdict == wanted)
-                    rows.push_back(escape_control_characters(
-                        fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", verdict_name(v.verdict),
-                                    cell(r.variant + " " + r.params_text), r.arch, v.metric, number(v.baseline),
-                                    number(v.value), cell(v.message) + recent_history(v), cell(v.location))));
+                    rows.push_back(escape_control_characters(fmt::format(
+                        "| {} | {} | {} | {} | {} | {} | {} | {} |\n", verdict_name(v.verdict),
+                        cell(r.variant + " " + r.params_text), name_cell(r.arch), name_cell(v.metric),
+                        number(v.baseline), number(v.value), cell(v.message) + recent_history(v), cell(v.location))));
     for (const auto& r : report.results)
         if (case_status_fails(r.status))
             rows.push_back(escape_control_characters(fmt::format(
                 "| {} | {} | {} | | | | {} | |\n", case_status_name(r.status), cell(r.variant + " " + r.params_text),
-                r.arch, cell(r.message.substr(0, std::min<std::size_t>(r.message.size(), 500))))));
+                name_cell(r.arch), cell(r.message.substr(0, std::min<std::size_t>(r.message.size(), 500))))));
 
     // Then every figure compared with its baseline, case by case.
     const std::string comparison_head = "\n### Figures against the baseline\n\n"
