@@ -44,9 +44,9 @@ std::string cell(std::string_view text)
                        ? "&amp;"
                        : "&";
             break;
-        // A link or an image, [text](url), ![alt](url) or [text][label], needs its brackets; with
-        // them escaped, parentheses and '!' are text.
-        case '[': out += "\\["; break;
+        // A link or an image, [text](url), ![alt](url) or [text][label], needs its closing
+        // bracket; with it escaped, '[', parentheses and '!' are text (and "\x1b[31m", as the
+        // control characters are shown, stays readable).
         case ']': out += "\\]"; break;
         case '\n': out += "<br>"; break;
         case '\r': break;
