@@ -336,7 +336,7 @@ TEST(CompileDefence, ACacheEntryIsUsedOnlyWhileItsSourcesReadTheSame)
     EXPECT_FALSE(fs::exists(p.dir.path / "cache" / (unknown.cache_key + ".json")));
 }
 
-// The reproducer as a run: with the cache, a header changed to #error fails the next run as it
+// As a user meets it, in a run: with the cache, a header changed to #error fails the next run as it
 // would without the cache.
 TEST(CompileDefence, ACachedCompileIsRedoneAfterAHeaderChanges)
 {
