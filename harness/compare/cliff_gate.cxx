@@ -1,6 +1,7 @@
 #include "harness/compare/cliff_gate.hxx"
 
 #include "harness/cliff/steps.hxx"
+#include "harness/compare/mann_whitney.hxx"
 #include "harness/compare/rules.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/suite/sweep.hxx"
@@ -155,15 +156,6 @@ LevelComparison compare_levels(const CliffMap& map, const std::vector<const Leve
     return out;
 }
 
-double median_of(std::vector<double> v)
-{
-    if (v.empty()) return 0;
-    const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-    std::nth_element(v.begin(), mid, v.end());
-    if (v.size() % 2 == 1) return *mid;
-    return (*mid + *std::max_element(v.begin(), mid)) / 2;
-}
-
 /// The ratio of the two series (this run's over the baseline's) on one side of a gap: its median
 /// over up to side_points compared points, and that median's noise.
 struct SideRatio {
@@ -195,13 +187,13 @@ SideRatio side_ratio(const LevelComparison& c, double x_before, double x_after, 
     SideRatio out;
     out.points = ratios.size();
     if (ratios.empty()) return out;
-    out.median = median_of(ratios);
+    out.median = median(ratios);
     std::vector<double> deviations;
     for (const double r : ratios) deviations.push_back(std::abs(r - out.median));
     // 1.4826 MADs make one standard deviation of normal scatter; the median of n has about
     // 1.25 / sqrt(n) of it. The MAD of a dozen points can come out low by half, so the points'
     // own measured noise bounds it from below.
-    const double scatter = std::max(1.4826 * median_of(deviations), median_of(noises));
+    const double scatter = std::max(1.4826 * median(deviations), median(noises));
     out.noise = 1.25 * scatter / std::sqrt(static_cast<double>(ratios.size()));
     return out;
 }
@@ -312,8 +304,8 @@ void judge_level_shifts(const MapJudge& j, const LevelComparison& levels, const 
             const std::size_t count = end - i;
             const std::vector<double> stretch(levels.ratio.begin() + static_cast<std::ptrdiff_t>(i),
                                               levels.ratio.begin() + static_cast<std::ptrdiff_t>(end));
-            const double median = median_of(stretch);
-            if (count >= level_shift_min_points && median * sign >= min_depth &&
+            const double middle = median(stretch);
+            if (count >= level_shift_min_points && middle * sign >= min_depth &&
                 !(sign > 0 && starts_at_failing_step(levels.x[i]))) {
                 const double first = levels.x[i], last = levels.x[end - 1];
                 const bool worse = sign > 0;
@@ -326,12 +318,11 @@ void judge_level_shifts(const MapJudge& j, const LevelComparison& levels, const 
                     fmt::format("level {} along {}={}..{} ({} of {} points): {} {} -> {} ({} against the baseline's "
                                 "levels, median){}",
                                 worse ? "rose" : "fell", j.map_.axis, first, last, count, levels.x.size(),
-                                j.map_.figure, j.level(median_of(base)), j.level(median_of(now)),
-                                MapJudge::percent(median),
+                                j.map_.figure, j.level(median(base)), j.level(median(now)), MapJudge::percent(middle),
                                 worse ? fmt::format(", at least the suite's min_depth {}",
                                                     MapJudge::percent(min_depth).substr(1))
                                       : "; the baseline is stale: run `harness baseline update`"));
-                v.judgement.value = median;
+                v.judgement.value = middle;
                 v.judgement.baseline = 0;
                 out.push_back(std::move(v));
             }

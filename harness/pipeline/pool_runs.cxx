@@ -1,6 +1,7 @@
 #include "harness/pipeline/pool_runs.hxx"
 
 #include "harness/compare/baseline_update.hxx"
+#include "harness/compare/mann_whitney.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/pipeline/run_suite.hxx"
@@ -39,13 +40,6 @@ std::string exact_difference(const CaseResult& c, const std::vector<const CaseRe
     return {};
 }
 
-double median_of(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /// A noisy map's levels pooled over the runs: at each point the median of the runs' values, and a
 /// noise that is the larger of the points' own and the spread between runs. A map from one
 /// process holds one placement's levels, and a stretch of the axis can sit 1-2 % apart in
@@ -75,7 +69,7 @@ void pool_cliff_levels(std::vector<CliffMap>& maps, const std::vector<harness::R
                 noise = std::max(noise, other->noise[k]);
             }
             if (values.size() != runs.size()) continue;
-            const double middle = median_of(values);
+            const double middle = compare::median(values);
             double squares = 0;
             for (const double v : values) squares += (v - middle) * (v - middle);
             const double spread = std::sqrt(squares / static_cast<double>(values.size() - 1));
