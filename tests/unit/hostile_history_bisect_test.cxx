@@ -11,6 +11,7 @@
 #include "harness/history/run_record.hxx"
 #include "harness/pipeline/git_repository.hxx"
 #include "harness/report/reporters.hxx"
+#include "scratch_repository.hxx"
 #include "test_files.hxx"
 #include "test_paths.hxx"
 #include "tool_output.hxx"
@@ -58,42 +59,6 @@ variants:
     args: [in, out, {i32: N}]
 )yaml";
 
-/// The project's register-cliff kernel with its register budget set by `min_blocks` (8: 32
-/// registers on sm_90, 6: 40), `prefix` before it and `note` as a trailing comment.
-std::string kernel_text(int min_blocks, const std::string& note, const std::string& prefix = "")
-{
-    std::string text = read_file(repo_root() / "tests" / "kernels" / "register_cliff.cu");
-    const std::string from = "#define MIN_BLOCKS 8";
-    const auto at = text.find(from);
-    EXPECT_NE(at, std::string::npos);
-    text.replace(at, from.size(), "#define MIN_BLOCKS " + std::to_string(min_blocks));
-    return prefix + text + "// " + note + "\n";
-}
-
-/// Runs git in `repo` with a fixed identity; file URLs allowed (submodules of local folders).
-std::string git(const fs::path& repo, std::vector<std::string> args)
-{
-    std::vector<std::string> argv = {"git",
-                                     "-C",
-                                     repo.string(),
-                                     "-c",
-                                     "user.name=Harness Test",
-                                     "-c",
-                                     "user.email=harness@example.com",
-                                     "-c",
-                                     "commit.gpgsign=false",
-                                     "-c",
-                                     "init.defaultBranch=main",
-                                     "-c",
-                                     "protocol.file.allow=always"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    const auto r = pipeline::run_program(argv);
-    EXPECT_EQ(r.exit_code, 0) << "git " << args.front() << ": " << r.err;
-    std::string out = r.out;
-    while (!out.empty() && out.back() == '\n') out.pop_back();
-    return out;
-}
-
 /// A repository holding the walk suite whose commit 0 adds it and commits 1..`commits` edit the
 /// kernel, the commits from `cliff_from` up to (not including) `cliff_until` with 40 registers.
 /// Returns every commit's hash, 0 first.
@@ -107,7 +72,7 @@ std::vector<std::string> make_history(const fs::path& repo, int commits, int cli
     for (int k = 0; k <= commits; ++k) {
         const bool cliff = k >= cliff_from && k < cliff_until;
         write_file(repo / "kernels" / "register_cliff.cu",
-                   kernel_text(cliff ? 6 : 8, fmt::format("revision {}", k), prefix));
+                   prefix + kernel_text(cliff ? 6 : 8, fmt::format("revision {}", k)));
         git(repo, {"add", "-A"});
         git(repo, {"commit", "-q", "-m", k == cliff_from ? "the register change" : fmt::format("edit {}", k)});
         hashes.push_back(git(repo, {"rev-parse", "HEAD"}));
