@@ -5,6 +5,7 @@
 #include "harness/compare/waivers.hxx"
 #include "harness/core/file_transaction.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/core/text.hxx"
 #include "harness/suite/sweep.hxx"
 
 #include <algorithm>
@@ -47,31 +48,49 @@ std::optional<std::pair<std::string, std::string>> hotspot_kind(std::string_view
     return std::nullopt;
 }
 
-/// The top source line for a regression of `metric`: hotspots are largest first.
-const Hotspot* top_hotspot(const CaseResult& r, std::string_view metric)
+/// The top source line for a regression of `metric`: hotspots are largest first. A launch's own
+/// figure ("global_ld_sectors@rstd_kernel") looks only at lines of that launch's kernel.
+const Hotspot* top_hotspot(const CaseResult& r, std::string_view name)
 {
+    const auto [metric, label] = split_launch_metric(name);
     const auto kind = hotspot_kind(metric);
     if (!kind) return nullptr;
+    std::string entry;
+    for (const auto& l : r.launches)
+        if (!label.empty() && l.label == label) entry = l.entry;
     const Hotspot* any = nullptr;
     for (const auto& h : r.hotspots) {
         if (h.metric != kind->first) continue;
+        if (!entry.empty() && !names_kernel(h.kernel, entry)) continue;
         if (kind->second.empty() || h.access == kind->second) return &h;
         if (!any) any = &h;
     }
     return any;
 }
 
-OccupancyFigures figures_of(const CaseResult& r)
+/// The occupancy figures of a case, or of one of its launches (`label`, CaseLaunch::label).
+/// "kernel rstd_kernel, launch 2 of 3 (kernels/layernorm.cu)": which launch a figure is of.
+std::string launch_text(const CaseResult& r, const CaseLaunch& launch)
 {
-    return {
-        r.metric(metric::registers), r.metric(metric::static_shared_bytes), r.metric(metric::dynamic_shared_bytes),
-        r.metric(metric::barriers),  r.metric(metric::blocks_per_sm),       r.metric(metric::theoretical_occupancy)};
+    const auto at = static_cast<std::size_t>(&launch - r.launches.data());
+    return fmt::format("kernel {}, launch {} of {}{}", launch.entry, at + 1, r.launches.size(),
+                       launch.file.empty() ? "" : " (" + launch.file + ")");
 }
 
-OccupancyFigures figures_of(const BaselineFile& b, const CaseResult& r)
+OccupancyFigures figures_of(const CaseResult& r, std::string_view label = {})
+{
+    const auto get = [&](const char* m) {
+        return r.metric(label.empty() ? std::string(m) : launch_metric_name(m, label));
+    };
+    return {get(metric::registers), get(metric::static_shared_bytes), get(metric::dynamic_shared_bytes),
+            get(metric::barriers),  get(metric::blocks_per_sm),       get(metric::theoretical_occupancy)};
+}
+
+OccupancyFigures figures_of(const BaselineFile& b, const CaseResult& r, std::string_view label = {})
 {
     const auto get = [&](const char* m) -> std::optional<double> {
-        const BaselineRow* row = b.find(r.variant, r.params_text, m);
+        const BaselineRow* row =
+            b.find(r.variant, r.params_text, label.empty() ? std::string(m) : launch_metric_name(m, label));
         return row ? std::optional<double>(row->value) : std::nullopt;
     };
     return {get(metric::registers), get(metric::static_shared_bytes), get(metric::dynamic_shared_bytes),
@@ -235,13 +254,21 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
     const suite::VariantSpec* variant = suite.find_variant(r.variant);
     const suite::VariantSpec none;
     const suite::VariantSpec& spec = variant ? *variant : none;
-    std::optional<std::string> cliff;
-    bool cliff_known = false;
+    // The variant's own figures, then each launch's ("registers@rstd_kernel"), judged alike.
+    std::map<std::string, std::optional<std::string>> cliffs; // by launch label, once known
+    std::vector<std::pair<MetricInfo, std::string>> judged;
+    for (const auto& info : metric_table()) judged.emplace_back(info, std::string(info.name));
+    for (const auto& l : r.launches)
+        if (!l.label.empty())
+            for (const auto& info : metric_table()) judged.emplace_back(info, launch_metric_name(info.name, l.label));
 
-    for (const auto& info : metric_table()) {
-        const std::string name(info.name);
+    for (const auto& [info, name] : judged) {
         const auto value = r.metric(name);
         if (!value) continue;
+        const std::string_view label = split_launch_metric(name).second;
+        const CaseLaunch* launch = nullptr;
+        for (const auto& l : r.launches)
+            if (!label.empty() && l.label == label) launch = &l;
         Rule rule = suite.rule_for(spec, name);
         if (rule.kind == RuleKind::ignore) continue;
         if (rule.kind == RuleKind::report && options.strict) {
@@ -275,16 +302,20 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
         }
         v = rule.kind == RuleKind::samples ? judge_samples(info, rule, row->samples, r.time_samples_us)
                                            : judge_value(info, rule, row->value, *value);
+        v.metric = name;
         if (v.verdict == Verdict::no_baseline && options.ci) v.verdict = Verdict::not_gated;
         const bool moved =
             v.verdict == Verdict::regressed || v.verdict == Verdict::improved || v.verdict == Verdict::drifted;
-        if (moved && is_occupancy_metric(name)) {
-            if (!cliff_known) {
-                cliff = occupancy_cliff(r.arch, figures_of(*exact, r), figures_of(r));
-                cliff_known = true;
-            }
+        if (moved && is_occupancy_metric(info.name)) {
+            auto known = cliffs.find(std::string(label));
+            if (known == cliffs.end())
+                known = cliffs
+                            .emplace(std::string(label),
+                                     occupancy_cliff(r.arch, figures_of(*exact, r, label), figures_of(r, label)))
+                            .first;
+            const auto& cliff = known->second;
             if (cliff)
-                v.message = name == metric::theoretical_occupancy || name == metric::blocks_per_sm
+                v.message = info.name == metric::theoretical_occupancy || info.name == metric::blocks_per_sm
                                 ? "occupancy cliff: " + *cliff
                                 : v.message + "; occupancy cliff: " + *cliff;
             else if (v.verdict == Verdict::drifted)
@@ -297,6 +328,7 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
                                          h->access, h->kernel, h->excess, h->actual);
             }
         if (v.verdict == Verdict::improved) v.message += "; the baseline is stale: run `harness baseline update`";
+        if (launch) v.message = launch_text(r, *launch) + ": " + v.message;
         r.verdicts.push_back(std::move(v));
     }
 

@@ -7,6 +7,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace harness::compile {
 
@@ -26,11 +28,14 @@ struct LaunchResources {
 };
 
 /// A multi-launch variant reports its most demanding kernel: the largest of each resource and the
-/// launch with the least occupancy.
+/// launch with the least occupancy; and each launch's own figures under its label
+/// ("registers@rstd_kernel"), so that a change in any launch is judged as a single kernel's is.
 class ResourceTotals {
 public:
-    void add(const LaunchResources& launch);
-    /// Sets the resource metrics (only those every launch reported) and the occupancy limiter.
+    /// `label` names the launch's own figures; empty for a variant of one launch.
+    void add(const LaunchResources& launch, const std::string& label = {});
+    /// Sets the resource metrics (only those every launch reported), the occupancy limiter, and
+    /// each labelled launch's own figures and limiter (in `result.launches`, matched by label).
     void write(CaseResult& result) const;
     /// The launch with the least occupancy, once one was added.
     const std::optional<LaunchResources>& least_occupied() const { return least_; }
@@ -38,6 +43,7 @@ public:
 private:
     LaunchResources max_;
     std::optional<LaunchResources> least_;
+    std::vector<std::pair<std::string, LaunchResources>> labelled_;
 };
 
 } // namespace harness::compile

@@ -77,6 +77,7 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
             r.params = {c.params.begin(), c.params.end()};
             r.params_text = c.params_text;
             r.point = c.point;
+            r.launches = suite::case_launches(suite, variant, c.params);
             if (variant.is_builtin()) {
                 r.status = CaseStatus::skipped;
                 r.message = "built-in library call: no static figures";
@@ -101,7 +102,8 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
             try {
                 ResourceTotals totals;
                 const std::vector<KernelResources> reported = parse_ptxas_log(module.log);
-                for (const auto& launch : variant.launches) {
+                for (std::size_t li = 0; li < variant.launches.size(); ++li) {
+                    const auto& launch = variant.launches[li];
                     const KernelResources& k =
                         info.kernel(module.lowered_names.at(suite::resolve_entry(launch.entry, c.params)));
                     // ptxas' report states spills, for the kernels it names; a module file comes
@@ -119,7 +121,8 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
                                 .blocks_per_sm = f.occupancy.blocks_per_sm,
                                 .occupancy = f.occupancy.occupancy,
                                 .limiter = std::string(to_string(f.occupancy.limiter)),
-                                .impossible_reason = f.occupancy.impossible_reason});
+                                .impossible_reason = f.occupancy.impossible_reason},
+                               r.launches[li].label);
                 }
                 totals.write(r);
                 const auto& worst = *totals.least_occupied();

@@ -178,6 +178,7 @@ ProfileCost& ProfileCost::operator+=(const ProfileCost& o)
     batches += o.batches;
     batched += o.batched;
     unbatched += o.unbatched;
+    remeasured += o.remeasured;
     return *this;
 }
 
@@ -190,6 +191,7 @@ void to_json(nlohmann::json& j, const ProfileCost& c)
          {"sass_runs", c.sass_runs}, {"enables", c.enables},
          {"batches", c.batches},     {"batched", c.batched},
          {"unbatched", c.unbatched}};
+    if (c.remeasured > 0) j["remeasured"] = c.remeasured;
 }
 
 void from_json(const nlohmann::json& j, ProfileCost& c)
@@ -205,6 +207,7 @@ void from_json(const nlohmann::json& j, ProfileCost& c)
     c.batches = j.value("batches", std::size_t{0});
     c.batched = j.value("batched", std::size_t{0});
     c.unbatched = j.value("unbatched", std::size_t{0});
+    c.remeasured = j.value("remeasured", std::size_t{0});
     c.enables = j.value("enables", std::size_t{0});
 }
 
@@ -264,6 +267,21 @@ void from_json(const nlohmann::json& j, CaseCost& c)
     c.profile = j.value("profile", ProfileCost{});
 }
 
+void to_json(nlohmann::json& j, const CaseLaunch& l)
+{
+    j = {{"entry", l.entry}, {"file", l.file}};
+    if (!l.label.empty()) j["label"] = l.label;
+    if (!l.occupancy_limiter.empty()) j["occupancy_limiter"] = l.occupancy_limiter;
+}
+
+void from_json(const nlohmann::json& j, CaseLaunch& l)
+{
+    l.label = j.value("label", "");
+    l.entry = j.value("entry", "");
+    l.file = j.value("file", "");
+    l.occupancy_limiter = j.value("occupancy_limiter", "");
+}
+
 void to_json(nlohmann::json& j, const CaseResult& r)
 {
     nlohmann::json metrics = nlohmann::json::object();
@@ -283,6 +301,7 @@ void to_json(nlohmann::json& j, const CaseResult& r)
          {"verdicts", r.verdicts}};
     if (r.cost.total() > 0) j["cost"] = r.cost;
     if (!r.reused_metrics.empty()) j["reused_metrics"] = r.reused_metrics;
+    if (!r.launches.empty()) j["launches"] = r.launches;
 }
 
 void from_json(const nlohmann::json& j, CaseResult& r)
@@ -305,6 +324,7 @@ void from_json(const nlohmann::json& j, CaseResult& r)
     r.verdicts = j.value("verdicts", std::vector<MetricVerdict>{});
     r.cost = j.value("cost", CaseCost{});
     r.reused_metrics = j.value("reused_metrics", std::vector<std::string>{});
+    r.launches = j.value("launches", std::vector<CaseLaunch>{});
 }
 
 } // namespace harness

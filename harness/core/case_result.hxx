@@ -100,7 +100,8 @@ struct ProfileCost {
     /// and the cases they took.
     std::size_t batches = 0;
     std::size_t batched = 0;
-    std::size_t unbatched = 0; ///< measured alone after CUPTI recorded its batch only in part
+    std::size_t unbatched = 0;  ///< measured alone after CUPTI recorded its batch only in part
+    std::size_t remeasured = 0; ///< measured again one launch at a time after a pass came back short
 
     double total() const { return setup + restore + l2_flush + kernels + sass + teardown; }
     ProfileCost& operator+=(const ProfileCost& o);
@@ -136,6 +137,15 @@ struct CaseCost {
     CaseCost& operator+=(const CaseCost& o);
 };
 
+/// One launch of a case's variant: what ran, and from which file. Its own figures are the metrics
+/// named "<metric>@<label>" (metrics.hxx, launch_metric_name) when the variant has several launches.
+struct CaseLaunch {
+    std::string label;             ///< "rstd_kernel", "copy#2" (suite::launch_labels); empty for a single launch
+    std::string entry;             ///< the kernel as compiled, template arguments resolved
+    std::string file;              ///< its source or module file as the suite names it (relative to the project)
+    std::string occupancy_limiter; ///< what limits this launch's occupancy, where known
+};
+
 /// Everything known about one variant at one parameter point.
 struct CaseResult {
     std::string suite;
@@ -148,6 +158,7 @@ struct CaseResult {
     std::string message;           ///< why it failed, or a note
     std::string occupancy_limiter; ///< registers / shared_memory / blocks / warps
     std::vector<MetricValue> metrics;
+    std::vector<CaseLaunch> launches; ///< the variant's launches in order (empty for a built-in library call)
     std::vector<double> time_samples_us;
     std::vector<Hotspot> hotspots;       ///< source lines by excess, largest first
     std::vector<MetricVerdict> verdicts; ///< filled by the comparison stage
@@ -164,6 +175,8 @@ std::optional<Verdict> worst_verdict(const CaseResult& r);
 
 void to_json(nlohmann::json& j, const MetricVerdict& v);
 void from_json(const nlohmann::json& j, MetricVerdict& v);
+void to_json(nlohmann::json& j, const CaseLaunch& l);
+void from_json(const nlohmann::json& j, CaseLaunch& l);
 void to_json(nlohmann::json& j, const Hotspot& h);
 void from_json(const nlohmann::json& j, Hotspot& h);
 void to_json(nlohmann::json& j, const ProfileCost& c);

@@ -152,9 +152,23 @@ std::span<const MetricInfo> metric_table()
 
 std::optional<MetricInfo> find_metric(std::string_view name)
 {
+    name = split_launch_metric(name).first;
     for (const auto& m : table)
         if (m.name == name) return m;
     return std::nullopt;
+}
+
+std::string launch_metric_name(std::string_view metric, std::string_view label)
+{
+    return std::string(metric) + "@" + std::string(label);
+}
+
+std::pair<std::string_view, std::string_view> split_launch_metric(std::string_view name)
+{
+    // '@' appears in no metric name and in no C++ identifier, so the first one splits.
+    const auto at = name.find('@');
+    if (at == std::string_view::npos) return {name, {}};
+    return {name.substr(0, at), name.substr(at + 1)};
 }
 
 const char* to_string(Direction direction)

@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace harness {
 
@@ -150,8 +151,16 @@ inline constexpr const char* all[] = {time_median,
 /// All metrics, in report order.
 std::span<const MetricInfo> metric_table();
 
-/// The row for `name`, or nullopt.
+/// The row for `name`, or nullopt. A launch's figure ("registers@rstd_kernel") has its metric's row.
 std::optional<MetricInfo> find_metric(std::string_view name);
+
+/// The name of one launch's own figure in a variant of several launches: "registers@rstd_kernel".
+/// `label` is the launch's label (suite::launch_labels), never empty.
+std::string launch_metric_name(std::string_view metric, std::string_view label);
+
+/// A figure's name split into its metric and the label of the launch it belongs to; the label is
+/// empty for a variant's own figure ("registers" -> {"registers", ""}).
+std::pair<std::string_view, std::string_view> split_launch_metric(std::string_view name);
 
 const char* to_string(Direction direction);
 const char* to_string(Stability stability);

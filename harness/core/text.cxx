@@ -94,6 +94,18 @@ std::string kernel_name(const std::string& symbol)
     return std::string(name.substr(start));
 }
 
+bool names_kernel(const std::string& kernel, std::string_view entry)
+{
+    const auto compact = [](std::string_view text) {
+        std::string out;
+        for (const char c : text)
+            if (!std::isspace(static_cast<unsigned char>(c))) out += c;
+        return out;
+    };
+    const std::string wanted = compact(entry);
+    return compact(kernel) == wanted || compact(kernel_name(kernel)) == wanted;
+}
+
 std::optional<std::pair<char32_t, std::size_t>> utf8_code_point(std::string_view text, std::size_t at)
 {
     if (at >= text.size()) return std::nullopt;

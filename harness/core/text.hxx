@@ -30,6 +30,11 @@ std::string utc_now(const char* format);
 /// symbol that does not demangle stays as it is.
 std::string kernel_name(const std::string& symbol);
 
+/// Whether `kernel` (a symbol, or a name as kernel_name() gives it) is the kernel a suite's
+/// `entry` names, template arguments resolved: "cub_block_sum<128,4>" names
+/// "_Z13cub_block_sumILi128ELi4EEvPKfPfi". White space is not compared.
+bool names_kernel(const std::string& kernel, std::string_view entry);
+
 /// The code point that starts at byte `at` of `text` and its length in bytes, or nullopt where the
 /// bytes there are not UTF-8 (a stray continuation byte, an overlong form, a UTF-16 surrogate, a
 /// sequence cut short, a value past U+10FFFF).

@@ -112,8 +112,14 @@ void set_range_metrics(const RangeProfiler& profiler, const std::vector<std::str
             for (const auto& row : rows)
                 value += row[m] * (total_duration > 0 ? row[duration_column] / total_duration : 1.0 / rows.size());
         }
-        if (ends_with(info.source, ".pct_of_peak_sustained_active") && info.unit == "fraction") value /= 100.0;
-        r.set_metric(names[m], value);
+        const double scale =
+            ends_with(info.source, ".pct_of_peak_sustained_active") && info.unit == "fraction" ? 0.01 : 1.0;
+        r.set_metric(names[m], value * scale);
+        // Each launch's own figure, where the variant has several (CaseLaunch::label).
+        if (rows.size() > 1 && rows.size() == r.launches.size())
+            for (std::size_t i = 0; i < rows.size(); ++i)
+                if (!r.launches[i].label.empty())
+                    r.set_metric(launch_metric_name(names[m], r.launches[i].label), rows[i][m] * scale);
     }
 }
 
@@ -121,15 +127,17 @@ void set_range_metrics(const RangeProfiler& profiler, const std::vector<std::str
 
 void CaseProfiler::record_range(RangeProfiler& profiler, const std::vector<std::string>& names,
                                 const std::function<void()>& prepare,
-                                const std::vector<std::function<void()>>& launches, CaseResult& r)
+                                const std::vector<std::function<void()>>& launches, CaseResult& r,
+                                const std::function<void(std::size_t)>& between)
 {
     RangeTimings t;
-    const auto rows = profiler.measure(prepare, launches, &t);
+    const auto rows = profiler.measure(prepare, launches, &t, between);
     r.cost.profile.setup += t.setup;
     r.cost.profile.kernels += t.launches;
     r.cost.profile.teardown += t.teardown;
     r.cost.profile.range_passes += profiler.passes();
     r.cost.profile.enables += t.enabled ? 1 : 0;
+    r.cost.profile.remeasured += t.remeasured;
     set_range_metrics(profiler, names, rows, r);
 }
 
@@ -166,16 +174,17 @@ bool CaseProfiler::profile_noisy_batch(const std::vector<NoisyCase>& cases)
 }
 
 void CaseProfiler::profile_noisy(const std::function<void()>& prepare,
-                                 const std::vector<std::function<void()>>& launches, CaseResult& r)
+                                 const std::vector<std::function<void()>>& launches, CaseResult& r,
+                                 const std::function<void(std::size_t)>& between)
 {
-    if (noisy_range_) record_range(*noisy_range_, noisy_metrics_, prepare, launches, r);
+    if (noisy_range_) record_range(*noisy_range_, noisy_metrics_, prepare, launches, r, between);
     add_derived_metrics(r);
 }
 
 void CaseProfiler::profile(const std::function<void()>& prepare, const std::vector<std::function<void()>>& launches,
-                           const CaseSource& source, CaseResult& r)
+                           const CaseSource& source, CaseResult& r, const std::function<void(std::size_t)>& between)
 {
-    if (range_) record_range(*range_, plan_.range_metrics, prepare, launches, r);
+    if (range_) record_range(*range_, plan_.range_metrics, prepare, launches, r, between);
 
     if (sass_ && source.cubin) {
         SassTimings t;
@@ -220,6 +229,18 @@ void CaseProfiler::profile(const std::function<void()>& prepare, const std::vect
         for (const auto& m : metric_table())
             if (m.collector == Collector::sass_metrics)
                 r.set_metric(std::string(m.name), totals[std::string(m.source)]);
+        // A launch's own SASS figures, from the instructions of its kernel, where no other launch
+        // of the variant runs the same kernel.
+        for (const auto& l : r.launches) {
+            if (l.label.empty() || l.label.find('#') != std::string::npos) continue;
+            std::map<std::string, double> own;
+            for (const auto& i : instructions)
+                if (names_kernel(i.kernel, l.entry))
+                    for (const auto& [name, value] : i.values) own[name] += value;
+            for (const auto& m : metric_table())
+                if (m.collector == Collector::sass_metrics)
+                    r.set_metric(launch_metric_name(m.name, l.label), own[std::string(m.source)]);
+        }
 
         r.hotspots = rank_hotspots(instructions, hotspots_per_metric);
         for (auto& h : r.hotspots) {

@@ -51,13 +51,14 @@ public:
     /// adds the counters (summed over the launches, ratios weighted by duration), SASS totals and
     /// hotspots to `r`. A built-in (no cubin) gets counters only: library kernels have no source
     /// lines of ours, and their instrumented figures need not repeat.
+    /// `between(i)`, where given, runs outside any range before launch i > 0 (the L2 emptied).
     void profile(const std::function<void()>& prepare, const std::vector<std::function<void()>>& launches,
-                 const CaseSource& source, CaseResult& r);
+                 const CaseSource& source, CaseResult& r, const std::function<void(std::size_t)>& between = {});
 
     /// Like profile(), for a case whose exact figures and hotspots come from the counter cache
     /// (already in `r`): only the noisy counters are measured, in as few passes as they need.
     void profile_noisy(const std::function<void()>& prepare, const std::vector<std::function<void()>>& launches,
-                       CaseResult& r);
+                       CaseResult& r, const std::function<void(std::size_t)>& between = {});
 
     /// Whether profile_noisy_batch() can measure several cases at once: the noisy counters take one
     /// pass (or there are none).
@@ -79,7 +80,7 @@ private:
     /// Measures `prepare` and `launches` with `profiler` and sets the metrics of `names` (table names).
     void record_range(RangeProfiler& profiler, const std::vector<std::string>& names,
                       const std::function<void()>& prepare, const std::vector<std::function<void()>>& launches,
-                      CaseResult& r);
+                      CaseResult& r, const std::function<void(std::size_t)>& between);
 
     ProfilePlan plan_;
     std::unique_ptr<RangeProfiler> range_;

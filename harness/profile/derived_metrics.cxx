@@ -71,15 +71,22 @@ const std::vector<DerivedRule>& rules()
 
 void add_derived_metrics(CaseResult& r)
 {
-    for (const auto& rule : rules()) {
-        std::vector<double> inputs;
-        for (const auto& name : rule.inputs) {
-            const auto v = r.metric(name);
-            if (!v) break;
-            inputs.push_back(*v);
+    // The variant's own figures, then each launch's from its own ("excess_global_sectors@rstd_kernel").
+    std::vector<std::string> scopes{""};
+    for (const auto& l : r.launches)
+        if (!l.label.empty()) scopes.push_back(l.label);
+    for (const auto& scope : scopes) {
+        const auto named = [&](const std::string& m) { return scope.empty() ? m : launch_metric_name(m, scope); };
+        for (const auto& rule : rules()) {
+            std::vector<double> inputs;
+            for (const auto& name : rule.inputs) {
+                const auto v = r.metric(named(name));
+                if (!v) break;
+                inputs.push_back(*v);
+            }
+            if (inputs.size() != rule.inputs.size()) continue;
+            if (const auto value = rule.compute(inputs)) r.set_metric(named(rule.name), *value);
         }
-        if (inputs.size() != rule.inputs.size()) continue;
-        if (const auto value = rule.compute(inputs)) r.set_metric(rule.name, *value);
     }
 }
 

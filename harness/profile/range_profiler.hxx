@@ -28,18 +28,20 @@ const std::vector<std::uint8_t>& counter_availability(CUcontext context);
 
 /// Host wall time of one measure() call outside the caller's prepare, in seconds.
 struct RangeTimings {
-    double setup = 0.0;    ///< profiler enabled, counter image prepared, configuration set
-    double launches = 0.0; ///< the launches in their ranges, every pass
-    double teardown = 0.0; ///< passes ended, counters decoded and evaluated, profiler disabled
-    bool enabled = false;  ///< the context's range profiler was enabled afresh for this profiler
+    double setup = 0.0;         ///< profiler enabled, counter image prepared, configuration set
+    double launches = 0.0;      ///< the launches in their ranges, every pass
+    double teardown = 0.0;      ///< passes ended, counters decoded and evaluated, profiler disabled
+    bool enabled = false;       ///< the context's range profiler was enabled afresh for this profiler
+    std::size_t remeasured = 0; ///< measurements taken again one launch at a time after a short pass
 };
 
 /// One case of a batch measured in a single pass (RangeProfiler::measure_batch).
 struct BatchCase {
-    std::function<void()> prepare;           ///< outside any range: its buffers made, inputs restored, L2 emptied
-    std::size_t launches = 0;                ///< its launches, each measured in a range of its own
-    std::function<void(std::size_t)> launch; ///< launches its step `i` and synchronises
-    std::function<void()> done;              ///< outside any range, after its launches: its buffers freed
+    std::function<void()> prepare;            ///< outside any range: its buffers made, inputs restored, L2 emptied
+    std::size_t launches = 0;                 ///< its launches, each measured in a range of its own
+    std::function<void(std::size_t)> launch;  ///< launches its step `i` and synchronises
+    std::function<void()> done;               ///< outside any range, after its launches: its buffers freed
+    std::function<void(std::size_t)> between; ///< outside any range, before its step `i` > 0 (may be empty)
 };
 
 /// How a profiler cuts the GPU's work into ranges.
@@ -68,11 +70,12 @@ public:
     const std::vector<std::string>& metrics() const { return metrics_; }
 
     /// Runs `prepare`, then each of `launches` (each launches one step of a case and synchronises)
-    /// in a range of its own, once per pass; returns one row of metric values per launch, in the
-    /// order of metrics().
+    /// in a range of its own, once per pass, with `between(i)` (where given) outside any range
+    /// before launch i > 0; returns one row of metric values per launch, in the order of metrics().
     std::vector<std::vector<double>> measure(const std::function<void()>& prepare,
                                              const std::vector<std::function<void()>>& launches,
-                                             RangeTimings* timings = nullptr);
+                                             RangeTimings* timings = nullptr,
+                                             const std::function<void(std::size_t)>& between = {});
 
     /// A one-pass profiler's measurement of several cases in one set-up, one pass and one
     /// read-back: each case's prepare, launches (a range each) and done in turn, so that no case
@@ -98,6 +101,12 @@ private:
     /// whether it had to be enabled afresh.
     Enabled& acquire(bool* enabled = nullptr);
     std::vector<std::uint8_t> configure(Enabled& profiler, std::size_t ranges);
+    /// Every pass of one measurement: prepare, the launches before `first` outside any range, then
+    /// `count` launches in a range each; returns the number of ranges CUPTI recorded.
+    std::size_t run_passes(Enabled& profiler, const std::function<void()>& prepare,
+                           const std::vector<std::function<void()>>& launches,
+                           const std::function<void(std::size_t)>& between, std::size_t first, std::size_t count,
+                           const std::vector<std::uint8_t>& counter_data, RangeTimings& t);
     std::size_t decode(Enabled& profiler, const std::vector<std::uint8_t>& counter_data);
     std::vector<double> evaluate(const std::vector<std::uint8_t>& counter_data, std::size_t range);
     CUcontext context_;

@@ -74,15 +74,21 @@ std::string results_csv(const RunReport& report)
         {"suite", "variant", "params", "arch", "metric", "value", "unit", "status", "baseline", "delta", "verdict"});
     for (const auto& r : report.results) {
         const std::string status = case_status_name(r.status);
-        // Metrics in table order, then any the table does not know (none today).
-        for (const auto& info : metric_table()) {
-            const auto value = r.metric(std::string(info.name));
+        // The variant's figures in table order, then each launch's ("registers@rstd_kernel").
+        std::vector<std::pair<MetricInfo, std::string>> names;
+        for (const auto& info : metric_table()) names.emplace_back(info, std::string(info.name));
+        for (const auto& l : r.launches)
+            if (!l.label.empty())
+                for (const auto& info : metric_table())
+                    names.emplace_back(info, launch_metric_name(info.name, l.label));
+        for (const auto& [info, name] : names) {
+            const auto value = r.metric(name);
             if (!value) continue;
             // The baseline comes from the baseline comparison; the verdict is the worst of that and any expect rule.
             std::optional<double> baseline;
             std::vector<Verdict> verdicts;
             for (const auto& v : r.verdicts) {
-                if (v.metric != info.name) continue;
+                if (v.metric != name) continue;
                 if (v.baseline && !v.rule.starts_with("expect")) baseline = v.baseline;
                 verdicts.push_back(v.verdict);
             }
@@ -94,7 +100,7 @@ std::string results_csv(const RunReport& report)
             }
             const auto worst = worst_verdict(only);
             out +=
-                csv_row({r.suite, r.variant, r.params_text, r.arch, info.name, fmt::format("{:.9g}", *value), info.unit,
+                csv_row({r.suite, r.variant, r.params_text, r.arch, name, fmt::format("{:.9g}", *value), info.unit,
                          status, baseline ? fmt::format("{:.9g}", *baseline) : "",
                          baseline ? fmt::format("{:.9g}", *value - *baseline) : "", worst ? verdict_name(*worst) : ""});
         }

@@ -318,6 +318,7 @@ CaseRunner::Staged CaseRunner::start(const suite::Case& c, ReferenceOutputs& ref
     r.arch = session_.info().arch;
     r.params = {c.params.begin(), c.params.end()};
     r.params_text = c.params_text;
+    r.launches = suite::case_launches(*suite_, variant, c.params);
 
     using Clock = std::chrono::steady_clock;
     auto mark = Clock::now();
@@ -453,6 +454,7 @@ std::optional<std::vector<CaseResult>> CaseRunner::finish_batch(const std::vecto
             CU_CHECK(d.cuStreamSynchronize(session_.stream()));
         };
         steps.done = [&] { current.reset(); };
+        steps.between = flush_between_launches(r);
         cases.push_back({std::move(steps), &r});
     }
     if (!profiler_->profile_noisy_batch(cases)) return std::nullopt;
@@ -476,6 +478,20 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare_again(const Staged& st
         p->buffers[i]->content_key = staged.content_keys[i];
     r.cost.prepare += seconds_since(mark);
     return p;
+}
+
+std::function<void(std::size_t)> CaseRunner::flush_between_launches(CaseResult& r)
+{
+    // Before each launch but the first (which prepare's flush serves), outside its range, so that
+    // its counters are its own: what the launch before it left dirty in the L2 is written back
+    // here, not charged to it.
+    if (options_.hot || suite_->timing.l2_flush == suite::L2Flush::each_variant) return {};
+    return [this, &r](std::size_t) {
+        const auto mark = std::chrono::steady_clock::now();
+        session_.flush_l2();
+        CU_CHECK(driver().cuStreamSynchronize(session_.stream()));
+        r.cost.profile.l2_flush += seconds_since(mark);
+    };
 }
 
 void CaseRunner::ready_for_profiling(Prepared& p, CaseResult& r)
@@ -527,12 +543,13 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, St
             launch_step(p, step);
             CU_CHECK(d.cuStreamSynchronize(session_.stream()));
         });
+    const auto between = flush_between_launches(r);
     if (staged.cached) {
         use_cached_counters(*staged.cached, r);
-        profiler_->profile_noisy(prepare, steps, r);
+        profiler_->profile_noisy(prepare, steps, r, between);
         return;
     }
-    profiler_->profile(prepare, steps, source, r);
+    profiler_->profile(prepare, steps, source, r, between);
     if (const std::string& key = staged.counter_key; !key.empty()) {
         profile::CachedCounters fresh;
         for (const auto& m : r.metrics)
@@ -625,13 +642,13 @@ void CaseRunner::read_resources(Prepared& prepared, CaseResult& r)
                 r.message += fmt::format("{}occupancy calculator says {} blocks/SM, the driver {}",
                                          r.message.empty() ? "" : "; ", calc.blocks_per_sm, active);
         }
-        totals.add(launch);
+        totals.add(launch, li < r.launches.size() ? r.launches[li].label : std::string());
     }
     totals.write(r);
 }
 
 bool CaseRunner::time_kernels(Prepared& p, std::size_t batch, std::size_t& per_sample, std::vector<double>& samples,
-                              TimingCost& cost)
+                              std::vector<std::vector<double>>& step_samples, TimingCost& cost)
 {
     // Every step of a sample begins with the sweep kernel (the L2 flush, or a marker that does
     // nothing under --hot), so each kernel starts cold, as under Nsight Compute's cache control;
@@ -646,7 +663,7 @@ bool CaseRunner::time_kernels(Prepared& p, std::size_t batch, std::size_t& per_s
             for (std::size_t i = 0; i < batch; ++i) {
                 restore_and_flush(p); // the first step's sweep, unless --hot
                 for (std::size_t step = 0; step < steps; ++step) {
-                    if (options_.hot)
+                    if (options_.hot || (step > 0 && suite_->timing.l2_flush == suite::L2Flush::each_variant))
                         session_.launch_marker();
                     else if (step > 0)
                         session_.flush_l2();
@@ -682,7 +699,12 @@ bool CaseRunner::time_kernels(Prepared& p, std::size_t batch, std::size_t& per_s
             const auto* first = &kernels[i * per_sample];
             double us = 0;
             if (per_sample == 2 * steps) { // sweep, kernel, sweep, kernel, ...
-                for (std::size_t step = 0; step < steps; ++step) us += first[2 * step + 1].values.at(0) * 1e-3;
+                step_samples.resize(steps);
+                for (std::size_t step = 0; step < steps; ++step) {
+                    const double step_us = first[2 * step + 1].values.at(0) * 1e-3;
+                    step_samples[step].push_back(step_us);
+                    us += step_us;
+                }
             } else { // one library call: the sweep, then its kernels
                 for (std::size_t k = 1; k < per_sample; ++k) us += first[k].values.at(0) * 1e-3;
             }
@@ -722,16 +744,18 @@ void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case&
     if (watch_clock) poll_clock(0);
 
     std::vector<double> samples;
+    std::vector<std::vector<double>> step_samples; // each launch's own durations, sample by sample
     const auto begin = std::chrono::steady_clock::now();
     std::size_t batch = 1;
     // Kernels per sample, the sweep's included: known for the suite's own kernels.
     std::size_t per_sample = variant.is_builtin() ? 0 : 2 * p->launches.size();
     bool by_kernels = timer_ != nullptr;
     for (;;) {
-        if (by_kernels && !time_kernels(*p, batch, per_sample, samples, r.cost.timing_parts)) {
+        if (by_kernels && !time_kernels(*p, batch, per_sample, samples, step_samples, r.cost.timing_parts)) {
             // Every sample of a case is measured the same way: start again with events.
             by_kernels = false;
             samples.clear();
+            step_samples.clear();
             throttled.clear();
             r.message += fmt::format("{}timed with CUDA events: the profiler did not record every kernel of a "
                                      "sample",
@@ -767,6 +791,12 @@ void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case&
         std::vector<double> kept;
         for (std::size_t i = 0; i < samples.size(); ++i)
             if (keep[i]) kept.push_back(samples[i]);
+        for (auto& step : step_samples) {
+            std::vector<double> kept_step;
+            for (std::size_t i = 0; i < step.size() && i < keep.size(); ++i)
+                if (keep[i]) kept_step.push_back(step[i]);
+            step = std::move(kept_step);
+        }
         const std::size_t dropped = samples.size() - kept.size();
         r.message += fmt::format("{}{}", r.message.empty() ? "" : "; ",
                                  dropped > 0 ? fmt::format("dropped {} of {} time samples taken while the SM clock was "
@@ -783,6 +813,13 @@ void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case&
     const TimingSummary t = summarize(samples);
     r.time_samples_us = samples;
     set_time_figures(r, t);
+    // Each launch's own median duration, where the variant has several and every sample was read
+    // kernel by kernel: reported beside the variant's total, which is what the time gate judges.
+    if (step_samples.size() == r.launches.size())
+        for (std::size_t step = 0; step < step_samples.size(); ++step)
+            if (!r.launches[step].label.empty() && step_samples[step].size() == samples.size() && !samples.empty())
+                r.set_metric(launch_metric_name(metric::time_median, r.launches[step].label),
+                             summarize(step_samples[step]).median_us);
     if (variant.flops) {
         const double flops = static_cast<double>(eval(*variant.flops, c.params, "flops"));
         r.set_metric(metric::gflops, flops / (t.median_us * 1e3));

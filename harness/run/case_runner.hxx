@@ -139,8 +139,10 @@ private:
     /// Takes `batch` timed samples from the GPU's per-kernel durations, appending them (us), where
     /// a sample runs `per_sample` kernels (0: unknown, learnt from a sample of its own). False when
     /// the profiler did not record every kernel, three times over.
+    /// Each launch's own durations go to `step_samples`, one vector per launch, where a sample's
+    /// kernels are the suite's own.
     bool time_kernels(Prepared& p, std::size_t batch, std::size_t& per_sample, std::vector<double>& samples,
-                      TimingCost& cost);
+                      std::vector<std::vector<double>>& step_samples, TimingCost& cost);
     static constexpr std::size_t max_batch = 16;
     /// Ranges CUPTI records in one pass of a per-kernel profiler (measured: 16 on an H100 with
     /// CUDA 13.0); a pass cut shorter than that lowers `ranges_per_pass_` for the runner's life.
@@ -152,6 +154,9 @@ private:
     std::unique_ptr<Prepared> prepare_again(const Staged& staged, CaseResult& r);
     /// Restores a prepared case's inputs and empties the L2 before a profiled run, charging `r`.
     void ready_for_profiling(Prepared& p, CaseResult& r);
+    /// What empties the L2 between a profiled run's launches (suite `timing.l2_flush`), charging
+    /// `r`; empty where the L2 is emptied once per run, or never (--hot).
+    std::function<void(std::size_t)> flush_between_launches(CaseResult& r);
     /// The counter-cache key of a prepared case: everything that determines its exact counters.
     std::string counter_key(const suite::VariantSpec& variant, const Prepared& p) const;
 

@@ -1,5 +1,7 @@
 #include "harness/run/isolated_runner.hxx"
 
+#include "harness/suite/compile_params.hxx"
+
 #include "harness/core/child_process.hxx"
 #include "harness/profile/case_profiler.hxx"
 
@@ -37,6 +39,7 @@ CaseResult base_result(const suite::Suite& suite, const suite::Case& c)
     r.variant = suite.variants[c.variant].name;
     r.params = {c.params.begin(), c.params.end()};
     r.params_text = c.params_text;
+    r.launches = suite::case_launches(suite, suite.variants[c.variant], c.params);
     return r;
 }
 

@@ -1,5 +1,7 @@
 #include "harness/suite/compile_params.hxx"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -130,6 +132,43 @@ std::string resolve_entry(const std::string& entry, const Bindings& point)
     const std::size_t open = entry.find('<');
     if (open == std::string::npos) return entry;
     return entry.substr(0, open) + substitute_params(std::string_view(entry).substr(open), point);
+}
+
+std::vector<std::string> launch_labels(const VariantSpec& variant, const Bindings& point)
+{
+    if (variant.launches.size() < 2) return {};
+    std::vector<std::string> entries;
+    std::map<std::string, int> uses;
+    for (const auto& launch : variant.launches) {
+        entries.push_back(variant.is_builtin() ? launch.entry : resolve_entry(launch.entry, point));
+        ++uses[entries.back()];
+    }
+    std::map<std::string, int> seen;
+    std::vector<std::string> labels;
+    for (const auto& entry : entries)
+        labels.push_back(uses[entry] > 1 ? fmt::format("{}#{}", entry, ++seen[entry]) : entry);
+    return labels;
+}
+
+std::vector<CaseLaunch> case_launches(const Suite& suite, const VariantSpec& variant, const Bindings& point)
+{
+    std::string file = variant.module_written;
+    if (!variant.source.empty()) {
+        std::error_code ec;
+        const auto relative = std::filesystem::relative(variant.source, suite.project_root, ec);
+        file =
+            ec || relative.empty() || relative.native().starts_with("..") ? variant.source.string() : relative.string();
+    }
+    const std::vector<std::string> labels = launch_labels(variant, point);
+    std::vector<CaseLaunch> out;
+    for (std::size_t i = 0; i < variant.launches.size(); ++i) {
+        CaseLaunch l;
+        l.label = labels.empty() ? std::string() : labels[i];
+        l.entry = variant.is_builtin() ? variant.builtin : resolve_entry(variant.launches[i].entry, point);
+        l.file = file;
+        out.push_back(std::move(l));
+    }
+    return out;
 }
 
 std::map<std::string, std::string> resolve_defines(const VariantSpec& variant, const Bindings& point)

@@ -9,6 +9,7 @@
 // evaluated and passed as its number, so that `256 / BLOCK_ROWS` in the kernel divides by it.
 // Cases whose substituted entries and defines are equal share one compiled module.
 
+#include "harness/core/case_result.hxx"
 #include "harness/suite/suite.hxx"
 
 #include <map>
@@ -38,6 +39,17 @@ std::string resolve_define(std::string_view value, const Bindings& point);
 
 /// The entry as compiled at `point`: its template arguments substituted, the kernel name kept.
 std::string resolve_entry(const std::string& entry, const Bindings& point);
+
+/// The label of each of the variant's launches at `point`, which names its own figures
+/// ("registers@rstd_kernel"): the entry as compiled, followed by "#2", "#3"... where the same
+/// entry is launched more than once ("copy#1", "copy#2"). Empty for a variant of one launch,
+/// whose figures are its launch's.
+std::vector<std::string> launch_labels(const VariantSpec& variant, const Bindings& point);
+
+/// What each launch of `variant` runs at `point` and from which file (the source relative to the
+/// suite's project, or the module as the suite writes it), labelled as launch_labels() does: for
+/// results and failures, which name the kernel and its file.
+std::vector<CaseLaunch> case_launches(const Suite& suite, const VariantSpec& variant, const Bindings& point);
 
 /// The variant's defines as compiled at `point`.
 std::map<std::string, std::string> resolve_defines(const VariantSpec& variant, const Bindings& point);
