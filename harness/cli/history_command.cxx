@@ -5,6 +5,7 @@
 #include "harness/cli/options.hxx"
 #include "harness/core/atomic_file.hxx"
 #include "harness/core/error.hxx"
+#include "harness/core/git.hxx"
 #include "harness/core/input_files.hxx"
 #include "harness/history/history_page.hxx"
 #include "harness/history/history_store.hxx"
@@ -43,6 +44,13 @@ int record_action(const std::vector<std::string>& args)
             throw Error(ErrorKind::bad_input, fmt::format("{} holds shard {} of a run: record the merged run "
                                                           "(harness merge), so that every case is in it",
                                                           input, run.shard.text()));
+        // The history keeps each commit's figures; a run of a tree with changes has none of them.
+        if (run.git_revision.ends_with(dirty_mark))
+            throw Error(ErrorKind::bad_input,
+                        fmt::format("{} was made from a working tree with changes to tracked files (revision {}): its "
+                                    "figures are not those of any commit, so the history does not record it; commit "
+                                    "the changes and run again",
+                                    input, run.git_revision.substr(0, max_name_length)));
         std::string revision = !commit.empty() ? commit : run.git_revision;
         std::optional<std::string> resolved =
             revision.empty() ? history::resolve_commit(repo, "HEAD") : history::resolve_commit(repo, revision);

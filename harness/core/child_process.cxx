@@ -1,6 +1,7 @@
 #include "harness/core/child_process.hxx"
 
 #include "harness/core/error.hxx"
+#include "harness/core/text.hxx"
 
 #include <cerrno>
 #include <chrono>
@@ -13,10 +14,13 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <poll.h>
+#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
+
+extern char** environ;
 
 namespace harness {
 
@@ -69,6 +73,55 @@ std::string read_to_end(int fd)
     }
     ::close(fd);
     return text;
+}
+
+/// Variables that would point git at another repository, index or work tree than the one named.
+bool is_repository_override(std::string_view entry)
+{
+    for (const char* name : {"GIT_DIR=", "GIT_WORK_TREE=", "GIT_INDEX_FILE=", "GIT_COMMON_DIR=", "GIT_PREFIX="})
+        if (entry.starts_with(name)) return true;
+    return false;
+}
+
+/// Closes a pair of pipe ends on every path out of run_program.
+struct Pipe {
+    int fd[2] = {-1, -1};
+    ~Pipe()
+    {
+        for (int f : fd)
+            if (f >= 0) ::close(f);
+    }
+    void close_end(int i)
+    {
+        if (fd[i] >= 0) ::close(fd[i]);
+        fd[i] = -1;
+    }
+};
+
+/// Reads both pipes until the child closes them (poll, so that neither fills and blocks the child).
+void drain(int out_fd, int err_fd, std::string& out, std::string& err)
+{
+    pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+    std::string* sinks[2] = {&out, &err};
+    int open = 2;
+    char chunk[65536];
+    while (open > 0) {
+        if (::poll(fds, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        for (int i = 0; i < 2; ++i) {
+            if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+            const ssize_t n = ::read(fds[i].fd, chunk, sizeof chunk);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                fds[i].fd = -1;
+                --open;
+                continue;
+            }
+            sinks[i]->append(chunk, static_cast<std::size_t>(n));
+        }
+    }
 }
 
 /// Throws the Error run_in_child throws for a child that ended with `status` without answering.
@@ -181,6 +234,47 @@ void end_staying_child()
     StayingChild& child = staying();
     const std::lock_guard lock(child.mutex);
     end_staying_child_locked(child);
+}
+
+ProgramOutput run_program(const std::vector<std::string>& argv, const std::filesystem::path& cwd, bool capture)
+{
+    if (argv.empty()) throw Error(ErrorKind::internal, "run_program: no program");
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    std::vector<char*> env;
+    for (char** e = environ; e && *e; ++e)
+        if (!is_repository_override(*e)) env.push_back(*e);
+    env.push_back(nullptr);
+
+    Pipe out, err;
+    if (capture && (::pipe2(out.fd, O_CLOEXEC) != 0 || ::pipe2(err.fd, O_CLOEXEC) != 0))
+        throw Error(ErrorKind::environment, fmt::format("{}: pipe failed: {}", argv[0], std::strerror(errno)));
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    if (capture) {
+        posix_spawn_file_actions_adddup2(&actions, out.fd[1], STDOUT_FILENO);
+        posix_spawn_file_actions_adddup2(&actions, err.fd[1], STDERR_FILENO);
+    }
+    if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+    pid_t pid = 0;
+    std::fflush(nullptr);
+    const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
+    posix_spawn_file_actions_destroy(&actions);
+    if (spawned != 0)
+        throw Error(ErrorKind::environment,
+                    fmt::format("cannot run {}: {}{}", escape_control_characters(argv[0]), std::strerror(spawned),
+                                cwd.empty() ? "" : " (in " + cwd.string() + ")"));
+    ProgramOutput result;
+    if (capture) {
+        out.close_end(1);
+        err.close_end(1);
+        drain(out.fd[0], err.fd[0], result.out, result.err);
+    }
+    const int status = wait_for(pid);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return result;
 }
 
 std::string run_in_child(const std::string& what, const std::function<std::string()>& body)

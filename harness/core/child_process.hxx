@@ -1,18 +1,37 @@
 #pragma once
-// Running a function in a forked child and collecting what it returns.
+// Child processes: a function run in a forked child and what it returns, and a program run to
+// completion with an argument vector (no shell) and what it printed.
 //
 // The runner forks worker processes that initialise CUDA. Neither NVRTC nor the driver may have
 // run in the parent before such a fork (measured: after nvrtcCompileProgram in the parent, cuInit
 // in a forked child fails with CUDA_ERROR_NOT_INITIALIZED), so the parent does both in children.
 
+#include <filesystem>
 #include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <sys/types.h>
 #include <utility>
+#include <vector>
 
 namespace harness {
+
+/// What a program run to completion printed, and how it ended.
+struct ProgramOutput {
+    int exit_code = -1; ///< the exit status; -1 when a signal ended it
+    std::string out;    ///< its standard output
+    std::string err;    ///< its standard error
+};
+
+/// Runs `argv` (argv[0] looked up in PATH, never a shell) in `cwd` (empty: this process's folder),
+/// standard input from /dev/null, and collects its output. With `capture` false the child writes to
+/// this process's stdout and stderr instead. The child's environment is this process's without the
+/// variables that would point git at another repository, index or work tree than the one named
+/// (GIT_DIR, GIT_WORK_TREE, ...). Throws Error(environment) when the program cannot be started
+/// (not installed).
+ProgramOutput run_program(const std::vector<std::string>& argv, const std::filesystem::path& cwd = {},
+                          bool capture = true);
 
 /// Forks a child that runs `body` with a pipe's write end and exits with `body`'s value (`thrown`
 /// when it throws); returns the child's pid and the pipe's read end, which the caller closes and

@@ -1,56 +1,25 @@
 #include "harness/history/git_commits.hxx"
 
+#include "harness/core/error.hxx"
+#include "harness/core/git.hxx"
+
 #include <algorithm>
-#include <array>
-#include <cerrno>
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace harness::history {
 
 namespace {
 
-/// The standard output of `git -C repo args...` when it exits 0; its arguments go to git as they
-/// are, never through a shell.
-std::optional<std::string> git_output(const std::filesystem::path& repo, std::vector<std::string> args)
+/// The standard output of git run with `args` in `repo` (empty: this process's folder) when it
+/// exits 0; nullopt when git is missing or fails: the history then does without git.
+std::optional<std::string> git_answer(const std::filesystem::path& repo, const std::vector<std::string>& args)
 {
-    args.insert(args.begin(), {"git", "-C", repo.empty() ? std::string(".") : repo.string()});
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    int out[2];
-    if (::pipe2(out, O_CLOEXEC) != 0) return std::nullopt;
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        ::close(out[0]);
-        ::close(out[1]);
+    try {
+        ProgramOutput r = run_git(repo.empty() ? std::filesystem::path(".") : repo, args);
+        if (r.exit_code != 0) return std::nullopt;
+        return std::move(r.out);
+    } catch (const Error&) {
         return std::nullopt;
     }
-    if (pid == 0) {
-        const int null = ::open("/dev/null", O_RDWR);
-        ::dup2(null, 0);
-        ::dup2(out[1], 1);
-        ::dup2(null, 2);
-        ::execvp("git", argv.data());
-        ::_exit(127);
-    }
-    ::close(out[1]);
-    std::string text;
-    std::array<char, 65536> buffer;
-    for (;;) {
-        const ssize_t n = ::read(out[0], buffer.data(), buffer.size());
-        if (n > 0)
-            text.append(buffer.data(), static_cast<std::size_t>(n));
-        else if (n == 0 || errno != EINTR)
-            break;
-    }
-    ::close(out[0]);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
-    return text;
 }
 
 std::string first_line(const std::string& text)
@@ -69,7 +38,7 @@ bool is_hex(const std::string& s)
 std::optional<std::string> resolve_commit(const std::filesystem::path& repo, const std::string& revision)
 {
     // "--end-of-options" keeps a revision that starts with '-' from being read as an option.
-    const auto out = git_output(repo, {"rev-parse", "--verify", "--quiet", "--end-of-options", revision + "^{commit}"});
+    const auto out = git_answer(repo, {"rev-parse", "--verify", "--quiet", "--end-of-options", revision + "^{commit}"});
     if (!out) return std::nullopt;
     const std::string hash = first_line(*out);
     if (!is_hex(hash)) return std::nullopt;
@@ -79,14 +48,14 @@ std::optional<std::string> resolve_commit(const std::filesystem::path& repo, con
 std::optional<std::string> commit_date(const std::filesystem::path& repo, const std::string& commit)
 {
     if (!is_hex(commit)) return std::nullopt;
-    const auto out = git_output(repo, {"show", "-s", "--format=%cI", commit});
+    const auto out = git_answer(repo, {"show", "-s", "--format=%cI", commit});
     if (!out || out->empty()) return std::nullopt;
     return first_line(*out);
 }
 
 std::vector<std::string> first_parent_order(const std::filesystem::path& repo)
 {
-    const auto out = git_output(repo, {"rev-list", "--first-parent", "--reverse", "HEAD"});
+    const auto out = git_answer(repo, {"rev-list", "--first-parent", "--reverse", "HEAD"});
     std::vector<std::string> order;
     if (!out) return order;
     for (std::size_t at = 0; at < out->size();) {

@@ -1,5 +1,6 @@
 #include "harness/history/recent_values.hxx"
 
+#include "harness/core/git.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/history/history_store.hxx"
 
@@ -86,7 +87,7 @@ RecentHistoryResult attach_recent_history(RunReport& report, const std::filesyst
     if (runs.empty()) return result;
     const CommitOrder order(first_parent_order(repo));
     // A run of a commit with changes is not that commit: its recorded runs stay in the line.
-    const std::string own_commit = report.git_revision.ends_with("+dirty") ? std::string() : report.git_revision;
+    const std::string own_commit = report.git_revision.ends_with(dirty_mark) ? std::string() : report.git_revision;
     const std::string machine = report.device_name.empty() ? std::string("static") : report.device_name;
     for (auto& r : report.results)
         for (auto& v : r.verdicts) {

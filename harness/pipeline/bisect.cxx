@@ -5,6 +5,7 @@
 #include "harness/compare/mann_whitney.hxx"
 #include "harness/compare/rules.hxx"
 #include "harness/compile/static_tier.hxx"
+#include "harness/core/child_process.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/core/stopwatch.hxx"

@@ -1,6 +1,7 @@
 #include "harness/pipeline/git_repository.hxx"
 
 #include "harness/core/error.hxx"
+#include "harness/core/git.hxx"
 #include "harness/core/text.hxx"
 
 #include <algorithm>
@@ -12,69 +13,16 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <fstream>
-#include <poll.h>
 #include <pthread.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace harness::pipeline {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-/// Variables that would point git at another repository, index or work tree than the one named.
-bool is_repository_override(std::string_view entry)
-{
-    for (const char* name : {"GIT_DIR=", "GIT_WORK_TREE=", "GIT_INDEX_FILE=", "GIT_COMMON_DIR=", "GIT_PREFIX="})
-        if (entry.starts_with(name)) return true;
-    return false;
-}
-
-/// Closes a pair of pipe ends on every path out of run_program.
-struct Pipe {
-    int fd[2] = {-1, -1};
-    ~Pipe()
-    {
-        for (int f : fd)
-            if (f >= 0) ::close(f);
-    }
-    void close_end(int i)
-    {
-        if (fd[i] >= 0) ::close(fd[i]);
-        fd[i] = -1;
-    }
-};
-
-/// Reads both pipes until the child closes them (poll, so that neither fills and blocks the child).
-void drain(int out_fd, int err_fd, std::string& out, std::string& err)
-{
-    pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
-    std::string* sinks[2] = {&out, &err};
-    int open = 2;
-    char chunk[65536];
-    while (open > 0) {
-        if (::poll(fds, 2, -1) < 0) {
-            if (errno == EINTR) continue;
-            break;
-        }
-        for (int i = 0; i < 2; ++i) {
-            if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-            const ssize_t n = ::read(fds[i].fd, chunk, sizeof chunk);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) {
-                fds[i].fd = -1;
-                --open;
-                continue;
-            }
-            sinks[i]->append(chunk, static_cast<std::size_t>(n));
-        }
-    }
-}
 
 /// The lines of `text`, without their line breaks.
 std::vector<std::string> lines_of(const std::string& text)
@@ -92,66 +40,17 @@ std::vector<std::string> lines_of(const std::string& text)
     return lines;
 }
 
-std::string trim_line_end(std::string text)
-{
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-    return text;
-}
-
 } // namespace
-
-ProgramOutput run_program(const std::vector<std::string>& argv, const fs::path& cwd, bool capture)
-{
-    if (argv.empty()) throw Error(ErrorKind::internal, "run_program: no program");
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    std::vector<char*> env;
-    for (char** e = environ; e && *e; ++e)
-        if (!is_repository_override(*e)) env.push_back(*e);
-    env.push_back(nullptr);
-
-    Pipe out, err;
-    if (capture && (::pipe2(out.fd, O_CLOEXEC) != 0 || ::pipe2(err.fd, O_CLOEXEC) != 0))
-        throw Error(ErrorKind::environment, fmt::format("{}: pipe failed: {}", argv[0], std::strerror(errno)));
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    if (capture) {
-        posix_spawn_file_actions_adddup2(&actions, out.fd[1], STDOUT_FILENO);
-        posix_spawn_file_actions_adddup2(&actions, err.fd[1], STDERR_FILENO);
-    }
-    if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-    pid_t pid = 0;
-    std::fflush(nullptr);
-    const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
-    posix_spawn_file_actions_destroy(&actions);
-    if (spawned != 0)
-        throw Error(ErrorKind::environment,
-                    fmt::format("cannot run {}: {}{}", escape_control_characters(argv[0]), std::strerror(spawned),
-                                cwd.empty() ? "" : " (in " + cwd.string() + ")"));
-    ProgramOutput result;
-    if (capture) {
-        out.close_end(1);
-        err.close_end(1);
-        drain(out.fd[0], err.fd[0], result.out, result.err);
-    }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return result;
-}
 
 GitRepository GitRepository::containing(const fs::path& folder)
 {
     ProgramOutput found;
     try {
-        found = run_program({"git", "-C", folder.string(), "rev-parse", "--show-toplevel"});
+        found = run_git(folder, {"rev-parse", "--show-toplevel"});
     } catch (const Error& e) {
         throw Error(ErrorKind::environment, fmt::format("git is needed to bisect: {}", e.what()));
     }
-    const std::string top = trim_line_end(found.out);
+    const std::string top = without_line_end(found.out);
     if (found.exit_code != 0 || top.empty())
         throw Error(ErrorKind::environment,
                     fmt::format("{} is not inside a git work tree: {}", folder.string(), trim(found.err)));
@@ -160,12 +59,7 @@ GitRepository GitRepository::containing(const fs::path& folder)
 
 std::string GitRepository::git(const std::vector<std::string>& args) const
 {
-    std::vector<std::string> argv = {"git", "-C", top_.string()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    const ProgramOutput r = run_program(argv);
-    if (r.exit_code != 0)
-        throw Error(ErrorKind::environment, fmt::format("git {} failed: {}", join(args, " "), trim(r.err)));
-    return r.out;
+    return git_output(top_, args);
 }
 
 std::optional<std::string> GitRepository::resolve_commit(const std::string& rev) const
@@ -176,9 +70,8 @@ std::optional<std::string> GitRepository::resolve_commit(const std::string& rev)
     if (rev.empty() || rev.starts_with('-') || rev.starts_with('^') || rev.find("..") != std::string::npos ||
         std::any_of(rev.begin(), rev.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f || c == ' '; }))
         return std::nullopt;
-    const ProgramOutput r = run_program(
-        {"git", "-C", top_.string(), "rev-parse", "--verify", "--quiet", "--end-of-options", rev + "^{commit}"});
-    const std::string hash = trim_line_end(r.out);
+    const ProgramOutput r = run_git(top_, {"rev-parse", "--verify", "--quiet", "--end-of-options", rev + "^{commit}"});
+    const std::string hash = without_line_end(r.out);
     const bool is_hash = (hash.size() == 40 || hash.size() == 64) &&
                          std::all_of(hash.begin(), hash.end(), [](char c) { return std::isxdigit(c) != 0; });
     if (r.exit_code != 0 || !is_hash) return std::nullopt;
@@ -206,8 +99,7 @@ CommitInfo GitRepository::describe(const std::string& commit) const
 
 bool GitRepository::has_file(const std::string& commit, const fs::path& path) const
 {
-    const ProgramOutput r =
-        run_program({"git", "-C", top_.string(), "cat-file", "-e", commit + ":" + path.generic_string()});
+    const ProgramOutput r = run_git(top_, {"cat-file", "-e", commit + ":" + path.generic_string()});
     return r.exit_code == 0;
 }
 
@@ -319,10 +211,10 @@ void remove_abandoned_worktrees(const fs::path& top)
     }
     // Pruning forgets the worktrees whose folders are gone; it is cheap, and also catches a folder
     // that an earlier step removed before its repository could be pruned.
-    run_program({"git", "-C", top.string(), "worktree", "prune"});
+    run_git(top, {"worktree", "prune"});
     for (std::size_t i = 1; i < to_prune.size(); ++i)
         if (fs::is_directory(to_prune[i] / "worktrees", ec))
-            run_program({"git", "--git-dir=" + to_prune[i].string(), "worktree", "prune"});
+            run_git({}, {"--git-dir=" + to_prune[i].string(), "worktree", "prune"});
 }
 
 } // namespace
@@ -342,13 +234,13 @@ Worktree::Worktree(const GitRepository& repository, const std::string& commit) :
         scratch_ = pattern;
         path_ = scratch_ / "tree";
         std::ofstream(scratch_ / owner_file) << ::getpid() << "\n";
-        // No hooks: a step must not run the repository's post-checkout hook (docs/bisect.md).
-        const ProgramOutput r = run_program({"git", "-C", repository_.top().string(), "-c", "core.hooksPath=/dev/null",
-                                             "worktree", "add", "--detach", "--quiet", path_.string(), commit});
+        // run_git turns hooks off: a step must not run the repository's post-checkout hook.
+        const ProgramOutput r =
+            run_git(repository_.top(), {"worktree", "add", "--detach", "--quiet", path_.string(), commit});
         if (r.exit_code != 0) {
             std::error_code ec;
             fs::remove_all(scratch_, ec);
-            run_program({"git", "-C", repository_.top().string(), "worktree", "prune"});
+            run_git(repository_.top(), {"worktree", "prune"});
             throw Error(ErrorKind::environment,
                         fmt::format("git worktree add for commit {} failed: {}", commit.substr(0, 12), trim(r.err)));
         }
@@ -366,8 +258,8 @@ void Worktree::register_for_signals()
 {
     auto* w = new ActiveWorktree;
     const std::string top = repository_.top().string();
-    w->remove_args = {"git", "-C", top, "worktree", "remove", "--force", path_.string()};
-    w->prune_args = {"git", "-C", top, "worktree", "prune"};
+    w->remove_args = git_command(top, {"worktree", "remove", "--force", path_.string()});
+    w->prune_args = git_command(top, {"worktree", "prune"});
     w->rm_args = {"rm", "-rf", scratch_.string()};
     w->remove_argv = argv_of(w->remove_args);
     w->prune_argv = argv_of(w->prune_args);
@@ -389,11 +281,10 @@ void Worktree::add_submodules(const std::string& commit)
     // clone's config, and writing them there would repoint the user's own submodules for good.
     std::error_code ec;
     if (!fs::exists(path_ / ".gitmodules", ec)) return;
-    const ProgramOutput names = run_program(
-        {"git", "-C", path_.string(), "config", "-f", ".gitmodules", "--get-regexp", "^submodule\\..*\\.path$"});
-    const fs::path git_dir = fs::path(trim_line_end(run_program({"git", "-C", repository_.top().string(), "rev-parse",
-                                                                 "--path-format=absolute", "--git-common-dir"})
-                                                        .out));
+    const ProgramOutput names =
+        run_git(path_, {"config", "-f", ".gitmodules", "--get-regexp", "^submodule\\..*\\.path$"});
+    const fs::path git_dir = fs::path(
+        without_line_end(run_git(repository_.top(), {"rev-parse", "--path-format=absolute", "--git-common-dir"}).out));
     const auto shown = [](const std::string& text) { return escape_control_characters(text.substr(0, 200)); };
     const auto stays_below = [](const fs::path& relative) {
         if (relative.empty() || relative.is_absolute()) return false;
@@ -403,15 +294,15 @@ void Worktree::add_submodules(const std::string& commit)
     };
     // Only the submodules the commit's tree holds (mode 160000): .gitmodules may name ones removed since.
     std::vector<std::string> gitlinks;
-    const std::string staged = run_program({"git", "-C", path_.string(), "ls-files", "--stage", "-z"}).out;
+    const std::string staged = run_git(path_, {"ls-files", "--stage", "-z"}).out;
     for (std::size_t at = 0, end; at < staged.size(); at = end + 1) {
         end = std::min(staged.find('\0', at), staged.size());
         const std::string_view entry(staged.data() + at, end - at);
         if (entry.starts_with("160000 ") && entry.find('\t') != std::string_view::npos)
             gitlinks.emplace_back(entry.substr(entry.find('\t') + 1));
     }
-    std::vector<std::string> update = {"git", "-C", path_.string()};
-    for (const char* setting : {"protocol.allow=never", "protocol.file.allow=always", "core.hooksPath=/dev/null"})
+    std::vector<std::string> update;
+    for (const char* setting : {"protocol.allow=never", "protocol.file.allow=always"})
         update.insert(update.end(), {"-c", setting});
     for (const auto& line : lines_of(names.out)) {
         const std::size_t space = line.find(' ');
@@ -436,7 +327,7 @@ void Worktree::add_submodules(const std::string& commit)
         update.push_back("submodule." + name + ".url=" + local.string());
     }
     for (const char* arg : {"submodule", "update", "--init", "--recursive", "--quiet"}) update.push_back(arg);
-    const ProgramOutput r = run_program(update);
+    const ProgramOutput r = run_git(path_, update);
     if (r.exit_code != 0)
         throw Error(ErrorKind::environment,
                     fmt::format("the submodules of commit {} cannot be checked out from this clone's copies (a bisect "
@@ -463,10 +354,10 @@ void Worktree::remove() noexcept
     }
     // Never throws: this runs while an error unwinds too. What git cannot remove, prune forgets.
     try {
-        run_program({"git", "-C", repository_.top().string(), "worktree", "remove", "--force", path_.string()});
+        run_git(repository_.top(), {"worktree", "remove", "--force", path_.string()});
         std::error_code ec;
         fs::remove_all(scratch_, ec);
-        run_program({"git", "-C", repository_.top().string(), "worktree", "prune"});
+        run_git(repository_.top(), {"worktree", "prune"});
     } catch (...) {
         std::error_code ec;
         fs::remove_all(scratch_, ec);

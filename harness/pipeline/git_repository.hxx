@@ -1,5 +1,5 @@
 #pragma once
-// A git repository seen from the outside: git runs as a child process with an argument vector (no
+// A git repository seen from the outside: git runs as core/git runs it (an argument vector, no
 // shell, so a revision a user typed is never interpreted), and commits are materialised in
 // temporary worktrees that leave the user's work tree and index alone.
 
@@ -9,19 +9,6 @@
 #include <vector>
 
 namespace harness::pipeline {
-
-/// What a program run to completion printed, and how it ended.
-struct ProgramOutput {
-    int exit_code = -1; ///< the exit status; -1 when a signal ended it
-    std::string out;    ///< its standard output
-    std::string err;    ///< its standard error
-};
-
-/// Runs `argv` (argv[0] looked up in PATH) in `cwd` (empty: this process's folder) and collects its
-/// output. With `capture` false the child writes to this process's stdout and stderr instead.
-/// Throws Error(environment) when the program cannot be started (not installed).
-ProgramOutput run_program(const std::vector<std::string>& argv, const std::filesystem::path& cwd = {},
-                          bool capture = true);
 
 /// One commit's identity, as a report names it.
 struct CommitInfo {

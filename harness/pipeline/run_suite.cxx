@@ -4,6 +4,7 @@
 #include "harness/compile/kernel_arguments.hxx"
 #include "harness/compile/static_tier.hxx"
 #include "harness/core/error.hxx"
+#include "harness/core/git.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/core/stopwatch.hxx"
 #include "harness/core/text.hxx"
@@ -80,16 +81,20 @@ std::string git_revision(const fs::path& file)
     std::error_code ec;
     const fs::path dir = fs::absolute(file, ec).parent_path();
     if (ec) return "";
-    const std::string command = fmt::format("git -C '{}' rev-parse --short=12 HEAD 2>/dev/null", dir.string());
-    if (dir.string().find('\'') != std::string::npos) return "";
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) return "";
-    char buffer[64] = {};
-    std::string out;
-    while (std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
-    if (pclose(pipe) != 0) return "";
-    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-    return out;
+    try {
+        const ProgramOutput head = run_git(dir, {"rev-parse", "--short=12", "HEAD"});
+        const std::string revision = without_line_end(head.out);
+        if (head.exit_code != 0 || revision.empty()) return "";
+        // Changes to tracked files make the tree another than the commit, as `git describe --dirty`
+        // counts them; untracked files do not (reports and build folders usually are). No optional
+        // locks: asking must not rewrite the index of a tree that another git may be using.
+        const ProgramOutput changes =
+            run_git(dir, {"--no-optional-locks", "status", "--porcelain", "--untracked-files=no"});
+        const bool dirty = changes.exit_code == 0 && !trim(changes.out).empty();
+        return dirty ? revision + dirty_mark : revision;
+    } catch (const Error&) {
+        return ""; // no git: the run is outside any repository it can name
+    }
 }
 
 namespace {

@@ -74,6 +74,37 @@ TEST(HistoryCommand, RecordListPageRoundTripOnResultsFiles)
         cli::exit_bad_input);
 }
 
+// A run made from a tree with changes (its git_revision carries the dirty mark) measured no commit:
+// recording it under the commit, even one given with --commit, would pass its figures off as the
+// commit's.
+TEST(HistoryCommand, ARunOfATreeWithChangesIsNotRecorded)
+{
+    TempDir dir;
+    const std::string store = (dir.path / "store").string();
+    RunReport run = read_results_json(repo_root() / "tests/fixtures/gemm_results.json");
+    run.git_revision = "3f9c2e1a7b4d+dirty";
+    const fs::path file = dir.path / "results.json";
+    write_file(file, results_json(run));
+    for (const std::vector<std::string>& commit : {std::vector<std::string>{}, {"--commit", "3f9c2e1a7b4d"}}) {
+        std::vector<std::string> args = {"history", "record", "--store", store, file.string()};
+        args.insert(args.end(), commit.begin(), commit.end());
+        const auto o = tool(args);
+        EXPECT_EQ(o.code, cli::exit_bad_input) << o.out;
+        EXPECT_NE(o.err.find("made from a working tree with changes to tracked files (revision 3f9c2e1a7b4d+dirty)"),
+                  std::string::npos)
+            << o.err;
+    }
+    const history::HistoryStore history_store(store);
+    history_store.refresh_index();
+    EXPECT_TRUE(history_store.list_runs("gemm").empty());
+
+    run.git_revision = "3f9c2e1a7b4d";
+    write_file(file, results_json(run));
+    EXPECT_EQ(tool({"history", "record", "--store", store, file.string()}).code, cli::exit_pass);
+    history_store.refresh_index();
+    EXPECT_EQ(history_store.list_runs("gemm").size(), 1u);
+}
+
 TEST(HistoryCommand, AScratchRepositoryShowsExactlyItsTwoChanges)
 {
     if (!run("git --version")) GTEST_SKIP() << "git is not installed";

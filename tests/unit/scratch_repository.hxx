@@ -2,6 +2,7 @@
 // Scratch git repositories for the bisect tests: git run with a fixed identity, and the project's
 // register-cliff kernel at a chosen register budget.
 
+#include "harness/core/child_process.hxx"
 #include "harness/pipeline/git_repository.hxx"
 #include "test_files.hxx"
 #include "test_paths.hxx"
@@ -29,7 +30,7 @@ inline std::string git(const std::filesystem::path& repo, std::vector<std::strin
                                      "-c",
                                      "protocol.file.allow=always"};
     argv.insert(argv.end(), args.begin(), args.end());
-    const auto r = harness::pipeline::run_program(argv);
+    const auto r = harness::run_program(argv);
     EXPECT_EQ(r.exit_code, 0) << "git " << args.front() << ": " << r.err;
     std::string out = r.out;
     while (!out.empty() && out.back() == '\n') out.pop_back();
