@@ -91,12 +91,68 @@ std::set<std::string, std::less<>> Loader::sweep(Suite& s, const YAML::Node& roo
             fail(params, "params",
                  fmt::format("the sweep has more than {} points (the product of every parameter's values)", max_cases));
     }
-    points_ = sweep_points(s);
+    variant_sweeps(s, root);
+    // The points of the suite's own values and of each variant's: only the names and own values of
+    // the variants matter here, and the reference's name, which has no values of its own.
+    Suite sweep_only;
+    sweep_only.params = s.params;
+    if (root["reference"] && root["reference"].IsScalar()) sweep_only.reference = root["reference"].Scalar();
+    for (const auto& [name, own] : variant_params_) {
+        VariantSpec& v = sweep_only.variants.emplace_back();
+        v.name = name;
+        v.params = own;
+    }
+    points_ = sweep_points(sweep_only);
+    if (points_.size() > max_cases)
+        fail(params, "params",
+             fmt::format("the sweep has {} points with the variants' own values, more than the {} allowed",
+                         points_.size(), max_cases));
     for (const auto& point : points_) point_texts_.push_back(params_text(s, point));
+    checked_points_.resize(points_.size());
+    for (std::size_t p = 0; p < points_.size(); ++p) checked_points_[p] = p;
     archs_ = s.archs;
     archs_given_ = static_cast<bool>(root["archs"]);
     cliff_settings(s, root);
     return names;
+}
+
+void Loader::variant_sweeps(const Suite& s, const YAML::Node& root)
+{
+    const YAML::Node variants = root["variants"];
+    if (!variants.IsMap()) return; // variant_list says what is wrong
+    const std::string reference = root["reference"] && root["reference"].IsScalar() ? root["reference"].Scalar() : "";
+    for (const auto& kv : variants) {
+        if (!kv.first.IsScalar() || !kv.second.IsMap() || !kv.second["params"]) continue;
+        const std::string name = kv.first.Scalar();
+        const std::string field = "variants." + name.substr(0, max_name_length) + ".params";
+        const YAML::Node own = kv.second["params"];
+        if (name == reference)
+            fail(own, field,
+                 "the reference runs at every point of every variant, with the suite's values; give values of its "
+                 "own to the other variants only");
+        if (s.scanned_param())
+            fail(own, field,
+                 fmt::format("the suite scans '{}', and its cliff maps compare the variants along the same points: "
+                             "its variants take the suite's values",
+                             s.scanned_param()->name));
+        expect_map(own, field);
+        std::vector<ParamSpec> values;
+        for (const auto& param : own) {
+            const std::string param_name = param.first.Scalar();
+            const std::string f = prefixed(field, param_name.substr(0, max_name_length));
+            if (std::none_of(s.params.begin(), s.params.end(),
+                             [&](const ParamSpec& p) { return p.name == param_name; }))
+                fail(param.first, f,
+                     fmt::format("'{}' is no parameter of the suite{}; a variant gives its own values to the suite's "
+                                 "parameters ({})",
+                                 param_name.substr(0, max_name_length), did_you_mean(param_name, param_order_),
+                                 join(param_order_)));
+            if (param.second.IsMap() && param.second["scan"])
+                fail(param.second, f, "a variant's values are a list or a range; only the suite scans a parameter");
+            values.push_back(this->param(param_name, param.second, f));
+        }
+        variant_params_[name] = std::move(values);
+    }
 }
 
 void Loader::timing_and_compile_limits(Suite& s, const YAML::Node& root) const
@@ -134,8 +190,10 @@ void Loader::timing_and_compile_limits(Suite& s, const YAML::Node& root) const
 }
 
 void Loader::variant_list(Suite& s, const YAML::Node& variants, const std::set<std::string, std::less<>>& names,
-                          const std::optional<Expression>& flops, const std::optional<Expression>& bytes) const
+                          const std::optional<Expression>& flops, const std::optional<Expression>& bytes)
 {
+    const std::vector<std::size_t> every_point = checked_points_;
+    std::size_t case_count = 0;
     expect_map(variants, "variants");
     if (variants.size() == 0) fail(variants, "variants", "needs at least one variant");
     for (const auto& kv : variants) {
@@ -146,15 +204,27 @@ void Loader::variant_list(Suite& s, const YAML::Node& variants, const std::set<s
                              "a letter, digit or '_'",
                              problem));
         if (s.find_variant(name)) fail(kv.first, "variants." + name, "declared twice");
+        // Each variant's fields are checked at the points it runs at.
+        VariantSpec probe;
+        probe.name = name;
+        if (const auto own = variant_params_.find(name); own != variant_params_.end()) probe.params = own->second;
+        checked_points_.clear();
+        for (const std::size_t p : every_point)
+            if (runs_at(s, probe, points_[p])) checked_points_.push_back(p);
+        case_count += checked_points_.size();
         VariantSpec v = variant(name, kv.second, "variants." + name, names, s.buffers);
         if (!v.flops) v.flops = flops;
         if (!v.bytes) v.bytes = bytes;
         s.variants.push_back(std::move(v));
     }
-    if (s.variants.size() * points_.size() > max_cases)
+    checked_points_ = every_point;
+    if (case_count > max_cases)
         fail(variants, "variants",
-             fmt::format("{} variants x {} sweep points make more than the {} cases allowed", s.variants.size(),
-                         points_.size(), max_cases));
+             variant_params_.empty()
+                 ? fmt::format("{} variants x {} sweep points make more than the {} cases allowed", s.variants.size(),
+                               points_.size(), max_cases)
+                 : fmt::format("the variants at their points make {} cases, more than the {} allowed", case_count,
+                               max_cases));
 }
 
 Suite Loader::suite(const YAML::Node& root)
@@ -194,10 +264,11 @@ Suite Loader::suite(const YAML::Node& root)
             check_computable(root[key], key, **target);
         }
 
+    // Known before the variants are read: the reference is checked at every point.
+    s.reference = scalar(root["reference"], "reference");
     const YAML::Node variants = root["variants"];
     variant_list(s, variants, names, flops, bytes);
 
-    s.reference = scalar(root["reference"], "reference");
     const VariantSpec* reference = s.find_variant(s.reference);
     if (!reference) {
         std::vector<std::string> known;

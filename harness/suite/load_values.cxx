@@ -178,7 +178,7 @@ std::vector<Expression> Loader::dims(const YAML::Node& node, const std::string& 
 std::string Loader::metric_name(const YAML::Node& key, const std::string& field) const
 {
     const std::string name = scalar(key, field);
-    if (find_metric(name)) return name;
+    if (name.find('@') == std::string::npos && find_metric(name)) return name;
     std::vector<std::string> known;
     for (const auto& m : metric_table()) known.emplace_back(m.name);
     fail(key, field,
@@ -401,7 +401,7 @@ std::int64_t Loader::value_at(const YAML::Node& node, const std::string& field, 
 /// An expression of the sweep (flops, bytes) is computable at every point.
 void Loader::check_computable(const YAML::Node& node, const std::string& field, const Expression& e) const
 {
-    for (std::size_t p = 0; p < points_.size(); ++p) value_at(node, field, e, p);
+    for (const std::size_t p : checked_points_) value_at(node, field, e, p);
 }
 
 } // namespace harness::suite

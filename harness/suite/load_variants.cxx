@@ -202,11 +202,12 @@ VariantSpec Loader::variant(const std::string& name, const YAML::Node& node, con
 {
     static const std::vector<std::string> launch_keys = {"entry", "block", "grid", "shared_bytes", "args"};
     std::vector<std::string> allowed = {"source",  "module", "built_from", "stale",   "defines", "options", "launches",
-                                        "buffers", "flops",  "bytes",      "builtin", "compare", "expect"};
+                                        "buffers", "flops",  "bytes",      "builtin", "compare", "expect",  "params"};
     allowed.insert(allowed.end(), launch_keys.begin(), launch_keys.end());
     VariantSpec v;
     v.name = name;
     v.where = where(node);
+    if (const auto own = variant_params_.find(name); own != variant_params_.end()) v.params = own->second;
     if (node.IsMap() && node["builtin"]) return builtin_variant(v, node, field, params, suite_buffers);
     check_keys(node, field, allowed, {});
     if (node["module"]) {
@@ -393,7 +394,8 @@ VariantSpec Loader::builtin_variant(VariantSpec v, const YAML::Node& node, const
                                     const std::set<std::string, std::less<>>& params,
                                     const std::vector<BufferSpec>& suite_buffers) const
 {
-    check_keys(node, field, {"builtin", "args", "buffers", "flops", "bytes", "compare", "expect"}, {"builtin", "args"});
+    check_keys(node, field, {"builtin", "args", "buffers", "flops", "bytes", "compare", "expect", "params"},
+               {"builtin", "args"});
     v.builtin = scalar(node["builtin"], field + ".builtin");
     const BuiltinSignature* info = find_builtin_signature(v.builtin);
     if (!info) {
@@ -446,7 +448,7 @@ void Loader::check_geometry(const YAML::Node& node, const std::string& field, co
             shared_max = limits->shared_bytes_per_block_optin;
             shared_arch = arch;
         }
-    for (std::size_t p = 0; p < points_.size(); ++p) {
+    for (const std::size_t p : checked_points_) {
         const auto& where = point_texts_[p];
         std::int64_t threads = 1;
         for (std::size_t d = 0; d < l.block.size(); ++d) {
@@ -478,7 +480,7 @@ void Loader::check_geometry(const YAML::Node& node, const std::string& field, co
 void Loader::check_count(const YAML::Node& node, const std::string& field, const BufferSpec& b) const
 {
     constexpr std::int64_t max_bytes = std::int64_t{1} << 40;
-    for (std::size_t p = 0; p < points_.size(); ++p) {
+    for (const std::size_t p : checked_points_) {
         const std::int64_t count = value_at(node, field, b.count, p);
         if (count < 0 || count > max_bytes / static_cast<std::int64_t>(element_size(b.type)))
             fail(node, field,
@@ -499,7 +501,7 @@ void Loader::check_scalar(const YAML::Node& node, const std::string& field, cons
     } else if (info.kind == ElementKind::unsigned_integer) {
         low = 0;
     }
-    for (std::size_t p = 0; p < points_.size(); ++p) {
+    for (const std::size_t p : checked_points_) {
         const std::int64_t v = value_at(node, field, a.scalar, p);
         if (v < low || v > high)
             fail(node, field,

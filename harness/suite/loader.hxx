@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -93,11 +94,15 @@ public:
     void architectures_and_metrics(Suite& s, const YAML::Node& root) const;
     /// `params:`, the sweep points and the cliff settings; returns the parameters' names.
     std::set<std::string, std::less<>> sweep(Suite& s, const YAML::Node& root);
+    /// Each variant's own `params:`, read with the suite's so that the sweep's points are known
+    /// before any field is checked at them.
+    void variant_sweeps(const Suite& s, const YAML::Node& root);
     /// `timing:` and `compile:`.
     void timing_and_compile_limits(Suite& s, const YAML::Node& root) const;
-    /// `variants:`, each given the suite's `flops:` and `bytes:` where it has none of its own.
+    /// `variants:`, each given the suite's `flops:` and `bytes:` where it has none of its own, and
+    /// each checked at the points it runs at.
     void variant_list(Suite& s, const YAML::Node& variants, const std::set<std::string, std::less<>>& names,
-                      const std::optional<Expression>& flops, const std::optional<Expression>& bytes) const;
+                      const std::optional<Expression>& flops, const std::optional<Expression>& bytes);
     /// Every buffer a variant writes and we verify must also be written by the reference.
     void check_verified_buffers(const Suite& s, const VariantSpec& reference, const YAML::Node& variants) const;
     /// `path` relative to the suite's folder, made absolute with symbolic links resolved.
@@ -139,6 +144,10 @@ private:
     LoadOptions options_;
     std::vector<Bindings> points_;
     std::vector<std::string> point_texts_;
+    /// The points (indices into points_) that the fields being read are checked at: every point
+    /// for the suite's own fields and the reference, a variant's own points for its fields.
+    std::vector<std::size_t> checked_points_;
+    std::map<std::string, std::vector<ParamSpec>> variant_params_; ///< each variant's own `params:`
     std::vector<std::string> archs_;
     std::vector<std::string> param_order_; ///< the sweep parameters in declaration order
     bool archs_given_ = false;             ///< the suite has an `archs:` key

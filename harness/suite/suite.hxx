@@ -64,6 +64,17 @@ struct ExpectSpec {
 /// "measured", "exact"; "" for every map (the suite's key for each).
 const char* cliff_maps_name(CliffMaps maps);
 
+/// One swept parameter with its values in order.
+struct ParamSpec {
+    std::string name;
+    std::vector<std::int64_t> values;
+    /// `{scan: [first, last]}`: a dense axis along which cliffs are found (docs/cliffs.md); its
+    /// values expand like any other parameter's.
+    bool scanned = false;
+    /// A scan's `pitch:`: a row pitch or offset in bytes at each point, for the alignment cause.
+    std::optional<Expression> pitch{};
+};
+
 /// A device buffer the kernels read or write.
 struct BufferSpec {
     std::string name;
@@ -134,19 +145,11 @@ struct VariantSpec {
     std::optional<Expression> bytes;
     std::vector<CompareSpec> compare; ///< per-variant rules, over the suite's
     std::vector<ExpectSpec> expect;   ///< per-variant expectations, over the suite's for the same metric
+    /// `params:`: the variant's own values for some of the suite's parameters, in place of the
+    /// suite's for this variant's cases only (each version of a kernel its own block sizes).
+    std::vector<ParamSpec> params;
     SourceLocation where;
     bool is_builtin() const { return !builtin.empty(); }
-};
-
-/// One swept parameter with its values in order.
-struct ParamSpec {
-    std::string name;
-    std::vector<std::int64_t> values;
-    /// `{scan: [first, last]}`: a dense axis along which cliffs are found (docs/cliffs.md); its
-    /// values expand like any other parameter's.
-    bool scanned = false;
-    /// A scan's `pitch:`: a row pitch or offset in bytes at each point, for the alignment cause.
-    std::optional<Expression> pitch{};
 };
 
 /// `cliffs:`: what counts as a cliff along the suite's scanned axis, and how one is gated.

@@ -17,8 +17,17 @@ struct Case {
     std::string params_text; ///< "M=256 N=256", in declaration order
 };
 
-/// The cartesian product of the parameters, in declaration order (the last varies fastest).
+/// Every point a case runs at, each once: the cartesian product of the parameters, in
+/// declaration order (the last varies fastest), each parameter taking the suite's values and then
+/// the variants' own values (VariantSpec::params) the suite does not have, keeping only the points
+/// of the suite's product and of each variant's own. Cases of different variants at the same
+/// values share the point's index.
 std::vector<Bindings> sweep_points(const Suite& suite);
+
+/// Whether `variant` has a case at `point` (one of sweep_points): the reference runs at every
+/// point, so that each variant's output is verified at its own values; another variant where each
+/// parameter takes one of its own values, or else one of the suite's.
+bool runs_at(const Suite& suite, const VariantSpec& variant, const Bindings& point);
 
 /// "N=256 K=64" for a point, in the suite's parameter order.
 std::string params_text(const Suite& suite, const Bindings& point);
@@ -32,7 +41,7 @@ std::string others_text(const Suite& suite, const Bindings& point, std::string_v
 std::string point_text(const Suite& suite, std::string_view axis, std::int64_t x, const std::string& others);
 
 /// All cases, grouped by point, the reference variant first within each point so that its output
-/// is at hand when the others are verified.
+/// is at hand when the others are verified; a variant only at the points it runs_at.
 std::vector<Case> expand_cases(const Suite& suite);
 
 } // namespace harness::suite
