@@ -43,7 +43,8 @@ double wrapped(suite::ElementType type, std::uint64_t index)
 
 /// The value element `index` gets when drawn for a type (`floating` or not); to_bits then rounds
 /// (and, for integers, clamps) it into the type.
-double value_at(const suite::BufferSpec& spec, suite::ElementType type, bool floating, std::uint64_t index)
+double value_at(const suite::BufferSpec& spec, const ValueBounds& bounds, suite::ElementType type, bool floating,
+                std::uint64_t index)
 {
     switch (spec.init) {
     case suite::InitKind::zeros: return 0.0;
@@ -51,9 +52,9 @@ double value_at(const suite::BufferSpec& spec, suite::ElementType type, bool flo
     case suite::InitKind::sequence: return floating ? static_cast<double>(index) : wrapped(type, index);
     case suite::InitKind::uniform: {
         const double unit = static_cast<double>(mix(spec.seed * 0x100000001b3ull ^ mix(index)) >> 11) * 0x1.0p-53;
-        const double v = spec.min + unit * (spec.max - spec.min);
+        const double v = bounds.min + unit * (bounds.max - bounds.min);
         // Integer buffers draw integers in [min, max].
-        return floating ? v : std::floor(spec.min + unit * (spec.max - spec.min + 1.0));
+        return floating ? v : std::floor(bounds.min + unit * (bounds.max - bounds.min + 1.0));
     }
     }
     return 0.0;
@@ -66,6 +67,14 @@ constexpr std::size_t parallel_elements = 1 << 20; ///< elements per thread wort
 constexpr std::size_t max_fill_threads = 16;
 
 } // namespace
+
+ValueBounds value_bounds(const suite::BufferSpec& spec, const suite::Bindings& params)
+{
+    ValueBounds bounds{spec.min, spec.max};
+    if (spec.min_expression) bounds.min = static_cast<double>(spec.min_expression->evaluate(params));
+    if (spec.max_expression) bounds.max = static_cast<double>(spec.max_expression->evaluate(params));
+    return bounds;
+}
 
 Bytes initial_contents(const suite::BufferSpec& spec, std::size_t count, const suite::Bindings& params,
                        unsigned threads)
@@ -82,6 +91,7 @@ void draw_contents(const suite::BufferSpec& spec, std::size_t count, const suite
     // With round_to, the values are those a buffer of that type holds, kept exactly in this one.
     const suite::ElementType drawn_as = spec.round_to.value_or(spec.type);
     const bool floating = suite::is_floating(drawn_as);
+    const ValueBounds bounds = value_bounds(spec, params);
     // The index expression with its parameters fixed once: only `i` changes from element to element.
     std::optional<suite::BoundExpression> index_of;
     if (spec.index) index_of = spec.index->bind(params, "i");
@@ -94,7 +104,7 @@ void draw_contents(const suite::BufferSpec& spec, std::size_t count, const suite
             for (std::size_t k = 0; k < n; ++k) {
                 std::uint64_t index = first + k;
                 if (index_of) index = static_cast<std::uint64_t>(index_of->evaluate(static_cast<std::int64_t>(index)));
-                block[k] = value_at(spec, drawn_as, floating, index);
+                block[k] = value_at(spec, bounds, drawn_as, floating, index);
             }
             if (spec.round_to)
                 for (std::size_t k = 0; k < n; ++k) block[k] = suite::round_to_type(*spec.round_to, block[k]);

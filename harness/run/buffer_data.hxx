@@ -16,6 +16,17 @@ namespace harness::run {
 /// Raw bytes of a buffer on the host.
 using Bytes = std::vector<std::byte>;
 
+/// The range a `uniform` buffer's values are drawn in at one case's point.
+struct ValueBounds {
+    double min = 0.0;
+    double max = 1.0;
+};
+
+/// `spec`'s min and max at the point `params`: each its number, or its expression's value there.
+/// Throws suite::ExpressionError where an expression cannot be evaluated (the loader checked every
+/// point of the suite already).
+ValueBounds value_bounds(const suite::BufferSpec& spec, const suite::Bindings& params);
+
 /// The initial contents of `spec` with `count` elements; values depend only on the spec and the
 /// index, so every variant and every run sees the same data. Values are drawn in double for the
 /// buffer's type (or its `round_to` type), then stored with suite::to_bits.

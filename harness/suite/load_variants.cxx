@@ -97,9 +97,7 @@ BufferSpec Loader::buffer(const std::string& name, const YAML::Node& node, const
              fmt::format("unknown init '{}'{}; one of {}", init, did_you_mean(init, inits), join(inits)));
     if (b.init == InitKind::uniform && !node["seed"]) fail(node, field + ".seed", "init 'uniform' needs a seed");
     if (node["seed"]) b.seed = static_cast<std::uint64_t>(integer_in(node["seed"], field + ".seed", 0, INT64_MAX));
-    if (node["min"]) b.min = number(node["min"], field + ".min");
-    if (node["max"]) b.max = number(node["max"], field + ".max");
-    if (b.max < b.min) fail(node, field, "'max' is below 'min'");
+    value_bounds(b, node, field, params);
     if (node["index"]) {
         auto with_i = params;
         with_i.insert("i");
@@ -120,6 +118,37 @@ BufferSpec Loader::buffer(const std::string& name, const YAML::Node& node, const
              fmt::format("unknown role '{}'{}; one of {}", role, did_you_mean(role, roles), join(roles)));
     if (node["tolerance"]) b.tolerance = tolerance(node["tolerance"], field + ".tolerance", Tolerance{});
     return b;
+}
+
+void Loader::value_bounds(BufferSpec& b, const YAML::Node& node, const std::string& field,
+                          const std::set<std::string, std::less<>>& params) const
+{
+    // A bound is a number (-0.5, 1e3) or an integer expression of the sweep (`V - 1`), the
+    // latter read at each point: an integer buffer drawn in [0, V - 1] holds valid indices.
+    const auto bound = [&](const char* key, double& number, std::optional<Expression>& written) {
+        const YAML::Node value = node[key];
+        if (!value) return;
+        const std::string f = field + "." + key;
+        if (const auto v = parse_decimal_number(scalar(value, f)))
+            number = *v;
+        else
+            written = expression(value, f, params);
+    };
+    bound("min", b.min, b.min_expression);
+    bound("max", b.max, b.max_expression);
+    const auto at = [&](const char* key, double number, const std::optional<Expression>& e, std::size_t point) {
+        return e ? static_cast<double>(value_at(node[key], field + "." + key, *e, point)) : number;
+    };
+    if (!b.min_expression && !b.max_expression) {
+        if (b.max < b.min) fail(node, field, "'max' is below 'min'");
+        return;
+    }
+    for (const std::size_t p : checked_points_) {
+        const double low = at("min", b.min, b.min_expression, p);
+        const double high = at("max", b.max, b.max_expression, p);
+        if (high < low)
+            fail(node, field, fmt::format("'max' ({:g}) is below 'min' ({:g}) at {}", high, low, point_texts_[p]));
+    }
 }
 
 std::vector<BufferSpec> Loader::buffers(const YAML::Node& node, const std::string& field,

@@ -97,6 +97,10 @@ public:
     /// Each variant's own `params:`, read with the suite's so that the sweep's points are known
     /// before any field is checked at them.
     void variant_sweeps(const Suite& s, const YAML::Node& root);
+    /// A buffer's `min:` and `max:`, each a number or an expression of the sweep parameters, with
+    /// min <= max at every point.
+    void value_bounds(BufferSpec& b, const YAML::Node& node, const std::string& field,
+                      const std::set<std::string, std::less<>>& params) const;
     /// `timing:` and `compile:`.
     void timing_and_compile_limits(Suite& s, const YAML::Node& root) const;
     /// `variants:`, each given the suite's `flops:` and `bytes:` where it has none of its own, and

@@ -84,6 +84,10 @@ struct BufferSpec {
     std::uint64_t seed = 0;
     double min = 0.0;
     double max = 1.0;
+    /// `min:` or `max:` written as an expression of the sweep parameters (`V - 1`): the bound at a
+    /// case's point is its value there, in place of the number above.
+    std::optional<Expression> min_expression;
+    std::optional<Expression> max_expression;
     std::optional<Expression> index; ///< maps element i to the generator index (same values, other layout)
     /// Holds the values a buffer of this type would hold (e.g. an f32 reference fed a bf16 variant's inputs).
     std::optional<ElementType> round_to;
