@@ -125,12 +125,15 @@ void write_static_table(const RunReport& report, std::ostream& out, std::size_t 
     for (const auto& r : report.results) {
         const std::string status = status_word(r);
         const auto occupancy = r.metric(metric::theoretical_occupancy);
-        const double spill =
-            r.metric(metric::spill_store_bytes).value_or(0) + r.metric(metric::spill_load_bytes).value_or(0);
+        // Spills are known from ptxas' report only: a module built by the project's own compiler
+        // has none, and its spills are unmeasured ("-"), never 0.
+        const auto stores = r.metric(metric::spill_store_bytes);
+        const auto loads = r.metric(metric::spill_load_bytes);
+        const std::string spill =
+            stores || loads ? fmt::format("{:.0f}", stores.value_or(0) + loads.value_or(0)) : std::string("-");
         fmt::print(out, "{:<{}}  {:<{}}  {:<6}  {:<{}}  {:>4}  {:>6}  {:>6}  {:>6}  {:>6}  {:>5}  {}\n", r.variant,
                    variant_width, r.params_text, params_width, r.arch, status, status_columns,
-                   metric_text(r, metric::registers, "{:.0f}"),
-                   r.metric(metric::registers) ? fmt::format("{:.0f}", spill) : "-",
+                   metric_text(r, metric::registers, "{:.0f}"), spill,
                    r.metric(metric::static_shared_bytes)
                        ? fmt::format("{:.0f}", *r.metric(metric::static_shared_bytes) +
                                                    r.metric(metric::dynamic_shared_bytes).value_or(0))

@@ -165,3 +165,38 @@ TEST(Report, CaseCostSurvivesJson)
     events.cost.timing = 0.2;
     EXPECT_FALSE(nlohmann::json(events)["cost"].contains("timing"));
 }
+
+TEST(Report, StaticTableShowsUnmeasuredSpillsAsUnmeasured)
+{
+    auto rep = sample_report();
+    rep.mode = RunMode::static_tier;
+    rep.results.resize(1);
+    // A kernel of a module built by nvcc: registers known, spills not (no ptxas report).
+    rep.results[0].variant = "from_module";
+    CaseResult compiled = rep.results[0];
+    compiled.variant = "from_source";
+    compiled.set_metric("spill_store_bytes", 8);
+    compiled.set_metric("spill_load_bytes", 4);
+    CaseResult clean = rep.results[0];
+    clean.variant = "no_spills";
+    clean.set_metric("spill_store_bytes", 0);
+    clean.set_metric("spill_load_bytes", 0);
+    rep.results.push_back(compiled);
+    rep.results.push_back(clean);
+    std::ostringstream out;
+    report::write_console_table(rep, out);
+    const std::string text = out.str();
+    const auto header = text.substr(0, text.find('\n'));
+    const auto spill_end = header.find("spill") + 5;
+    // The spill column of each row: right-aligned under its header.
+    const auto spill_of = [&](const std::string& variant) {
+        const auto at = text.find("\n" + variant + " ");
+        EXPECT_NE(at, std::string::npos) << text;
+        const std::string line = text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+        const auto start = line.find_last_of(' ', spill_end - 1) + 1;
+        return line.substr(start, spill_end - start);
+    };
+    EXPECT_EQ(spill_of("from_module"), "-") << text;
+    EXPECT_EQ(spill_of("from_source"), "12") << text;
+    EXPECT_EQ(spill_of("no_spills"), "0") << text;
+}
