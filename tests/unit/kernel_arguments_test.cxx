@@ -155,6 +155,26 @@ TEST(KernelArguments, ACountOtherThanTheParametersIsBadInput)
     EXPECT_EQ(run_code, 2) << run_err;
 }
 
+TEST(KernelArguments, CheckSaysUpFrontWhatDoesNotFitAndCallsNoVariantOk)
+{
+    // Every variant compiles; one's arguments do not fit its kernel.
+    Project p(edited("args: [x, {f16: 0.75}, {i32: N}]", "args: [x, {f16: 0.75}]"));
+    testing::internal::CaptureStdout();
+    testing::internal::CaptureStderr();
+    const int code = cli::run_tool({"check", "--no-cache", "--arch", "sm_90", p.suite.string()});
+    const std::string out = testing::internal::GetCapturedStdout();
+    testing::internal::GetCapturedStderr();
+    EXPECT_EQ(code, 2);
+    const auto problem = out.find("arguments do not fit the kernels:");
+    ASSERT_NE(problem, std::string::npos) << out;
+    // The problem comes before the variants' lines, none of which says "ok".
+    const auto first_variant = out.find("sm_90    scale");
+    ASSERT_NE(first_variant, std::string::npos) << out;
+    EXPECT_LT(problem, first_variant) << out;
+    EXPECT_EQ(out.find(" ok"), std::string::npos) << out;
+    EXPECT_NE(out.find("compiled"), std::string::npos) << out;
+}
+
 TEST(KernelArguments, EachLaunchOfAVariantIsChecked)
 {
     // The first launch's kernel takes (int, __half*): its arguments swapped fit neither.
