@@ -17,16 +17,19 @@
 # files of others are not copied into this repository. yamllint is a Debian package
 # (ci/install-deps.sh installs it); the structural rules are plain Python on Debian's python3.
 # Usage: ci/check-ci-templates.sh [--github FILE] [--gitlab FILE] [--project DIR]
-#   FILE: a project's edited copy to check instead of the template (the self-tests keep the templates).
+#   FILE: a project's edited copy to check. Given one or both, only the files given are checked (a GitHub
+#     workflow alone with --github alone), and the self-tests, which plant breaks in the templates, are left
+#     out; given neither, both templates are checked with every self-test.
 #   DIR: the folder HARNESS_SUITES is relative to, where the module checks read the suites (default: the current one).
+# The package installs this script with the templates beside the docs (share/doc/harness/ci/).
 # Exit status: 0 when the files pass and the self-test catches every planted break, else 1 (2: usage).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 github_template="$root/ci/github/harness.yml"
 gitlab_template="$root/ci/gitlab/harness.gitlab-ci.yml"
-github="$github_template"
-gitlab="$gitlab_template"
+github=""
+gitlab=""
 project=.
 while (($#)); do
   case "$1" in
@@ -49,15 +52,27 @@ if ! "$python" -c 'import yaml, yamllint' 2>/dev/null; then
   exit 1
 fi
 
+# A project's copies only, when it names them: the templates themselves, and the self-tests, otherwise.
+templates=0
+if [ -z "$github" ] && [ -z "$gitlab" ]; then
+  templates=1
+  github="$github_template"
+  gitlab="$gitlab_template"
+fi
+
 # Every check runs, so that one run names every error.
 status=0
-"$python" "$root/ci/check_ci_templates.py" github "$github" || status=1
-"$python" "$root/ci/check_ci_templates.py" gitlab "$gitlab" || status=1
-"$python" "$root/ci/check_ci_templates.py" self-test "$github_template" "$gitlab_template" || status=1
-"$python" "$root/ci/check_ci_modules.py" github "$github" "$project" || status=1
-"$python" "$root/ci/check_ci_modules.py" gitlab "$gitlab" "$project" || status=1
-for check in worked-example self-test; do
-  "$python" "$root/ci/check_ci_modules.py" "$check" "$root/docs/ci-templates.md" "$github_template" \
-    "$gitlab_template" "$root/examples/tensor-kernels" || status=1
+for format in github gitlab; do
+  file="${!format}"
+  [ -n "$file" ] || continue
+  "$python" "$root/ci/check_ci_templates.py" "$format" "$file" || status=1
+  "$python" "$root/ci/check_ci_modules.py" "$format" "$file" "$project" || status=1
 done
+if [ "$templates" -eq 1 ]; then
+  "$python" "$root/ci/check_ci_templates.py" self-test "$github_template" "$gitlab_template" || status=1
+  for check in worked-example self-test; do
+    "$python" "$root/ci/check_ci_modules.py" "$check" "$root/docs/ci-templates.md" "$github_template" \
+      "$gitlab_template" "$root/examples/tensor-kernels" || status=1
+  done
+fi
 exit $status

@@ -3,6 +3,8 @@
 # examples/tensor-kernels as the project:
 #   1. installs the harness from an already-built build folder into a scratch prefix; the installed tool
 #      runs from elsewhere, and find_package(harness 0.1 CONFIG) takes the package while 0.2 and 1.0 refuse it;
+#      the installed docs' links all lead somewhere, and the installed template checker checks the installed
+#      templates, and only the one it is given (a GitHub workflow alone: nothing of GitLab);
 #   2. builds the example against the installed package: `ctest -LE gpu` passes (the static tier against
 #      the committed baselines) and, without a GPU, `ctest -L gpu` reports the GPU test as skipped;
 #   3. configures and builds the example against the harness's build folder as a package (-Dharness_DIR=BUILD_DIR):
@@ -91,6 +93,38 @@ for wanted in 0.1 0.2 1.0; do
   [ "$found" = "$expected" ] ||
     { cat "$work/version-probe/$wanted.log"; fail "find_package(harness $wanted): found $found"; }
 done
+
+step "the installed docs, CI templates and template checker"
+docs="$prefix/share/doc/harness"
+for file in ci/github/harness.yml ci/gitlab/harness.gitlab-ci.yml ci/check-ci-templates.sh \
+  examples/tensor-kernels/CMakeLists.txt; do
+  [ -f "$docs/$file" ] || fail "no share/doc/harness/$file after cmake --install"
+done
+# Every relative link of the installed pages names a file or folder of the installed tree (../ci/...).
+broken=""
+while IFS= read -r -d '' page; do
+  while IFS= read -r link; do
+    target="${link#](}"
+    target="${target%)}"
+    target="${target%%#*}"
+    case "$target" in "" | http://* | https://* | mailto:*) continue ;; esac
+    [ -e "$(dirname "$page")/$target" ] || broken+="  ${page#"$docs"/}: $target"$'\n'
+  done < <(grep -o '](\([^) ]*\))' "$page" || true)
+done < <(find "$docs" -name '*.md' -print0)
+[ -z "$broken" ] || fail "links of the installed docs that lead nowhere:"$'\n'"$broken"
+# The installed checker on its own templates, with every self-test; then on one copy of each format alone.
+checker="$docs/ci/check-ci-templates.sh"
+(cd "$work" && run_logged "$work/installed-check-templates.log" "$checker")
+cp "$docs/ci/github/harness.yml" "$work/kernels.yml"
+cp "$docs/ci/gitlab/harness.gitlab-ci.yml" "$work/gitlab-ci.yml"
+(cd "$root" && run_logged "$work/installed-check-github.log" "$checker" --github "$work/kernels.yml")
+expect_in "$work/installed-check-github.log" "kernels.yml: ok" "the installed checker did not check the GitHub copy"
+! grep -q "^gitlab" "$work/installed-check-github.log" ||
+  { cat "$work/installed-check-github.log"; fail "asked for a GitHub workflow alone, the checker checked GitLab"; }
+(cd "$root" && run_logged "$work/installed-check-gitlab.log" "$checker" --gitlab "$work/gitlab-ci.yml")
+expect_in "$work/installed-check-gitlab.log" "gitlab-ci.yml: ok" "the installed checker did not check the GitLab copy"
+! grep -q "^github" "$work/installed-check-gitlab.log" ||
+  { cat "$work/installed-check-gitlab.log"; fail "asked for a GitLab file alone, the checker checked GitHub"; }
 
 step "example with find_package(harness CONFIG): configure, build, ctest -LE gpu, ctest -L gpu"
 run_logged "$work/package-configure.log" cmake -S "$example" -B "$work/package" -G Ninja \
