@@ -1,6 +1,7 @@
 #include "harness/cliff/steps.hxx"
 
 #include "harness/core/error.hxx"
+#include "harness/core/stats.hxx"
 
 #include <algorithm>
 #include <cmath>
@@ -113,16 +114,6 @@ Series prepare(const std::vector<double>& x, const std::vector<double>& values, 
     return s;
 }
 
-/// The median of `v`, reordering it.
-double median_in_place(std::vector<double>& v)
-{
-    if (v.empty()) return 0.0;
-    const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-    std::nth_element(v.begin(), mid, v.end());
-    if (v.size() % 2 == 1) return *mid;
-    return (*std::max_element(v.begin(), mid) + *mid) / 2.0;
-}
-
 double depth_of(double before, double after)
 {
     if (before != 0) return after / before - 1.0;
@@ -179,7 +170,7 @@ private:
         scratch_.clear();
         for (std::size_t i = first; i <= last; ++i)
             for (std::size_t j = i + 1; j <= last; ++j) scratch_.push_back(pair_slope(i, j));
-        return median_in_place(scratch_);
+        return scratch_.empty() ? 0.0 : median_in_place(scratch_);
     }
 
     /// The line of slope `slope` through the points' residuals. Its level is their interquartile

@@ -1,6 +1,7 @@
 #include "harness/compare/bisect_verdict.hxx"
 
 #include "harness/compare/mann_whitney.hxx"
+#include "harness/core/stats.hxx"
 
 #include <cmath>
 

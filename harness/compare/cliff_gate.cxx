@@ -4,6 +4,7 @@
 #include "harness/compare/mann_whitney.hxx"
 #include "harness/compare/rules.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/core/stats.hxx"
 #include "harness/suite/sweep.hxx"
 
 #include <algorithm>

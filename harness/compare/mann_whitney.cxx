@@ -63,13 +63,4 @@ MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b)
     return r;
 }
 
-double median(std::span<const double> values)
-{
-    if (values.empty()) return 0.0;
-    std::vector<double> v(values.begin(), values.end());
-    std::sort(v.begin(), v.end());
-    const std::size_t mid = v.size() / 2;
-    return v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2.0;
-}
-
 } // namespace harness::compare

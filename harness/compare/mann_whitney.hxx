@@ -20,7 +20,4 @@ struct MannWhitney {
 /// Compares two samples; each needs at least one value (p = 1 otherwise).
 MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b);
 
-/// The median of a sample (mean of the middle two for an even count); 0 for none.
-double median(std::span<const double> values);
-
 } // namespace harness::compare

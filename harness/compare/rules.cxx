@@ -1,6 +1,7 @@
 #include "harness/compare/rules.hxx"
 
 #include "harness/compare/mann_whitney.hxx"
+#include "harness/core/stats.hxx"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -106,15 +107,9 @@ double relative_spread(const std::vector<double>& samples)
     if (samples.size() < 4) return 0.0;
     std::vector<double> v = samples;
     std::sort(v.begin(), v.end());
-    const auto quantile = [&](double q) {
-        const double at = q * static_cast<double>(v.size() - 1);
-        const auto below = static_cast<std::size_t>(at);
-        const double next = v[std::min(below + 1, v.size() - 1)];
-        return v[below] + (at - static_cast<double>(below)) * (next - v[below]);
-    };
-    const double mid = quantile(0.5);
+    const double mid = sorted_quantile(v, 0.5);
     // The interquartile range of a normal sample is 1.349 standard deviations.
-    return mid > 0.0 ? (quantile(0.75) - quantile(0.25)) / 1.349 / mid : 0.0;
+    return mid > 0.0 ? (sorted_quantile(v, 0.75) - sorted_quantile(v, 0.25)) / 1.349 / mid : 0.0;
 }
 
 std::string p_value_text(double p)

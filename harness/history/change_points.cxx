@@ -1,5 +1,7 @@
 #include "harness/history/change_points.hxx"
 
+#include "harness/core/stats.hxx"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -9,16 +11,6 @@
 namespace harness::history {
 
 namespace {
-
-double median_of(std::vector<double> v)
-{
-    if (v.empty()) return 0.0;
-    const std::size_t mid = v.size() / 2;
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-    const double upper = v[mid];
-    if (v.size() % 2 == 1) return upper;
-    return (*std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)) + upper) / 2.0;
-}
 
 double mean_of(std::span<const double> v)
 {
@@ -83,7 +75,7 @@ double neighbour_noise(std::span<const double> values)
     if (values.size() < 3) return 0.0;
     std::vector<double> d;
     for (std::size_t i = 1; i < values.size(); ++i) d.push_back(std::fabs(values[i] - values[i - 1]));
-    return 1.4826 * median_of(std::move(d)) / std::sqrt(2.0);
+    return 1.4826 * median_in_place(d) / std::sqrt(2.0);
 }
 
 std::vector<std::size_t> pelt_mean_changes(std::span<const double> values, double noise, double penalty,
@@ -150,7 +142,7 @@ double theil_sen_slope(std::span<const double> values)
     for (std::size_t i = 0; i < values.size(); ++i)
         for (std::size_t j = i + 1; j < values.size(); ++j)
             slopes.push_back((values[j] - values[i]) / static_cast<double>(j - i));
-    return median_of(std::move(slopes));
+    return slopes.empty() ? 0.0 : median_in_place(slopes);
 }
 
 namespace {

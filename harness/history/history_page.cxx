@@ -1,5 +1,6 @@
 #include "harness/history/history_page.hxx"
 
+#include "harness/core/stats.hxx"
 #include "harness/report/html_parts.hxx"
 #include "harness/report/html_text.hxx"
 #include "harness/report/page_assets.hxx"
@@ -146,12 +147,6 @@ std::string varying_parameter(const std::vector<Move>& moves)
     return "";
 }
 
-std::string median_change_text(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? "" : fmt::format("{:+.2f} %", v[v.size() / 2]);
-}
-
 /// The change points by commit, newest first; at each commit what got worse first, biggest moves
 /// first. Moves of one variant, figure and machine at one commit that differ only in one
 /// parameter (the points of a scanned axis) are one row: a map that moved, not one row per point.
@@ -209,7 +204,7 @@ std::string change_rows(const SuiteHistory& h, std::vector<Move> moves,
                         s->arch));
                     label += fmt::format(" <span class=\"unit\">{} points of {} moved</span>", group.size(),
                                          html_escape(axis));
-                    change = median_change_text(changes) + " (median)";
+                    change = fmt::format("{:+.2f} % (median)", median(changes));
                     before = "";
                     after = "";
                 }

@@ -2,6 +2,7 @@
 
 #include "harness/core/git.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/core/stats.hxx"
 #include "harness/history/history_store.hxx"
 
 #include <algorithm>
@@ -11,13 +12,6 @@
 namespace harness::history {
 
 namespace {
-
-double median_of(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n == 0 ? 0.0 : (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0);
-}
 
 /// Whether two spellings of a commit (a full hash, a short one) name the same one.
 bool same_commit(std::string_view a, std::string_view b)
@@ -66,7 +60,7 @@ std::vector<double> recent_values(const std::vector<RunRecord>& runs, const Comm
     values.reserve(std::min(count, by_commit.size()));
     auto it = by_commit.begin();
     if (by_commit.size() > count) std::advance(it, by_commit.size() - count);
-    for (; it != by_commit.end(); ++it) values.push_back(median_of(it->second));
+    for (; it != by_commit.end(); ++it) values.push_back(median(it->second));
     return values;
 }
 

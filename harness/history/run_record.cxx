@@ -3,6 +3,7 @@
 #include "harness/compare/baseline_update.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/input_files.hxx"
+#include "harness/core/stats.hxx"
 
 #include <algorithm>
 #include <cmath>
@@ -33,14 +34,6 @@ json number(double value)
     return value;
 }
 
-double quantile(const std::vector<double>& sorted, double q)
-{
-    const double at = q * static_cast<double>(sorted.size() - 1);
-    const auto below = static_cast<std::size_t>(at);
-    const double next = sorted[std::min(below + 1, sorted.size() - 1)];
-    return sorted[below] + (at - static_cast<double>(below)) * (next - sorted[below]);
-}
-
 std::string text_field(const json& j, const char* key, const std::string& what)
 {
     const auto it = j.find(key);
@@ -65,8 +58,8 @@ std::optional<TimeSummary> summarize_time(std::vector<double> samples_us)
     std::sort(samples_us.begin(), samples_us.end());
     TimeSummary t;
     t.samples = samples_us.size();
-    t.median_us = round_time(quantile(samples_us, 0.5));
-    t.iqr_us = round_time(quantile(samples_us, 0.75) - quantile(samples_us, 0.25));
+    t.median_us = round_time(sorted_quantile(samples_us, 0.5));
+    t.iqr_us = round_time(sorted_quantile(samples_us, 0.75) - sorted_quantile(samples_us, 0.25));
     // The same evenly spaced quantiles a baseline keeps, fewer of them.
     for (double q : compare::baseline_samples(samples_us, max_time_quantiles)) t.quantiles_us.push_back(round_time(q));
     return t;

@@ -1,5 +1,6 @@
 #include "harness/history/suite_history.hxx"
 
+#include "harness/core/stats.hxx"
 #include "harness/suite/rule_syntax.hxx"
 
 #include <algorithm>
@@ -10,13 +11,6 @@
 namespace harness::history {
 
 namespace {
-
-double median_of(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n == 0 ? 0.0 : (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0);
-}
 
 /// Noisy figures worth a series: those a rule gates by default (time, DRAM bytes, achieved
 /// occupancy); the rest (time_min, throughput) follow from them.
@@ -144,10 +138,10 @@ SuiteHistory build_suite_history(const std::string& suite, const std::vector<Run
         for (const auto& [at, vs] : g->values) {
             SeriesPoint p;
             p.commit = at;
-            p.value = median_of(vs);
+            p.value = median(vs);
             p.runs = vs.size();
             // Runs at one commit average out: the median's noise falls with their number.
-            p.noise = median_of(g->noise.at(at)) / std::sqrt(static_cast<double>(vs.size()));
+            p.noise = median(g->noise.at(at)) / std::sqrt(static_cast<double>(vs.size()));
             if (const auto it = g->results.find(at); it != g->results.end()) p.results_path = it->second;
             values.push_back(p.value);
             noises.push_back(p.noise);
@@ -156,7 +150,7 @@ SuiteHistory build_suite_history(const std::string& suite, const std::vector<Run
         if (s.stability == Stability::exact) {
             s.analysis = analyze_exact(values);
         } else {
-            s.analysis = analyze_noisy(values, median_of(noises), options);
+            s.analysis = analyze_noisy(values, noises.empty() ? 0.0 : median(noises), options);
             apply_practical_floor(s.analysis, s.metric);
         }
         h.series.push_back(std::move(s));

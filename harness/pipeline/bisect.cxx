@@ -8,6 +8,7 @@
 #include "harness/core/child_process.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/core/stats.hxx"
 #include "harness/core/stopwatch.hxx"
 #include "harness/core/text.hxx"
 #include "harness/pipeline/run_suite.hxx"
@@ -23,6 +24,12 @@ namespace harness::pipeline {
 namespace fs = std::filesystem;
 
 namespace {
+
+/// The median of a step's time samples; 0 for a step whose case was not timed.
+double median_or_zero(std::span<const double> samples)
+{
+    return samples.empty() ? 0.0 : median(samples);
+}
 
 /// A figure's identity across commits: case, architecture, metric.
 struct FigureKey {
@@ -276,8 +283,8 @@ std::vector<FigureChange> changes_at_first(const Evaluation& good, const Figures
         if (it == after_figures.end()) continue;
         FigureChange change{key.variant, key.params, key.arch, key.metric, before, it->second, "", ""};
         if (timed) {
-            change.before = compare::median(good.samples);
-            change.after = compare::median(after.samples);
+            change.before = median_or_zero(good.samples);
+            change.after = median_or_zero(after.samples);
         } else if (it->second == before) {
             continue;
         }
@@ -402,7 +409,7 @@ BisectResult bisect(const BisectRequest& request, std::ostream& log)
         log.flush();
     };
     const auto time_note = [](const std::vector<double>& samples) {
-        return fmt::format("median {:.3f} us of {} samples", compare::median(samples), samples.size());
+        return fmt::format("median {:.3f} us of {} samples", median_or_zero(samples), samples.size());
     };
 
     // The good end: the figures every step is compared with.
@@ -459,7 +466,7 @@ BisectResult bisect(const BisectRequest& request, std::ostream& log)
         if (compare::compare_samples(good.samples, bad->samples) != compare::StepVerdict::different) {
             result.reason = fmt::format("the time at the good commit ({:.3f} us) and the bad one ({:.3f} us) cannot "
                                         "be told apart",
-                                        compare::median(good.samples), compare::median(bad->samples));
+                                        median_or_zero(good.samples), median_or_zero(bad->samples));
             result.wall_s = seconds_since(started);
             return result;
         }

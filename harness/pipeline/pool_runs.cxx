@@ -1,9 +1,9 @@
 #include "harness/pipeline/pool_runs.hxx"
 
 #include "harness/compare/baseline_update.hxx"
-#include "harness/compare/mann_whitney.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/core/stats.hxx"
 #include "harness/pipeline/run_suite.hxx"
 
 #include <algorithm>
@@ -69,7 +69,7 @@ void pool_cliff_levels(std::vector<CliffMap>& maps, const std::vector<harness::R
                 noise = std::max(noise, other->noise[k]);
             }
             if (values.size() != runs.size()) continue;
-            const double middle = compare::median(values);
+            const double middle = median(values);
             double squares = 0;
             for (const double v : values) squares += (v - middle) * (v - middle);
             const double spread = std::sqrt(squares / static_cast<double>(values.size() - 1));

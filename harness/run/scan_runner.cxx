@@ -2,6 +2,7 @@
 
 #include "harness/compile/cubin_info.hxx"
 #include "harness/compile/occupancy.hxx"
+#include "harness/core/stats.hxx"
 #include "harness/run/buffer_data.hxx"
 #include "harness/run/launch_setup.hxx"
 #include "harness/suite/compile_params.hxx"
@@ -58,22 +59,16 @@ struct DeviceMemory {
     }
 };
 
-double median_of(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 } // namespace
 
 std::pair<double, double> summarize_batches(std::vector<double> means, std::size_t runs_per_batch)
 {
-    const double median = median_of(means);
-    std::vector<double> deviations;
-    for (const double m : means) deviations.push_back(std::abs(m - median));
     const double floor = event_resolution_us / static_cast<double>(std::max<std::size_t>(runs_per_batch, 1));
-    return {median, std::max(1.4826 * median_of(deviations), floor)};
+    if (means.empty()) return {0.0, floor}; // a point not timed (no rounds)
+    const double middle = median(means);
+    std::vector<double> deviations;
+    for (const double m : means) deviations.push_back(std::abs(m - middle));
+    return {middle, std::max(1.4826 * median(deviations), floor)};
 }
 
 void to_json(nlohmann::json& j, const ScanPoint& p)

@@ -1,6 +1,7 @@
 #include "harness/run/timing_stats.hxx"
 
 #include "harness/core/metrics.hxx"
+#include "harness/core/stats.hxx"
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +17,7 @@ TimingSummary summarize(const std::vector<double>& samples_us)
     std::vector<double> sorted = samples_us;
     std::sort(sorted.begin(), sorted.end());
     const std::size_t n = sorted.size();
-    s.median_us = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    s.median_us = median(sorted);
     s.min_us = sorted.front();
     s.mean_us = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(n);
     if (n > 1 && s.mean_us > 0) {

@@ -2,6 +2,7 @@
 #include "harness/compare/mann_whitney.hxx"
 #include "harness/compare/rules.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/core/stats.hxx"
 
 #include <gtest/gtest.h>
 #include <random>
