@@ -1,6 +1,6 @@
-// The folders of harness/ form layers, each including only itself and the layers below it
-// (docs/architecture.md): core <- suite <- compile <- cliff <- profile <- run <- compare <- report
-// <- history <- pipeline <- cli. No upward include, so no cycle between folders.
+// The folders of harness/ form layers, each including only itself and the layers before it in the
+// order core, suite, compile, cliff, profile, run, compare, report, history, pipeline, cli
+// (docs/architecture.md). No upward include, so no cycle between folders.
 
 #include "harness/run/builtins.hxx"
 #include "harness/suite/builtin_signatures.hxx"
@@ -10,7 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <map>
 #include <regex>
+#include <set>
 
 namespace fs = std::filesystem;
 
@@ -58,6 +60,40 @@ TEST(Layering, EveryFolderIsALayerAndIncludesOnlyItselfAndLayersBelow)
     EXPECT_GT(files, 50);
     EXPECT_GT(includes, 100);
     for (const auto& u : upward) ADD_FAILURE() << "upward include: " << u;
+}
+
+// docs/architecture.md lists, per folder, the folders it includes: the list is the code's.
+TEST(Layering, TheArchitecturePageSaysWhatEachFolderIncludes)
+{
+    const fs::path root = repo_root() / "harness";
+    const std::regex include(R"(^\s*#\s*include\s*"harness/([a-z_]+)/)");
+    std::map<std::string, std::set<std::string>> included;
+    for (const auto& entry : fs::recursive_directory_iterator(root)) {
+        const auto ext = entry.path().extension();
+        if (!entry.is_regular_file() || (ext != ".cxx" && ext != ".hxx")) continue;
+        const std::string folder = fs::relative(entry.path(), root).begin()->string();
+        auto& targets = included[folder];
+        std::ifstream in(entry.path());
+        std::smatch m;
+        for (std::string line; std::getline(in, line);)
+            if (std::regex_search(line, m, include) && m[1].str() != folder) targets.insert(m[1].str());
+    }
+
+    std::map<std::string, std::set<std::string>> documented;
+    std::ifstream page(repo_root() / "docs" / "architecture.md");
+    const std::regex row(R"(^\| `([a-z_]+)/` \| ([^|]*) \|$)"), name("`([a-z_]+)`");
+    for (std::string line; std::getline(page, line);) {
+        std::smatch m;
+        if (!std::regex_match(line, m, row)) continue;
+        auto& targets = documented[m[1].str()];
+        const std::string cell = m[2].str();
+        for (std::sregex_iterator it(cell.begin(), cell.end(), name), end; it != end; ++it)
+            targets.insert((*it)[1].str());
+    }
+    for (const auto& layer : layers) {
+        ASSERT_TRUE(documented.count(layer)) << "docs/architecture.md has no row for " << layer << "/";
+        EXPECT_EQ(documented[layer], included[layer]) << layer << "/ includes other folders than the page says";
+    }
 }
 
 // Built-ins are named in suite/ (what a suite may call) and implemented in run/: one row each.
