@@ -220,7 +220,8 @@ void CaseProfiler::profile(const std::function<void()>& prepare, const std::vect
                     if (!pos->directory.empty() && !std::filesystem::path(pos->file).is_absolute()) {
                         std::error_code ec;
                         const auto joined = std::filesystem::path(pos->directory) / pos->file;
-                        if (std::filesystem::is_regular_file(joined, ec)) i.file = joined.string();
+                        if (source.recorded_folders || std::filesystem::is_regular_file(joined, ec))
+                            i.file = joined.string();
                     }
                     i.line = pos->line;
                 }

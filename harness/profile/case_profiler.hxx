@@ -35,6 +35,11 @@ struct CaseSource {
     /// Whether reports may quote lines of `path` (unset: any). A line table names whatever a
     /// kernel's `#line` or a module's builder wrote, and reports are published.
     std::function<bool(const std::filesystem::path& path)> may_quote;
+    /// The line table's folders are the build's (a module built by nvcc): a file is passed to
+    /// `resolve` with its folder even where that folder is not on this machine (a build made
+    /// elsewhere), so that resolve can find it in the project. Unset (NVRTC): the folder is the
+    /// compiler's working folder, used only where the file is found in it.
+    bool recorded_folders = false;
 };
 
 /// Profiles cases in one context; create once per worker process.

@@ -4,6 +4,7 @@
 #include "harness/core/text.hxx"
 #include "harness/report/cliff_text.hxx"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
@@ -114,6 +115,30 @@ void write_cliff_map_lines(const RunReport& report, std::ostream& out)
 
 namespace {
 
+/// Under a case of several launches, one line per launch with its own figures, where measured.
+void write_launch_rows(const CaseResult& r, std::ostream& out)
+{
+    for (std::size_t i = 0; i < r.launches.size(); ++i) {
+        const CaseLaunch& l = r.launches[i];
+        if (l.label.empty()) continue;
+        const auto figure = [&](const char* m) { return r.metric(launch_metric_name(m, l.label)); };
+        std::vector<std::string> parts;
+        if (const auto t = figure(metric::time_median)) parts.push_back(fmt::format("{:.2f} us", *t));
+        if (const auto regs = figure(metric::registers)) parts.push_back(fmt::format("{:.0f} regs", *regs));
+        if (const auto spill_st = figure(metric::spill_store_bytes))
+            parts.push_back(fmt::format("spill {:.0f}", *spill_st + figure(metric::spill_load_bytes).value_or(0)));
+        if (const auto smem = figure(metric::static_shared_bytes))
+            parts.push_back(fmt::format("smem {:.0f}", *smem + figure(metric::dynamic_shared_bytes).value_or(0)));
+        if (const auto occ = figure(metric::theoretical_occupancy))
+            parts.push_back(fmt::format("occ {:.0f}%{}", *occ * 100,
+                                        l.occupancy_limiter.empty() ? "" : " (" + l.occupancy_limiter + ")"));
+        if (const auto sectors = figure(metric::global_ld_sectors))
+            parts.push_back(fmt::format("ld sectors {:.0f}", *sectors));
+        if (const auto dram = figure(metric::dram_bytes)) parts.push_back(fmt::format("DRAM {:.0f} B", *dram));
+        fmt::print(out, "    {}. {}: {}\n", i + 1, l.label, parts.empty() ? "-" : join(parts, ", "));
+    }
+}
+
 void write_static_table(const RunReport& report, std::ostream& out, std::size_t variant_width, std::size_t params_width)
 {
     const std::size_t status_columns = status_width(report);
@@ -140,10 +165,29 @@ void write_static_table(const RunReport& report, std::ostream& out, std::size_t 
                        : "-",
                    metric_text(r, metric::local_bytes, "{:.0f}"), metric_text(r, metric::blocks_per_sm, "{:.0f}"),
                    occupancy ? fmt::format("{:.0f}%", *occupancy * 100) : "-", r.occupancy_limiter);
+        write_launch_rows(r, out);
     }
 }
 
 } // namespace
+
+std::string kernels_text(const CaseResult& r)
+{
+    std::vector<std::string> entries;
+    std::string file;
+    for (const auto& l : r.launches) {
+        if (std::find(entries.begin(), entries.end(), l.entry) == entries.end()) entries.push_back(l.entry);
+        if (file.empty()) file = l.file;
+    }
+    if (entries.empty()) return "";
+    const bool several = entries.size() > 1;
+    std::string names = entries.back();
+    if (several) {
+        entries.pop_back();
+        names = join(entries, ", ") + " and " + names;
+    }
+    return fmt::format("kernel{} {}{}", several ? "s" : "", names, file.empty() ? "" : " in " + file);
+}
 
 void write_console_table(const RunReport& report, std::ostream& console)
 {
@@ -174,6 +218,7 @@ void write_console_table(const RunReport& report, std::ostream& console)
                        metric_text(r, metric::bandwidth, "{:.1f}"), metric_text(r, metric::registers, "{:.0f}"),
                        smem ? fmt::format("{:.0f}", *smem + dyn.value_or(0)) : "-",
                        occupancy ? fmt::format("{:.0f}%", *occupancy * 100) : "-", r.occupancy_limiter);
+            write_launch_rows(r, out);
         }
     }
     bool any_message = false;
@@ -181,7 +226,9 @@ void write_console_table(const RunReport& report, std::ostream& console)
         if (!case_status_fails(r.status) || r.message.empty()) continue;
         if (!any_message) fmt::print(out, "\nfailures:\n");
         any_message = true;
-        fmt::print(out, "  {} {} [{}]: {}\n", r.variant, r.params_text, case_status_name(r.status), r.message);
+        const std::string kernels = kernels_text(r);
+        fmt::print(out, "  {} {} [{}]{}: {}\n", r.variant, r.params_text, case_status_name(r.status),
+                   kernels.empty() ? "" : " (" + kernels + ")", r.message);
     }
     write_console_verdicts(report, out);
     console << escape_control_characters(out.str());

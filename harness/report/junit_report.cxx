@@ -12,6 +12,17 @@ namespace harness::report {
 
 namespace {
 
+/// A failure's text, followed by what the case ran.
+std::string with_kernels(const CaseResult& r, const std::string& text)
+{
+    const std::string kernels = kernels_text(r);
+    return kernels.empty() ? text : text + "\n(" + kernels + ")";
+}
+
+} // namespace
+
+namespace {
+
 std::string case_name(const RunReport& report, const CaseResult& r)
 {
     std::string name = r.variant + " " + r.params_text;
@@ -71,7 +82,8 @@ std::string junit_xml(const RunReport& report)
         case CaseStatus::failed_verification:
             ++failures;
             cases += fmt::format("      <failure type=\"failed_verification\" message=\"{}\">{}</failure>\n",
-                                 xml_escape(r.message.substr(0, r.message.find('\n'))), xml_escape(r.message));
+                                 xml_escape(r.message.substr(0, r.message.find('\n'))),
+                                 xml_escape(with_kernels(r, r.message)));
             break;
         case CaseStatus::compile_error:
         case CaseStatus::launch_error:
@@ -79,7 +91,8 @@ std::string junit_xml(const RunReport& report)
         case CaseStatus::timeout:
             ++errors;
             cases += fmt::format("      <error type=\"{}\" message=\"{}\">{}</error>\n", case_status_name(r.status),
-                                 xml_escape(r.message.substr(0, r.message.find('\n'))), xml_escape(r.message));
+                                 xml_escape(r.message.substr(0, r.message.find('\n'))),
+                                 xml_escape(with_kernels(r, r.message)));
             break;
         case CaseStatus::skipped:
             ++skipped;

@@ -33,6 +33,11 @@ void write_console_verdicts(const RunReport& report, std::ostream& out);
 /// junit.xml: one <testcase> per case (classname = suite, name = "variant params").
 std::string junit_xml(const RunReport& report);
 
+/// "kernel transpose_naive in kernels/transpose/transpose.cu", "kernels row_mean, row_rstd and
+/// normalize in kernels/layernorm/layernorm.cu": what a failed case ran, for its failure; "" when
+/// the result does not say (a built-in library call names itself).
+std::string kernels_text(const CaseResult& r);
+
 /// summary.md: totals and the regressions, in GitHub-flavoured Markdown, at most `max_bytes`.
 std::string markdown_summary(const RunReport& report, std::size_t max_bytes = 1024 * 1024);
 

@@ -100,6 +100,27 @@ struct CaseRunner::Prepared {
     }
 };
 
+std::filesystem::path module_source_path(const suite::Suite& suite, const suite::VariantSpec& variant,
+                                         const std::string& recorded)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path path(recorded);
+    if (path.is_absolute() && fs::is_regular_file(path, ec)) return path;
+    if (path.is_relative())
+        for (const fs::path& base : {variant.module.parent_path(), suite.file.parent_path(), suite.project_root})
+            if (fs::is_regular_file(base / path, ec)) return base / path;
+    // Built in another folder or on another machine: the longest end of the recorded path that
+    // names a file of the project ("/ci/work/tests/kernels/k.cu" -> <project>/kernels/k.cu).
+    std::vector<fs::path> parts(path.begin(), path.end());
+    for (std::size_t skip = 1; skip < parts.size(); ++skip) {
+        fs::path tail;
+        for (std::size_t k = skip; k < parts.size(); ++k) tail /= parts[k];
+        if (fs::is_regular_file(suite.project_root / tail, ec)) return suite.project_root / tail;
+    }
+    return path; // as recorded: reports say where the module's builder found it
+}
+
 bool may_quote_source(const suite::Suite& suite, const suite::VariantSpec& variant, const std::filesystem::path& path)
 {
     std::vector<std::filesystem::path> roots = {suite.project_root};
@@ -517,9 +538,10 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, St
     if (!variant.is_builtin()) {
         source.cubin = &p.compiled->cubin;
         // The line table names the kernel file as NVRTC was given it, includes by their include path.
+        source.recorded_folders = variant.source.empty();
         source.resolve = [&](const std::string& file) -> std::filesystem::path {
             // A module built by nvcc names its sources as nvcc was given them (often absolute).
-            if (variant.source.empty()) return suite_->file.parent_path() / file;
+            if (variant.source.empty()) return module_source_path(*suite_, variant, file);
             if (file == variant.source.filename().string()) return variant.source;
             for (const auto& dir : suite_->include_dirs)
                 if (std::filesystem::exists(dir / file)) return dir / file;

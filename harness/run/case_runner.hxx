@@ -184,4 +184,11 @@ private:
 /// a kernel's `#line` or a module's builder wrote, and reports are published.
 bool may_quote_source(const suite::Suite& suite, const suite::VariantSpec& variant, const std::filesystem::path& path);
 
+/// The file a module's line table names (`recorded`, as its builder gave it to nvcc, with the
+/// table's folder): as recorded where it exists; else relative to the module's folder, the suite's
+/// folder or the project; else the longest end of it that names a file of the project (a module
+/// built in another folder or on another machine); else as recorded.
+std::filesystem::path module_source_path(const suite::Suite& suite, const suite::VariantSpec& variant,
+                                         const std::string& recorded);
+
 } // namespace harness::run

@@ -159,7 +159,16 @@ void Loader::timing_and_compile_limits(Suite& s, const YAML::Node& root) const
 {
     if (root["timing"]) {
         const YAML::Node t = root["timing"];
-        check_keys(t, "timing", {"min_samples", "max_samples", "max_noise", "budget_s", "timeout_s"});
+        check_keys(t, "timing", {"min_samples", "max_samples", "max_noise", "budget_s", "timeout_s", "l2_flush"});
+        if (t["l2_flush"]) {
+            const std::string when = scalar(t["l2_flush"], "timing.l2_flush");
+            if (when != "launch" && when != "variant")
+                fail(t["l2_flush"], "timing.l2_flush",
+                     fmt::format("'{}' is neither `launch` (the L2 emptied before each launch) nor `variant` "
+                                 "(once before the variant's launches)",
+                                 when.substr(0, 80)));
+            s.timing.l2_flush = when == "launch" ? L2Flush::each_launch : L2Flush::each_variant;
+        }
         if (t["min_samples"])
             s.timing.min_samples = static_cast<int>(integer_in(t["min_samples"], "timing.min_samples", 1, 100000));
         if (t["max_samples"])

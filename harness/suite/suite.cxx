@@ -41,12 +41,17 @@ std::vector<BufferSpec> Suite::buffers_of(const VariantSpec& variant) const
     return all;
 }
 
-Rule Suite::rule_for(const VariantSpec& variant, const std::string& metric) const
+Rule Suite::rule_for(const VariantSpec& variant, const std::string& name) const
 {
+    const auto [metric, launch] = split_launch_metric(name);
+    const auto info = find_metric(metric);
+    // A launch's own figure follows its metric's rule where the metric is exact. A noisy one
+    // (time, DRAM bytes, achieved occupancy) is kept and shown but not gated launch by launch: the
+    // variant's total is gated, and a gate per launch would multiply its false alarms.
+    if (!launch.empty() && (!info || info->stability == Stability::noisy)) return parse_rule("ignore");
     for (const auto* specs : {&variant.compare, &compare})
         for (const auto& c : *specs)
             if (c.metric == metric) return c.rule;
-    const auto info = find_metric(metric);
     return parse_rule(info ? info->default_rule : "ignore");
 }
 

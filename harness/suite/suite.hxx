@@ -175,6 +175,12 @@ inline constexpr const char* cliff_count_expectation = "cliff_count";
 /// Whether `name` is one of the cliff expectations above.
 bool is_cliff_expectation(std::string_view name);
 
+/// When a cold run of a variant empties the L2 (unless --hot): before each of its launches, so that
+/// each launch's time and counters are its own and independent of the launch before it, as under
+/// Nsight Compute's cache control (the default); or once before its first launch, so that a
+/// launch finds what the one before it left in the L2, as an application calling the variant does.
+enum class L2Flush { each_launch, each_variant };
+
 /// Timing policy of a suite.
 struct TimingSpec {
     int min_samples = 10;
@@ -184,6 +190,7 @@ struct TimingSpec {
     double max_noise = 0.005;
     double budget_s = 1.0;
     double timeout_s = 30.0;
+    L2Flush l2_flush = L2Flush::each_launch; ///< `timing.l2_flush`: launch (default) or variant
 };
 inline constexpr double max_budget_s = 3600.0;   ///< the longest timing budget per case
 inline constexpr double max_timeout_s = 86400.0; ///< the longest a case may run before it counts as hung

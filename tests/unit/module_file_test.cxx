@@ -483,3 +483,23 @@ TEST(ModuleFile, AVariableThatStartsThePathWithARelativeFolderMeansTheWorkingFol
                                       fixtures().dir / "suites" / "modules.yaml");
     EXPECT_EQ(s.find_variant("shipped")->module, fs::weakly_canonical(fs::current_path() / "some/build/k.fatbin"));
 }
+
+TEST(ModuleSourcePath, ASourceRecordedByABuildElsewhereIsFoundInTheProject)
+{
+    TempDir dir("harness-module-source");
+    write_file(dir.path / "kernels" / "stencil.cu", "// kernel\n");
+    write_file(dir.path / "suites" / "s.yaml", "");
+    suite::Suite s;
+    s.file = dir.path / "suites" / "s.yaml";
+    s.project_root = dir.path;
+    suite::VariantSpec v;
+    v.module = dir.path / "build" / "modules" / "stencil.fatbin";
+    // Built on another machine, in another folder: the end of the path names the project's file.
+    EXPECT_EQ(run::module_source_path(s, v, "/ci/runner/work/project/kernels/stencil.cu"),
+              dir.path / "kernels" / "stencil.cu");
+    // Relative to the project, as a build from its root records it.
+    EXPECT_EQ(run::module_source_path(s, v, "kernels/stencil.cu"), dir.path / "kernels" / "stencil.cu");
+    // Nowhere in the project: said as recorded, not placed beside the suite.
+    EXPECT_EQ(run::module_source_path(s, v, "/elsewhere/other.cu"), std::filesystem::path("/elsewhere/other.cu"));
+    EXPECT_EQ(run::module_source_path(s, v, "other.cu"), std::filesystem::path("other.cu"));
+}

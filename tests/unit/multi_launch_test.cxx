@@ -3,12 +3,16 @@
 #include "harness/compare/baseline_file.hxx"
 #include "harness/compare/compare_run.hxx"
 #include "harness/compile/static_tier.hxx"
+#include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/core/run_report.hxx"
+#include "harness/report/reporters.hxx"
 #include "harness/suite/compile_params.hxx"
 #include "harness/suite/suite.hxx"
 #include "test_files.hxx"
 
 #include <gtest/gtest.h>
+#include <sstream>
 
 using namespace harness;
 
@@ -182,4 +186,53 @@ TEST(MultiLaunch, ALaunchsNoisyFigureIsKeptButNotGated)
     EXPECT_EQ(s.rule_for(three, "dram_bytes@tile").kind, suite::RuleKind::ignore);
     EXPECT_EQ(s.rule_for(three, "global_ld_sectors@tile").kind, s.rule_for(three, "global_ld_sectors").kind);
     EXPECT_EQ(s.rule_for(three, "theoretical_occupancy@tile").kind, suite::RuleKind::exact);
+}
+
+TEST(MultiLaunch, AFailedCaseNamesItsKernelsAndTheirFile)
+{
+    CaseResult r;
+    r.suite = "layernorm";
+    r.variant = "three_pass";
+    r.params_text = "ROWS=8 COLS=32";
+    r.status = CaseStatus::fault;
+    r.message = "kernel fault: an illegal memory access was encountered";
+    for (const std::string entry : {"row_mean", "row_rstd", "normalize"})
+        r.launches.push_back({entry, entry, "kernels/layernorm/layernorm.cu", ""});
+    EXPECT_EQ(report::kernels_text(r), "kernels row_mean, row_rstd and normalize in kernels/layernorm/layernorm.cu");
+
+    RunReport run;
+    run.suite = "layernorm";
+    run.results = {r};
+    std::ostringstream console;
+    report::write_console_table(run, console);
+    EXPECT_NE(console.str().find("three_pass ROWS=8 COLS=32 [fault] (kernels row_mean, row_rstd and normalize in "
+                                 "kernels/layernorm/layernorm.cu): kernel fault"),
+              std::string::npos)
+        << console.str();
+    EXPECT_NE(
+        report::junit_xml(run).find("(kernels row_mean, row_rstd and normalize in kernels/layernorm/layernorm.cu)"),
+        std::string::npos);
+
+    CaseResult single = r;
+    single.launches.resize(1);
+    single.launches[0].label.clear();
+    EXPECT_EQ(report::kernels_text(single), "kernel row_mean in kernels/layernorm/layernorm.cu");
+}
+
+TEST(MultiLaunch, TheSuiteChoosesWhenTheL2IsEmptied)
+{
+    Project project;
+    EXPECT_EQ(suite::load_suite(project.suite_file).timing.l2_flush, suite::L2Flush::each_launch);
+    const std::string text = read_file(project.suite_file);
+    write_file(project.suite_file, text + "timing: {l2_flush: variant}\n");
+    EXPECT_EQ(suite::load_suite(project.suite_file).timing.l2_flush, suite::L2Flush::each_variant);
+    write_file(project.suite_file, text + "timing: {l2_flush: sometimes}\n");
+    try {
+        suite::load_suite(project.suite_file);
+        FAIL() << "an unknown l2_flush loaded";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("timing.l2_flush: 'sometimes' is neither `launch`"), std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find("passes.yaml:"), std::string::npos) << e.what();
+    }
 }
