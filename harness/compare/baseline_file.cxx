@@ -84,6 +84,22 @@ std::string BaselineHeader::meta(const std::string& name) const
     return "";
 }
 
+void BaselineHeader::set_identity(const std::string& suite, const std::string& key)
+{
+    set_meta("schema_version", std::to_string(baseline_schema_version));
+    set_meta("suite", suite);
+    set_meta("key", key);
+}
+
+void BaselineHeader::set_writer(const std::string& cuda, const std::string& harness, const std::string& git_revision,
+                                const std::string& date)
+{
+    set_meta("cuda", cuda);
+    set_meta("harness", harness);
+    set_meta("git_revision", git_revision);
+    set_meta("date", date);
+}
+
 void BaselineHeader::set_meta(const std::string& name, const std::string& value)
 {
     const std::size_t bad_value = control_character_offset(value);

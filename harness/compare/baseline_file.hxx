@@ -42,6 +42,12 @@ struct BaselineHeader {
     /// Sets a `# name: value` line; throws Error (bad_input) for a name or value that would not read
     /// back as the same one line: a control character (a line break), or a ':' in the name.
     void set_meta(const std::string& name, const std::string& value);
+    /// The identity of the file and of the run that writes it: schema, suite, key, and the run's
+    /// CUDA, harness, revision and date (the `figures`, `gpu`, `driver` and `arch` lines are the
+    /// writer's own, set between them).
+    void set_identity(const std::string& suite, const std::string& key);
+    void set_writer(const std::string& cuda, const std::string& harness, const std::string& git_revision,
+                    const std::string& date);
 };
 
 /// The contents of one baseline file.

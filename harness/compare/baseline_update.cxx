@@ -21,12 +21,15 @@ namespace {
 
 using CaseKey = std::pair<std::string, std::string>; // variant, params
 
-std::size_t metric_order(const std::string& name)
+/// Where a figure's row goes among its case's: the variant's own figures in table order, then each
+/// launch's (by label), in table order, so that every update writes the same rows in the same order.
+std::pair<std::string, std::size_t> metric_order(const std::string& name)
 {
+    const auto [metric, label] = split_launch_metric(name);
     const auto table = metric_table();
-    for (std::size_t i = 0; i < table.size(); ++i)
-        if (table[i].name == name) return i;
-    return table.size();
+    std::size_t i = 0;
+    while (i < table.size() && table[i].name != metric) ++i;
+    return {std::string(label), i};
 }
 
 } // namespace
@@ -156,8 +159,8 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const harness::RunRep
                                             path.string(), dropped));
         file.rows.insert(file.rows.end(), std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
         std::stable_sort(file.rows.begin(), file.rows.end(), [&](const BaselineRow& a, const BaselineRow& b) {
-            return std::make_pair(case_order.at({a.variant, a.params}), metric_order(a.metric)) <
-                   std::make_pair(case_order.at({b.variant, b.params}), metric_order(b.metric));
+            return std::tuple(case_order.at({a.variant, a.params}), metric_order(a.metric)) <
+                   std::tuple(case_order.at({b.variant, b.params}), metric_order(b.metric));
         });
         const auto same = [](const BaselineRow& a, const BaselineRow& b) {
             return a.variant == b.variant && a.params == b.params && a.metric == b.metric && a.value == b.value &&
@@ -169,9 +172,7 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const harness::RunRep
             continue;
         }
         const bool exact = !file_arch[key].empty();
-        file.set_meta("schema_version", std::to_string(baseline_schema_version));
-        file.set_meta("suite", suite.name);
-        file.set_meta("key", key);
+        file.set_identity(suite.name, key);
         file.set_meta("figures",
                       exact ? "exact (gates every GPU of this architecture)" : "noisy (gates only this GPU model)");
         // A static update of a file that holds GPU counters keeps naming the GPU they came from.
@@ -180,10 +181,7 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const harness::RunRep
             file.set_meta("driver", gpu ? report.driver_version : "none");
         }
         file.set_meta("arch", exact ? file_arch[key] : report.arch);
-        file.set_meta("cuda", report.cuda_version);
-        file.set_meta("harness", report.harness_version);
-        file.set_meta("git_revision", report.git_revision);
-        file.set_meta("date", report.timestamp);
+        file.set_writer(report.cuda_version, report.harness_version, report.git_revision, report.timestamp);
         files.emplace_back(path, baseline_text(file));
         out.written.push_back(path.string());
     }

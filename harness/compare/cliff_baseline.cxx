@@ -379,17 +379,12 @@ CliffBaselineChanges cliff_baseline_changes(const suite::Suite& suite, const har
             continue;
         }
         const bool exact = !file_arch[key].empty();
-        file.set_meta("schema_version", std::to_string(baseline_schema_version));
-        file.set_meta("suite", suite.name);
-        file.set_meta("key", key);
+        file.set_identity(suite.name, key);
         file.set_meta("figures", exact ? "cliffs of exact figures (gate every GPU of this architecture)"
                                        : "cliffs of noisy figures (gate only this GPU model)");
         file.set_meta("gpu", gpu ? report.device_name : "none (static tier)");
         file.set_meta("arch", exact ? file_arch[key] : report.arch);
-        file.set_meta("cuda", report.cuda_version);
-        file.set_meta("harness", report.harness_version);
-        file.set_meta("git_revision", report.git_revision);
-        file.set_meta("date", report.timestamp);
+        file.set_writer(report.cuda_version, report.harness_version, report.git_revision, report.timestamp);
         out.files.emplace_back(path, cliff_baseline_text(file));
         // A file of exact maps keeps no levels; one of noisy maps keeps them beside its cliffs.
         if (!file.levels.empty() || !levels_before.empty())

@@ -37,27 +37,6 @@ std::int64_t eval(const suite::Expression& e, const suite::Bindings& params, con
     return evaluate_at(e, params, what);
 }
 
-/// Device memory freed on every path.
-struct DeviceBuffer {
-    CUdeviceptr ptr = 0;
-    std::size_t bytes = 0;
-    DeviceBuffer() = default;
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    ~DeviceBuffer()
-    {
-        if (ptr) driver().cuMemFree(ptr);
-    }
-};
-
-bool uses_buffer(const suite::VariantSpec& variant, const std::string& buffer)
-{
-    for (const auto& l : variant.launches)
-        for (const auto& a : l.args)
-            if (a.buffer == buffer) return true;
-    return false;
-}
-
 const compile::KernelResources* kernel_of(const compile::CubinInfo& info, const std::string& symbol)
 {
     for (const auto& k : info.kernels)
@@ -79,8 +58,8 @@ struct CaseRunner::Prepared {
     struct Buffer {
         suite::BufferSpec spec;
         std::size_t count = 0;
-        DeviceBuffer device;
-        DeviceBuffer pristine;   // initial contents of inout buffers, restored before each timed run
+        DeviceMemory device;
+        DeviceMemory pristine;   // initial contents of inout buffers, restored before each timed run
         std::string content_key; // hash of the initial contents, for counter-cache keys
     };
     // The kernel's function, grid, block and arguments (launch_setup.hxx), or a library call.
@@ -217,7 +196,7 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
     // Allocate only the buffers this variant's launches use.
     std::size_t total_bytes = 0;
     for (const auto& spec : suite_->buffers_of(variant)) {
-        if (!uses_buffer(variant, spec.name)) continue;
+        if (!suite::uses_buffer(variant, spec.name)) continue;
         check_type_on_gpu(spec.type, session_.info().arch, "buffer " + spec.name);
         auto b = std::make_unique<Prepared::Buffer>();
         b->spec = spec;

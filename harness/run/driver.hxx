@@ -67,6 +67,19 @@ struct Driver {
 /// is no driver or it is older than the toolkit the harness was built with.
 const Driver& driver();
 
+/// Device memory of a case's buffer, freed on every path (the case and the scan runners').
+struct DeviceMemory {
+    CUdeviceptr ptr = 0;
+    std::size_t bytes = 0;
+    DeviceMemory() = default;
+    DeviceMemory(const DeviceMemory&) = delete;
+    DeviceMemory& operator=(const DeviceMemory&) = delete;
+    ~DeviceMemory()
+    {
+        if (ptr) driver().cuMemFree(ptr);
+    }
+};
+
 /// True when a driver can be loaded (no exception); `why` gets the reason when not.
 bool driver_available(std::string* why = nullptr);
 

@@ -38,27 +38,6 @@ namespace harness::run {
 
 namespace {
 
-bool uses_buffer(const suite::VariantSpec& variant, const std::string& buffer)
-{
-    for (const auto& l : variant.launches)
-        for (const auto& a : l.args)
-            if (a.buffer == buffer) return true;
-    return false;
-}
-
-/// Device memory freed on every path.
-struct DeviceMemory {
-    CUdeviceptr ptr = 0;
-    std::size_t bytes = 0;
-    DeviceMemory() = default;
-    DeviceMemory(const DeviceMemory&) = delete;
-    DeviceMemory& operator=(const DeviceMemory&) = delete;
-    ~DeviceMemory()
-    {
-        if (ptr) driver().cuMemFree(ptr);
-    }
-};
-
 } // namespace
 
 std::pair<double, double> summarize_batches(std::vector<double> means, std::size_t runs_per_batch)
@@ -162,7 +141,7 @@ void ScanRunner::scan(const suite::VariantSpec& variant, const std::vector<suite
     Buffers buffers;
     std::size_t total_bytes = 0;
     for (const auto& spec : suite_.buffers_of(variant)) {
-        if (!uses_buffer(variant, spec.name)) continue;
+        if (!suite::uses_buffer(variant, spec.name)) continue;
         check_type_on_gpu(spec.type, arch, "buffer " + spec.name);
         std::int64_t count = 0;
         const suite::Bindings* largest = nullptr;

@@ -41,6 +41,14 @@ std::vector<BufferSpec> Suite::buffers_of(const VariantSpec& variant) const
     return all;
 }
 
+bool uses_buffer(const VariantSpec& variant, const std::string& buffer)
+{
+    for (const auto& l : variant.launches)
+        for (const auto& a : l.args)
+            if (a.buffer == buffer) return true;
+    return false;
+}
+
 Rule Suite::rule_for(const VariantSpec& variant, const std::string& name) const
 {
     const auto [metric, launch] = split_launch_metric(name);

@@ -156,6 +156,9 @@ struct VariantSpec {
     bool is_builtin() const { return !builtin.empty(); }
 };
 
+/// Whether any launch of `variant` passes `buffer` (so its cases allocate it).
+bool uses_buffer(const VariantSpec& variant, const std::string& buffer);
+
 /// `cliffs:`: what counts as a cliff along the suite's scanned axis, and how one is gated.
 struct CliffSpec {
     /// A step shallower than this (|level after / level before - 1|) is no cliff: it is not
