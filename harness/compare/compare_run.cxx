@@ -3,6 +3,7 @@
 #include "harness/compare/cliff_gate.hxx"
 #include "harness/compare/rules.hxx"
 #include "harness/compare/waivers.hxx"
+#include "harness/core/case_figures.hxx"
 #include "harness/core/file_transaction.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/core/text.hxx"
@@ -159,6 +160,12 @@ void add_not_measured(CaseResult& r, const suite::Suite& suite, const suite::Var
         if (!file) continue;
         for (const BaselineRow& row : file->rows) {
             if (row.variant != r.variant || row.params != r.params_text || r.metric(row.metric)) continue;
+            // A launch the variant no longer has (its kernel renamed, a launch removed) has no
+            // figures to lose: the variant's own figures still gate it.
+            const std::string_view label = split_launch_metric(row.metric).second;
+            if (!label.empty() && std::none_of(r.launches.begin(), r.launches.end(),
+                                               [&](const CaseLaunch& l) { return l.label == label; }))
+                continue;
             const auto info = find_metric(row.metric);
             if (!info || suite.rule_for(spec, row.metric).kind == RuleKind::ignore) continue;
             if (!measured_by_this_run(*info, r, suite)) continue;
@@ -256,13 +263,7 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
     const suite::VariantSpec& spec = variant ? *variant : none;
     // The variant's own figures, then each launch's ("registers@rstd_kernel"), judged alike.
     std::map<std::string, std::optional<std::string>> cliffs; // by launch label, once known
-    std::vector<std::pair<MetricInfo, std::string>> judged;
-    for (const auto& info : metric_table()) judged.emplace_back(info, std::string(info.name));
-    for (const auto& l : r.launches)
-        if (!l.label.empty())
-            for (const auto& info : metric_table()) judged.emplace_back(info, launch_metric_name(info.name, l.label));
-
-    for (const auto& [info, name] : judged) {
+    for (const auto& [info, name] : case_figure_names(r)) {
         const auto value = r.metric(name);
         if (!value) continue;
         const std::string_view label = split_launch_metric(name).second;

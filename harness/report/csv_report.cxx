@@ -1,4 +1,5 @@
 #include "harness/core/atomic_file.hxx"
+#include "harness/core/case_figures.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/report/cliff_text.hxx"
 #include "harness/report/reporters.hxx"
@@ -75,13 +76,7 @@ std::string results_csv(const RunReport& report)
     for (const auto& r : report.results) {
         const std::string status = case_status_name(r.status);
         // The variant's figures in table order, then each launch's ("registers@rstd_kernel").
-        std::vector<std::pair<MetricInfo, std::string>> names;
-        for (const auto& info : metric_table()) names.emplace_back(info, std::string(info.name));
-        for (const auto& l : r.launches)
-            if (!l.label.empty())
-                for (const auto& info : metric_table())
-                    names.emplace_back(info, launch_metric_name(info.name, l.label));
-        for (const auto& [info, name] : names) {
+        for (const auto& [info, name] : case_figure_names(r)) {
             const auto value = r.metric(name);
             if (!value) continue;
             // The baseline comes from the baseline comparison; the verdict is the worst of that and any expect rule.

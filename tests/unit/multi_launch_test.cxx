@@ -11,6 +11,7 @@
 #include "harness/suite/suite.hxx"
 #include "test_files.hxx"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <sstream>
 
@@ -235,4 +236,29 @@ TEST(MultiLaunch, TheSuiteChoosesWhenTheL2IsEmptied)
             << e.what();
         EXPECT_NE(std::string(e.what()).find("passes.yaml:"), std::string::npos) << e.what();
     }
+}
+
+TEST(MultiLaunch, ABaselineLaunchTheRunLacksIsNotAFailureButAMissingFigureOfALaunchItHasIs)
+{
+    Project project;
+    const auto s = suite::load_suite(project.suite_file);
+    auto results = compile::run_static_tier(s, {"sm_90"}, nullptr);
+    CaseResult& three = const_cast<CaseResult&>(result_of(results, "three"));
+    compare::BaselineFile baseline;
+    for (const auto& m : three.metrics)
+        baseline.rows.push_back({three.variant, three.params_text, m.name, m.value, {}, "static"});
+    // A launch renamed since the baseline: its old rows stand for nothing the run has.
+    baseline.rows.push_back({three.variant, three.params_text, "registers@renamed_kernel", 30, {}, "static"});
+    compare::compare_case(three, s, &baseline, nullptr, "");
+    for (const auto& v : three.verdicts) EXPECT_FALSE(verdict_fails(v.verdict)) << v.metric << ": " << v.message;
+
+    // A figure of a launch the run has, missing from the run, is lost and fails.
+    three.metrics.erase(std::remove_if(three.metrics.begin(), three.metrics.end(),
+                                       [](const MetricValue& m) { return m.name == "registers@tile"; }),
+                        three.metrics.end());
+    compare::compare_case(three, s, &baseline, nullptr, "");
+    const auto lost = std::find_if(three.verdicts.begin(), three.verdicts.end(),
+                                   [](const MetricVerdict& v) { return v.metric == "registers@tile"; });
+    ASSERT_NE(lost, three.verdicts.end());
+    EXPECT_EQ(lost->verdict, Verdict::not_measured);
 }
