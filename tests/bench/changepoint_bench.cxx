@@ -9,6 +9,7 @@
 //
 //   changepoint_bench [HISTORIES]
 
+#include "../common/history_runs.hxx"
 #include "harness/history/change_points.hxx"
 #include "harness/history/suite_history.hxx"
 
@@ -41,18 +42,8 @@ std::vector<RunRecord> history_of(std::mt19937& rng, const Planted& planted)
     for (std::size_t c = 0; c < commits; ++c) {
         const bool after = !planted.metric.empty() && c >= planted.at;
         for (int k = 0; k < 3; ++k) {
-            RunRecord r;
-            r.suite = "bench";
-            r.commit = fmt::format("{:040x}", c + 1);
-            r.commit_date = fmt::format("2026-11-{:02}T00:00:00Z", c + 1);
-            r.mode = "gpu";
-            r.arch = "sm_90";
-            r.gpu = "NVIDIA H100 80GB HBM3";
-            CaseFigures f;
-            f.variant = "kernel";
-            f.params = "N=16777216";
-            f.arch = "sm_90";
-            f.status = "passed";
+            RunRecord r = test::run_at("bench", c);
+            CaseFigures f = test::passed_case("kernel");
             const double run_time = base_time * (after && planted.metric == "time_median" ? time_factor : 1.0) *
                                     (1 + time_noise * unit(rng));
             std::vector<double> samples;
@@ -72,7 +63,7 @@ std::vector<RunRecord> history_of(std::mt19937& rng, const Planted& planted)
 CommitOrder order_of()
 {
     std::vector<std::string> order;
-    for (std::size_t c = 0; c < commits; ++c) order.push_back(fmt::format("{:040x}", c + 1));
+    for (std::size_t c = 0; c < commits; ++c) order.push_back(test::commit_hash(c));
     return CommitOrder(order);
 }
 

@@ -22,6 +22,7 @@
 //
 //   cliff_bench [SERIES] [WINDOW]
 
+#include "../common/staircase_suite.hxx"
 #include "harness/cliff/combs.hxx"
 #include "harness/cliff/steps.hxx"
 #include "harness/compare/cliff_baseline.hxx"
@@ -283,23 +284,7 @@ void comb_bench(std::mt19937& rng, std::size_t series, const StepOptions& plain)
 } // namespace
 
 /// A row kernel's suite scanned over W = 1024..1279, for the gate's carriers (parsed, never run).
-const char* staircase_suite = R"yaml(suite: staircase
-archs: [sm_90]
-params:
-  W: {scan: [1024, 1279], pitch: "ceil_div(W, 32) * 128"}
-reference: rows
-buffers:
-  x: {type: f32, count: 2048, init: uniform, seed: 1}
-  y: {type: f32, count: 2048, role: out}
-cliffs: {min_depth: 0.05}
-variants:
-  rows:
-    source: ../kernels/memory/vector_add.cu
-    entry: vector_add
-    block: [256]
-    grid: [8]
-    args: [x, x, y, {i32: 2048}]
-)yaml";
+const std::string staircase_suite = test::staircase_suite_text("staircase");
 
 /// One scan of a staircase: `level(W)` times a whole-process factor, with noise drawn per point.
 CliffMap staircase_scan(std::mt19937& rng, const std::function<double(int)>& level, double noise)

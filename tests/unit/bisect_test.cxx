@@ -24,27 +24,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string suite_text =
-    R"yaml(# The register cliff kernel at one point; MIN_BLOCKS comes from the kernel's own default.
-suite: walk
-description: a register-limited occupancy cliff across commits
-archs: [sm_90]
-params:
-  N: [1048576]
-reference: walk
-buffers:
-  in: {type: f32, count: N, init: uniform, seed: 1, min: 0, max: 1, role: in}
-  out: {type: f32, count: N, init: zeros, role: out}
-variants:
-  walk:
-    source: ../kernels/register_cliff.cu
-    entry: register_cliff
-    defines: {PARTIALS: 16}
-    block: [256]
-    grid: ["ceil_div(N, 256)"]
-    args: [in, out, {i32: N}]
-)yaml";
-
 /// How each commit of a scratch history changes the kernel.
 struct History {
     int commits = 32;  ///< after the first one
@@ -69,7 +48,7 @@ std::vector<std::string> make_history(const fs::path& repo, const History& h)
         }
         const bool broken = h.broken_at > 0 && k == h.broken_at;
         if (broken) subject = "half-finished edit";
-        if (k == 0) write_file(repo / "suites" / "walk.yaml", suite_text);
+        if (k == 0) write_file(repo / "suites" / "walk.yaml", walk_suite_text);
         if (k % 2 == 0 || k == h.cliff_at || broken || k == h.broken_at + 1)
             write_file(repo / "kernels" / "register_cliff.cu",
                        kernel_text(min_blocks, fmt::format("revision {}", k), broken));
@@ -256,17 +235,13 @@ TEST(Bisect, StepsRunNoHookAndCheckOutSubmodulesFromTheClone)
     TempDir dir("harness-bisect-test");
     // A library in a repository of its own, a submodule of the project: the kernel includes its header.
     const fs::path library = dir.path / "library";
-    fs::create_directories(library);
-    git(library, {"init", "-q"});
-    write_file(library / "walk_note.h", "// a header the walk kernel includes from the submodule\n");
-    git(library, {"add", "-A"});
-    git(library, {"commit", "-q", "-m", "the header"});
+    make_header_library(library, "walk_note.h", "// a header the walk kernel includes from the submodule\n");
 
     const fs::path repo = dir.path / "repo";
     fs::create_directories(repo);
     git(repo, {"init", "-q"});
     git(repo, {"-c", "protocol.file.allow=always", "submodule", "add", "-q", library.string(), "lib"});
-    write_file(repo / "suites" / "walk.yaml", suite_text);
+    write_file(repo / "suites" / "walk.yaml", walk_suite_text);
     const auto kernel = [](int min_blocks, const std::string& note) {
         return "#include \"../lib/walk_note.h\"\n" + kernel_text(min_blocks, note);
     };
@@ -362,7 +337,7 @@ TEST(Bisect, BadRevisionsAndMissingSuitesAreBadInput)
 TEST(Bisect, OutsideAGitRepositoryIsAnEnvironmentError)
 {
     TempDir dir("harness-bisect-test");
-    write_file(dir.path / "suites" / "walk.yaml", suite_text);
+    write_file(dir.path / "suites" / "walk.yaml", walk_suite_text);
     write_file(dir.path / "kernels" / "register_cliff.cu", kernel_text(8, "no history"));
     EXPECT_EQ(run_bisect(dir.path, dir.path / "bisect.json", {"--good", "HEAD~1", "--bad", "HEAD"}).code, 3);
 }

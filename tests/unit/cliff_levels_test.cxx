@@ -3,6 +3,7 @@
 // no step moving, a cliff that vanished because the level before it rose, the levels file, and the
 // footprint cause of the launch model.
 
+#include "../common/staircase_suite.hxx"
 #include "harness/cliff/launch_model.hxx"
 #include "harness/cliff/steps.hxx"
 #include "harness/compare/cliff_baseline.hxx"
@@ -27,25 +28,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A row kernel scanned over its width W, rows padded to 32 floats: the shape of a user's shallow
-// staircase (a step every 32 floats where each row gains a 128-byte line).
-const std::string suite_text = R"yaml(suite: rows
-archs: [sm_90]
-params:
-  W: {scan: [1024, 1279], pitch: "ceil_div(W, 32) * 128"}
-reference: rows
-buffers:
-  x: {type: f32, count: 2048, init: uniform, seed: 1}
-  y: {type: f32, count: 2048, role: out}
-cliffs: {min_depth: 0.05}
-variants:
-  rows:
-    source: ../kernels/memory/vector_add.cu
-    entry: vector_add
-    block: [256]
-    grid: [8]
-    args: [x, x, y, {i32: 2048}]
-)yaml";
+// A user's shallow staircase (tests/common/staircase_suite.hxx).
+const std::string suite_text = test::staircase_suite_text("rows");
 
 suite::Suite rows_suite()
 {

@@ -2,6 +2,7 @@
 // both significant and beyond the gate's own rule for that figure (its practical floor); exact
 // figures stay exact.
 
+#include "../common/history_runs.hxx"
 #include "harness/history/suite_history.hxx"
 
 #include <fmt/format.h>
@@ -27,18 +28,8 @@ std::vector<RunRecord> runs_of(std::size_t commits, const std::function<double(s
     std::vector<RunRecord> runs;
     for (std::size_t c = 0; c < commits; ++c)
         for (int k = 0; k < 3; ++k) {
-            RunRecord r;
-            r.suite = "steady";
-            r.commit = fmt::format("{:040x}", c + 1);
-            r.commit_date = fmt::format("2026-11-{:02}T00:00:00Z", c + 1);
-            r.mode = "gpu";
-            r.arch = "sm_90";
-            r.gpu = "NVIDIA H100 80GB HBM3";
-            CaseFigures f;
-            f.variant = "copy";
-            f.params = "N=16777216";
-            f.arch = "sm_90";
-            f.status = "passed";
+            RunRecord r = test::run_at("steady", c);
+            CaseFigures f = test::passed_case("copy");
             std::vector<double> samples;
             for (int i = 0; i < 50; ++i) samples.push_back(time_us(c) * (1 + wobble(rng)));
             f.time = summarize_time(samples);
@@ -52,7 +43,7 @@ std::vector<RunRecord> runs_of(std::size_t commits, const std::function<double(s
 CommitOrder order_of(std::size_t commits)
 {
     std::vector<std::string> order;
-    for (std::size_t c = 0; c < commits; ++c) order.push_back(fmt::format("{:040x}", c + 1));
+    for (std::size_t c = 0; c < commits; ++c) order.push_back(test::commit_hash(c));
     return CommitOrder(order);
 }
 

@@ -40,25 +40,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string suite_text =
-    R"yaml(suite: walk
-archs: [sm_90]
-params:
-  N: [1048576]
-reference: walk
-buffers:
-  in: {type: f32, count: N, init: uniform, seed: 1, min: 0, max: 1, role: in}
-  out: {type: f32, count: N, init: zeros, role: out}
-variants:
-  walk:
-    source: ../kernels/register_cliff.cu
-    entry: register_cliff
-    defines: {PARTIALS: 16}
-    block: [256]
-    grid: ["ceil_div(N, 256)"]
-    args: [in, out, {i32: N}]
-)yaml";
-
 /// A repository holding the walk suite whose commit 0 adds it and commits 1..`commits` edit the
 /// kernel, the commits from `cliff_from` up to (not including) `cliff_until` with 40 registers.
 /// Returns every commit's hash, 0 first.
@@ -67,7 +48,7 @@ std::vector<std::string> make_history(const fs::path& repo, int commits, int cli
 {
     fs::create_directories(repo);
     if (!fs::exists(repo / ".git")) git(repo, {"init", "-q"});
-    write_file(repo / "suites" / "walk.yaml", suite_text);
+    write_file(repo / "suites" / "walk.yaml", walk_suite_text);
     std::vector<std::string> hashes;
     for (int k = 0; k <= commits; ++k) {
         const bool cliff = k >= cliff_from && k < cliff_until;
@@ -238,11 +219,7 @@ TEST(HostileBisect, StepsCheckOutSubmodulesFromTheCloneAndLeaveItsConfigAlone)
     // A vendored library in a repository of its own, a submodule of the project: the kernel needs
     // its header, so a step without the submodule compiles nothing.
     const fs::path library = dir.path / "library";
-    fs::create_directories(library);
-    git(library, {"init", "-q"});
-    write_file(library / "walk_config.h", "#define WALK_CONFIGURED 1\n");
-    git(library, {"add", "-A"});
-    git(library, {"commit", "-q", "-m", "the header"});
+    make_header_library(library, "walk_config.h", "#define WALK_CONFIGURED 1\n");
     const fs::path repo = dir.path / "repo";
     fs::create_directories(repo);
     git(repo, {"init", "-q"});

@@ -12,6 +12,7 @@
 #include "test_files.hxx"
 #include "test_paths.hxx"
 #include "tool_output.hxx"
+#include "vector_add_project.hxx"
 
 #include <csignal>
 #include <cstdlib>
@@ -38,42 +39,12 @@ const std::string secret = "ghp_hostile_writers_secret_7741";
 
 /// A project with one vector_add kernel and a one-case suite; `variant` is added to its variants
 /// and `params` replaces its sweep.
-struct Project {
-    TempDir dir;
-    fs::path suite;
-
+struct Project : VectorAddProject {
     explicit Project(const std::string& variant = "", const std::string& params = "N: [1024]")
-        : dir("hostile-writers-project")
+        : VectorAddProject("writers", variant, params)
     {
-        fs::create_directories(dir.path / ".git");
-        fs::create_directories(dir.path / "kernels");
-        fs::copy_file(repo_root() / "kernels/memory/vector_add.cu", dir.path / "kernels/vector_add.cu");
-        suite = dir.path / "suites/writers.yaml";
-        write_file(suite, "suite: writers\narchs: [sm_90]\nparams:\n  " + params +
-                              "\nreference: a\nbuffers:\n"
-                              "  x: {type: f32, count: 1024, init: uniform, seed: 1}\n"
-                              "  y: {type: f32, count: 1024, role: out}\nvariants:\n"
-                              "  a:\n    source: ../kernels/vector_add.cu\n    entry: vector_add\n"
-                              "    block: [256]\n    grid: [4]\n    args: [x, x, y, {i32: 1024}]\n" +
-                              variant);
-    }
-
-    std::string load_error() const
-    {
-        try {
-            suite::load_suite(suite);
-        } catch (const Error& e) {
-            return e.what();
-        }
-        return "no error";
     }
 };
-
-std::string module_variant(const std::string& module)
-{
-    return "  m:\n    module: " + module +
-           "\n    entry: vector_add\n    block: [256]\n    grid: [4]\n    args: [x, x, y, {i32: 1024}]\n";
-}
 
 /// Sets an environment variable for one scope.
 struct ScopedVariable {

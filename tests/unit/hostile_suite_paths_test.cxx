@@ -8,6 +8,7 @@
 #include "test_files.hxx"
 #include "test_paths.hxx"
 #include "tool_output.hxx"
+#include "vector_add_project.hxx"
 
 #include <cstdlib>
 #include <filesystem>
@@ -21,37 +22,12 @@ namespace {
 
 const char* secret = "ghp_module_path_secret_5521";
 
-/// A project with one vector_add kernel and a suite whose variant `m` loads `module`.
-struct Project {
-    TempDir dir;
-    fs::path suite;
-
+/// A project with one vector_add kernel and a one-case suite, with a `module:` variant naming
+/// `module` where it is not empty; `params` replaces its sweep.
+struct Project : VectorAddProject {
     explicit Project(const std::string& module, const std::string& params = "N: [1024]")
+        : VectorAddProject("paths", module.empty() ? std::string() : module_variant(module), params)
     {
-        fs::create_directories(dir.path / "kernels");
-        fs::create_directories(dir.path / ".git");
-        fs::copy_file(repo_root() / "kernels/memory/vector_add.cu", dir.path / "kernels/vector_add.cu");
-        suite = dir.path / "suites/paths.yaml";
-        write_file(suite, "suite: paths\narchs: [sm_90]\nparams:\n  " + params +
-                              "\nreference: a\nbuffers:\n"
-                              "  x: {type: f32, count: 1024, init: uniform, seed: 1}\n"
-                              "  y: {type: f32, count: 1024, role: out}\nvariants:\n"
-                              "  a:\n    source: ../kernels/vector_add.cu\n    entry: vector_add\n"
-                              "    block: [256]\n    grid: [4]\n    args: [x, x, y, {i32: 1024}]\n" +
-                              (module.empty() ? std::string()
-                                              : "  m:\n    module: " + module +
-                                                    "\n    entry: vector_add\n    block: [256]\n    grid: [4]\n"
-                                                    "    args: [x, x, y, {i32: 1024}]\n"));
-    }
-
-    std::string load_error() const
-    {
-        try {
-            suite::load_suite(suite);
-        } catch (const Error& e) {
-            return e.what();
-        }
-        return "no error";
     }
 };
 

@@ -1,6 +1,7 @@
 #pragma once
-// Scratch git repositories for the bisect tests: git run with a fixed identity, and the project's
-// register-cliff kernel at a chosen register budget.
+// Scratch git repositories for the bisect tests: git run with a fixed identity, the project's
+// register-cliff kernel at a chosen register budget, the suite that walks it, and a one-header
+// library repository for submodules.
 
 #include "harness/core/child_process.hxx"
 #include "harness/pipeline/git_repository.hxx"
@@ -49,4 +50,37 @@ inline std::string kernel_text(int min_blocks, const std::string& note, bool bro
     text.replace(at, from.size(), "#define MIN_BLOCKS " + std::to_string(min_blocks));
     if (broken) text += "this line is not C++\n";
     return text + "// " + note + "\n";
+}
+
+/// The suite of a scratch history, `suites/walk.yaml`: the register-cliff kernel (kernel_text) at
+/// one point, its MIN_BLOCKS from the kernel's own define.
+inline const std::string walk_suite_text =
+    R"yaml(suite: walk
+description: a register-limited occupancy cliff across commits
+archs: [sm_90]
+params:
+  N: [1048576]
+reference: walk
+buffers:
+  in: {type: f32, count: N, init: uniform, seed: 1, min: 0, max: 1, role: in}
+  out: {type: f32, count: N, init: zeros, role: out}
+variants:
+  walk:
+    source: ../kernels/register_cliff.cu
+    entry: register_cliff
+    defines: {PARTIALS: 16}
+    block: [256]
+    grid: ["ceil_div(N, 256)"]
+    args: [in, out, {i32: N}]
+)yaml";
+
+/// A repository at `path` whose one commit holds `header` with `text`: a library a project
+/// takes in as a submodule.
+inline void make_header_library(const std::filesystem::path& path, const std::string& header, const std::string& text)
+{
+    std::filesystem::create_directories(path);
+    git(path, {"init", "-q"});
+    write_file(path / header, text);
+    git(path, {"add", "-A"});
+    git(path, {"commit", "-q", "-m", "the header"});
 }
