@@ -86,6 +86,9 @@ std::filesystem::path module_source_path(const suite::Suite& suite, const suite:
     std::error_code ec;
     const fs::path path(recorded);
     if (path.is_absolute() && fs::is_regular_file(path, ec)) return path;
+    // The table is the module's, not ours: a name that climbs (..) is never looked for in the
+    // project's folders, so that it cannot reach a file outside them.
+    if (std::any_of(path.begin(), path.end(), [](const fs::path& part) { return part == ".."; })) return path;
     if (path.is_relative())
         for (const fs::path& base : {variant.module.parent_path(), suite.file.parent_path(), suite.project_root})
             if (fs::is_regular_file(base / path, ec)) return base / path;

@@ -502,4 +502,9 @@ TEST(ModuleSourcePath, ASourceRecordedByABuildElsewhereIsFoundInTheProject)
     // Nowhere in the project: said as recorded, not placed beside the suite.
     EXPECT_EQ(run::module_source_path(s, v, "/elsewhere/other.cu"), std::filesystem::path("/elsewhere/other.cu"));
     EXPECT_EQ(run::module_source_path(s, v, "other.cu"), std::filesystem::path("other.cu"));
+    // A name that climbs out of the project's folders is never looked for there: said as recorded.
+    const std::string climbing = "../../../../../../../../../../etc/passwd";
+    EXPECT_EQ(run::module_source_path(s, v, climbing), std::filesystem::path(climbing));
+    const std::string tail_climbing = "/ci/work/kernels/../../../../../../../../etc/passwd";
+    EXPECT_EQ(run::module_source_path(s, v, tail_climbing), std::filesystem::path(tail_climbing));
 }
