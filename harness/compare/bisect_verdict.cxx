@@ -1,6 +1,7 @@
 #include "harness/compare/bisect_verdict.hxx"
 
 #include "harness/compare/mann_whitney.hxx"
+#include "harness/core/enum_names.hxx"
 #include "harness/core/stats.hxx"
 
 #include <cmath>
@@ -9,12 +10,9 @@ namespace harness::compare {
 
 const char* step_verdict_name(StepVerdict verdict)
 {
-    switch (verdict) {
-    case StepVerdict::same: return "same";
-    case StepVerdict::different: return "different";
-    case StepVerdict::unsure: return "unsure";
-    }
-    return "unsure";
+    constexpr EnumName<StepVerdict> names[] = {
+        {StepVerdict::same, "same"}, {StepVerdict::different, "different"}, {StepVerdict::unsure, "unsure"}};
+    return enum_name(names, verdict, "unsure");
 }
 
 StepVerdict compare_samples(std::span<const double> a, std::span<const double> b, const SampleThresholds& t)

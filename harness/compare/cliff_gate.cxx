@@ -553,6 +553,7 @@ void judge_expectations(const MapJudge& j, const suite::Suite& suite, std::vecto
                                               map.cliffs.size(), map.axis, places.empty() ? "" : " (at " + places + ")",
                                               expect_condition_text(count_info, e.rule), maps, e.where.line));
             v.judgement.value = count;
+            v.judgement.source = VerdictSource::expectation;
             out.push_back(std::move(v));
             continue;
         }
@@ -577,6 +578,7 @@ void judge_expectations(const MapJudge& j, const suite::Suite& suite, std::vecto
                          : j.verdict(0, 0, std::nullopt, holds ? Verdict::passed : Verdict::expect_failed, rule,
                                      std::move(message));
         v.judgement.value = depth;
+        v.judgement.source = VerdictSource::expectation;
         out.push_back(std::move(v));
     }
 }

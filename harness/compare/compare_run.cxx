@@ -282,6 +282,7 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
         v.metric = name;
         v.value = value;
         v.rule = rule.text;
+        v.source = baseline_source(rule);
         if (!file) {
             if (!is_exact && !noisy_elsewhere.empty()) {
                 v.verdict = options.ci ? Verdict::not_gated : Verdict::skipped;
@@ -341,6 +342,7 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
         MetricVerdict v;
         v.metric = e.metric;
         v.rule = "expect " + e.rule.text;
+        v.source = VerdictSource::expectation;
         const auto value = r.metric(e.metric);
         const auto info = find_metric(e.metric);
         if (!value) {

@@ -59,6 +59,11 @@ std::string expect_condition_text(const MetricInfo& metric, const ExpectRule& ru
     return fmt::format("{} {}", op, format_value(metric, rule.bound));
 }
 
+VerdictSource baseline_source(const Rule& rule)
+{
+    return rule.kind == RuleKind::report ? VerdictSource::drift : VerdictSource::baseline;
+}
+
 MetricVerdict judge_value(const MetricInfo& metric, const Rule& rule, double baseline, double value)
 {
     MetricVerdict v;
@@ -66,6 +71,7 @@ MetricVerdict judge_value(const MetricInfo& metric, const Rule& rule, double bas
     v.baseline = baseline;
     v.value = value;
     v.rule = rule.text;
+    v.source = baseline_source(rule);
     const double difference = std::abs(value - baseline);
     bool beyond = false;
     switch (rule.kind) {
@@ -123,6 +129,7 @@ MetricVerdict judge_samples(const MetricInfo& metric, const Rule& rule, const st
     MetricVerdict v;
     v.metric = std::string(metric.name);
     v.rule = rule.text;
+    v.source = baseline_source(rule);
     if (baseline_samples.size() < samples_minimum || samples.size() < samples_minimum) {
         v.verdict = Verdict::no_baseline;
         if (!baseline_samples.empty()) v.baseline = median(baseline_samples);

@@ -33,6 +33,9 @@ inline constexpr double samples_noise_widths = 4.0;
 /// fewer than 4 values).
 double relative_spread(const std::vector<double>& samples);
 
+/// What a verdict under `rule` judges against: the baseline, drift for the rule "report".
+VerdictSource baseline_source(const Rule& rule);
+
 /// The verdict of one figure against its baseline value under a scalar rule (not "samples").
 /// `verdict.message` says what changed and by how much; the caller adds cliffs and locations.
 MetricVerdict judge_value(const MetricInfo& metric, const Rule& rule, double baseline, double value);

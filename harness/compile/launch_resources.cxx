@@ -59,7 +59,7 @@ void ResourceTotals::write(CaseResult& r) const
     totals.blocks_per_sm = least_->blocks_per_sm;
     totals.occupancy = least_->occupancy;
     set_resources(r, totals, [](const char* m) { return std::string(m); });
-    if (!least_->limiter.empty()) r.occupancy_limiter = least_->limiter;
+    if (least_->limiter) r.occupancy_limiter = least_->limiter;
     for (const auto& [label, launch] : labelled_) {
         set_resources(r, launch, [&](const char* m) { return launch_metric_name(m, label); });
         for (auto& l : r.launches)

@@ -23,8 +23,8 @@ struct LaunchResources {
     std::optional<int> spill_load_bytes{};
     int blocks_per_sm = 0;
     double occupancy = 0.0;
-    std::string limiter{};           ///< to_string(OccupancyLimiter)
-    std::string impossible_reason{}; ///< why no block fits, when blocks_per_sm is 0
+    std::optional<OccupancyLimiter> limiter{}; ///< what caps blocks_per_sm, where known
+    std::string impossible_reason{};           ///< why no block fits, when blocks_per_sm is 0
 };
 
 /// A multi-launch variant reports its most demanding kernel: the largest of each resource and the

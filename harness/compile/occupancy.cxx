@@ -32,18 +32,6 @@ std::string kib_text(long long bytes)
 
 } // namespace
 
-std::string_view to_string(OccupancyLimiter limiter)
-{
-    switch (limiter) {
-    case OccupancyLimiter::warps: return "warps";
-    case OccupancyLimiter::registers: return "registers";
-    case OccupancyLimiter::shared_memory: return "shared memory";
-    case OccupancyLimiter::blocks: return "blocks";
-    case OccupancyLimiter::barriers: return "barriers";
-    }
-    return "unknown";
-}
-
 Occupancy theoretical_occupancy(const ArchLimits& arch, int threads_per_block, int registers_per_thread,
                                 int shared_bytes_per_block, const OccupancyOptions& options)
 {

@@ -11,6 +11,7 @@
 // (0..256 registers, block sizes 1..1025, shared memory to 281 KB, 0..16 barriers, opt-in, carveouts).
 
 #include "harness/core/arch_limits.hxx"
+#include "harness/core/case_result.hxx"
 #include "harness/core/error.hxx"
 
 #include <limits>
@@ -26,11 +27,14 @@ using harness::ArchLimits;
 using harness::find_arch_limits;
 using harness::known_arch_limits;
 
-/// Which resource caps the number of resident blocks.
-enum class OccupancyLimiter { warps, registers, shared_memory, blocks, barriers };
+// What limits occupancy is part of a case's result (core/case_result.hxx), named there.
+using harness::OccupancyLimiter;
 
 /// "warps", "registers", "shared memory", "blocks", "barriers".
-std::string_view to_string(OccupancyLimiter limiter);
+inline std::string_view to_string(OccupancyLimiter limiter)
+{
+    return occupancy_limiter_name(limiter);
+}
 
 /// Launch settings besides the block's size that change occupancy.
 struct OccupancyOptions {

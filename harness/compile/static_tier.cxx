@@ -120,7 +120,7 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
                                 .spill_load_bytes = from_log ? k.spill_load_bytes.value_or(0) : std::optional<int>(),
                                 .blocks_per_sm = f.occupancy.blocks_per_sm,
                                 .occupancy = f.occupancy.occupancy,
-                                .limiter = std::string(to_string(f.occupancy.limiter)),
+                                .limiter = f.occupancy.limiter,
                                 .impossible_reason = f.occupancy.impossible_reason},
                                r.launches[li].label);
                 }

@@ -1,31 +1,54 @@
 #include "harness/core/case_result.hxx"
 
+#include "harness/core/enum_names.hxx"
 #include "harness/core/error.hxx"
+#include "harness/core/text.hxx"
 
 #include <nlohmann/json.hpp>
 
 namespace harness {
 
+namespace {
+
+// Tables of names, several to a line: a name is looked up by value, or a value by its name.
+// clang-format off
+constexpr EnumName<CaseStatus> case_status_names[] = {
+    {CaseStatus::passed, "passed"},               {CaseStatus::failed_verification, "failed_verification"},
+    {CaseStatus::compile_error, "compile_error"}, {CaseStatus::launch_error, "launch_error"},
+    {CaseStatus::fault, "fault"},                 {CaseStatus::timeout, "timeout"},
+    {CaseStatus::skipped, "skipped"}};
+
+constexpr EnumName<Verdict> verdict_names[] = {
+    {Verdict::passed, "passed"},           {Verdict::regressed, "regressed"},         {Verdict::improved, "improved"},
+    {Verdict::waived, "waived"},           {Verdict::expect_failed, "expect_failed"}, {Verdict::skipped, "skipped"},
+    {Verdict::no_baseline, "no_baseline"}, {Verdict::drifted, "drifted"},             {Verdict::not_gated, "not_gated"},
+    {Verdict::not_measured, "not_measured"}};
+
+constexpr EnumName<OccupancyLimiter> occupancy_limiter_names[] = {
+    {OccupancyLimiter::warps, "warps"},   {OccupancyLimiter::registers, "registers"},
+    {OccupancyLimiter::shared_memory, "shared memory"}, {OccupancyLimiter::blocks, "blocks"},
+    {OccupancyLimiter::barriers, "barriers"}};
+// clang-format on
+
+/// The value named `name` in `table`, or Error(bad_input) naming what was looked for.
+template <typename Enum, std::size_t N>
+Enum named(const EnumName<Enum> (&table)[N], const std::string& name, const char* what)
+{
+    if (const auto value = enum_from_name(table, name)) return *value;
+    throw Error(ErrorKind::bad_input,
+                "unknown " + std::string(what) + " '" + escape_control_characters(name.substr(0, 80)) + "'");
+}
+
+} // namespace
+
 const char* case_status_name(CaseStatus status)
 {
-    switch (status) {
-    case CaseStatus::passed: return "passed";
-    case CaseStatus::failed_verification: return "failed_verification";
-    case CaseStatus::compile_error: return "compile_error";
-    case CaseStatus::launch_error: return "launch_error";
-    case CaseStatus::fault: return "fault";
-    case CaseStatus::timeout: return "timeout";
-    case CaseStatus::skipped: return "skipped";
-    }
-    return "?";
+    return enum_name(case_status_names, status);
 }
 
 CaseStatus case_status_from_name(const std::string& name)
 {
-    for (auto s : {CaseStatus::passed, CaseStatus::failed_verification, CaseStatus::compile_error,
-                   CaseStatus::launch_error, CaseStatus::fault, CaseStatus::timeout, CaseStatus::skipped})
-        if (name == case_status_name(s)) return s;
-    throw Error(ErrorKind::bad_input, "unknown case status '" + name + "'");
+    return named(case_status_names, name, "case status");
 }
 
 bool case_status_fails(CaseStatus status)
@@ -44,27 +67,34 @@ bool case_status_fails(CaseStatus status)
 
 const char* verdict_name(Verdict verdict)
 {
-    switch (verdict) {
-    case Verdict::passed: return "passed";
-    case Verdict::regressed: return "regressed";
-    case Verdict::improved: return "improved";
-    case Verdict::waived: return "waived";
-    case Verdict::expect_failed: return "expect_failed";
-    case Verdict::no_baseline: return "no_baseline";
-    case Verdict::skipped: return "skipped";
-    case Verdict::drifted: return "drifted";
-    case Verdict::not_gated: return "not_gated";
-    case Verdict::not_measured: return "not_measured";
-    }
-    return "?";
+    return enum_name(verdict_names, verdict);
 }
 
 Verdict verdict_from_name(const std::string& name)
 {
-    for (auto v : {Verdict::passed, Verdict::regressed, Verdict::improved, Verdict::waived, Verdict::expect_failed,
-                   Verdict::no_baseline, Verdict::skipped, Verdict::drifted, Verdict::not_gated, Verdict::not_measured})
-        if (name == verdict_name(v)) return v;
-    throw Error(ErrorKind::bad_input, "unknown verdict '" + name + "'");
+    return named(verdict_names, name, "verdict");
+}
+
+VerdictSource verdict_source_of_rule(std::string_view rule)
+{
+    if (rule.starts_with("expect")) return VerdictSource::expectation;
+    if (rule == "report") return VerdictSource::drift;
+    return VerdictSource::baseline;
+}
+
+const char* occupancy_limiter_name(OccupancyLimiter limiter)
+{
+    return enum_name(occupancy_limiter_names, limiter);
+}
+
+OccupancyLimiter occupancy_limiter_from_name(const std::string& name)
+{
+    return named(occupancy_limiter_names, name, "occupancy limiter");
+}
+
+std::string occupancy_limiter_text(const std::optional<OccupancyLimiter>& limiter)
+{
+    return limiter ? occupancy_limiter_name(*limiter) : "";
 }
 
 bool verdict_fails(Verdict verdict, bool fail_on_improvement)
@@ -130,6 +160,7 @@ void from_json(const nlohmann::json& j, MetricVerdict& v)
     v.metric = j.at("metric").get<std::string>();
     v.verdict = verdict_from_name(j.at("verdict").get<std::string>());
     v.rule = j.value("rule", "");
+    v.source = verdict_source_of_rule(v.rule);
     v.message = j.value("message", "");
     v.location = j.value("location", "");
     v.unsure = j.value("unsure", false);
@@ -267,11 +298,23 @@ void from_json(const nlohmann::json& j, CaseCost& c)
     c.profile = j.value("profile", ProfileCost{});
 }
 
+namespace {
+
+/// The "occupancy_limiter" of a case or launch: absent or "" where it is not known.
+std::optional<OccupancyLimiter> limiter_from_json(const nlohmann::json& j)
+{
+    const std::string name = j.value("occupancy_limiter", "");
+    if (name.empty()) return std::nullopt;
+    return occupancy_limiter_from_name(name);
+}
+
+} // namespace
+
 void to_json(nlohmann::json& j, const CaseLaunch& l)
 {
     j = {{"entry", l.entry}, {"file", l.file}};
     if (!l.label.empty()) j["label"] = l.label;
-    if (!l.occupancy_limiter.empty()) j["occupancy_limiter"] = l.occupancy_limiter;
+    if (l.occupancy_limiter) j["occupancy_limiter"] = occupancy_limiter_name(*l.occupancy_limiter);
 }
 
 void from_json(const nlohmann::json& j, CaseLaunch& l)
@@ -279,7 +322,7 @@ void from_json(const nlohmann::json& j, CaseLaunch& l)
     l.label = j.value("label", "");
     l.entry = j.value("entry", "");
     l.file = j.value("file", "");
-    l.occupancy_limiter = j.value("occupancy_limiter", "");
+    l.occupancy_limiter = limiter_from_json(j);
 }
 
 void to_json(nlohmann::json& j, const CaseResult& r)
@@ -294,7 +337,7 @@ void to_json(nlohmann::json& j, const CaseResult& r)
          {"point", r.point},
          {"status", case_status_name(r.status)},
          {"message", r.message},
-         {"occupancy_limiter", r.occupancy_limiter},
+         {"occupancy_limiter", occupancy_limiter_text(r.occupancy_limiter)},
          {"metrics", metrics},
          {"time_samples_us", r.time_samples_us},
          {"hotspots", r.hotspots},
@@ -314,7 +357,7 @@ void from_json(const nlohmann::json& j, CaseResult& r)
     r.point = j.value("point", std::size_t{0});
     r.status = case_status_from_name(j.at("status").get<std::string>());
     r.message = j.value("message", "");
-    r.occupancy_limiter = j.value("occupancy_limiter", "");
+    r.occupancy_limiter = limiter_from_json(j);
     r.metrics.clear();
     // A figure that is not a number (JSON has no NaN: it writes null) is left out, not an error.
     for (const auto& [name, value] : j.at("metrics").items())

@@ -6,6 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace harness {
@@ -45,6 +46,17 @@ Verdict verdict_from_name(const std::string& name);
 /// True for the verdicts that fail a run (`fail_on_improvement` adds `improved`).
 bool verdict_fails(Verdict verdict, bool fail_on_improvement = false);
 
+/// What a verdict judged its figure against; the reports count and show each kind apart.
+enum class VerdictSource {
+    baseline,    ///< the baseline, under a gating rule (exact, rel, abs, samples)
+    drift,       ///< the baseline, under the rule "report": a move is reported, never gated
+    expectation, ///< an `expect:` condition of the suite
+};
+
+/// The source of a verdict read from a results file, from its rule as written there ("expect <= 64",
+/// "report", "rel 5%"): results files keep the rule's text, not the source.
+VerdictSource verdict_source_of_rule(std::string_view rule);
+
 /// One metric of one case judged against its baseline or an `expect:` rule.
 struct MetricVerdict {
     std::string metric;
@@ -61,7 +73,20 @@ struct MetricVerdict {
     /// its runs), for a sparkline beside the verdict; filled from a history store before the reports
     /// are written (`--history`), empty otherwise. Not part of results.json.
     std::vector<double> recent;
+    /// What it judged against, set where it is made; results.json keeps only the rule's text, which
+    /// says it (verdict_source_of_rule).
+    VerdictSource source = VerdictSource::baseline;
 };
+
+/// Which resource caps the number of resident blocks of a launch.
+enum class OccupancyLimiter { warps, registers, shared_memory, blocks, barriers };
+
+/// "warps", "registers", "shared memory", "blocks", "barriers", as results files and reports write it.
+const char* occupancy_limiter_name(OccupancyLimiter limiter);
+/// The limiter named `name`; throws Error(bad_input) for a name no limiter has.
+OccupancyLimiter occupancy_limiter_from_name(const std::string& name);
+/// The limiter's name, or "" where it is not known.
+std::string occupancy_limiter_text(const std::optional<OccupancyLimiter>& limiter);
 
 /// A source line that causes excess traffic, from the SASS metrics (exact, per instruction).
 struct Hotspot {
@@ -140,10 +165,10 @@ struct CaseCost {
 /// One launch of a case's variant: what ran, and from which file. Its own figures are the metrics
 /// named "<metric>@<label>" (metrics.hxx, launch_metric_name) when the variant has several launches.
 struct CaseLaunch {
-    std::string label;             ///< "rstd_kernel", "copy#2" (suite::launch_labels); empty for a single launch
-    std::string entry;             ///< the kernel as compiled, template arguments resolved
-    std::string file;              ///< its source or module file as the suite names it (relative to the project)
-    std::string occupancy_limiter; ///< what limits this launch's occupancy, where known
+    std::string label; ///< "rstd_kernel", "copy#2" (suite::launch_labels); empty for a single launch
+    std::string entry; ///< the kernel as compiled, template arguments resolved
+    std::string file;  ///< its source or module file as the suite names it (relative to the project)
+    std::optional<OccupancyLimiter> occupancy_limiter; ///< what limits this launch's occupancy, where known
 };
 
 /// Everything known about one variant at one parameter point.
@@ -155,8 +180,8 @@ struct CaseResult {
     std::string params_text;
     std::size_t point = 0; ///< index of the sweep point (suite::Case::point): merged shards keep one run's order
     CaseStatus status = CaseStatus::skipped;
-    std::string message;           ///< why it failed, or a note
-    std::string occupancy_limiter; ///< registers / shared_memory / blocks / warps
+    std::string message;                               ///< why it failed, or a note
+    std::optional<OccupancyLimiter> occupancy_limiter; ///< of the launch with the least occupancy, where known
     std::vector<MetricValue> metrics;
     std::vector<CaseLaunch> launches; ///< the variant's launches in order (empty for a built-in library call)
     std::vector<double> time_samples_us;

@@ -1,6 +1,7 @@
 #include "harness/core/run_report.hxx"
 
 #include "harness/core/arch_limits.hxx"
+#include "harness/core/enum_names.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/input_files.hxx"
 #include "harness/core/text.hxx"
@@ -129,13 +130,16 @@ CliffMap cliff_map_from_json(const nlohmann::json& j)
 
 } // namespace
 
+constexpr EnumName<RunMode> run_mode_names[] = {{RunMode::gpu, "gpu"}, {RunMode::static_tier, "static"}};
+
 const char* mode_name(RunMode mode)
 {
-    switch (mode) {
-    case RunMode::gpu: return "gpu";
-    case RunMode::static_tier: return "static";
-    }
-    return "gpu";
+    return enum_name(run_mode_names, mode);
+}
+
+std::optional<RunMode> mode_from_name(std::string_view name)
+{
+    return enum_from_name(run_mode_names, name);
 }
 
 void to_json(nlohmann::json& j, const RunReport& r)
@@ -175,10 +179,11 @@ void from_json(const nlohmann::json& j, RunReport& r)
     r.suite = j.at("suite").get<std::string>();
     r.suite_file = j.value("suite_file", "");
     const auto mode = j.at("mode").get<std::string>();
-    if (mode != mode_name(RunMode::gpu) && mode != mode_name(RunMode::static_tier))
+    const auto known = mode_from_name(mode);
+    if (!known)
         throw Error(ErrorKind::bad_input, fmt::format("mode: '{}' is neither 'gpu' nor 'static'",
                                                       escape_control_characters(mode.substr(0, max_name_length))));
-    r.mode = mode == mode_name(RunMode::gpu) ? RunMode::gpu : RunMode::static_tier;
+    r.mode = *known;
     r.device_name = j.value("device_name", "");
     r.arch = j.value("arch", "");
     r.driver_version = j.value("driver_version", "");
@@ -369,12 +374,11 @@ GateCounts gate_counts(const RunReport& report)
             case Verdict::waived:
             case Verdict::expect_failed: break;
             }
-            if (v.rule.starts_with("expect"))
-                ++c.expected;
-            else if (v.rule == "report")
-                ++c.reported;
-            else
-                ++c.compared;
+            switch (v.source) {
+            case VerdictSource::expectation: ++c.expected; break;
+            case VerdictSource::drift: ++c.reported; break;
+            case VerdictSource::baseline: ++c.compared; break;
+            }
         }
     return c;
 }

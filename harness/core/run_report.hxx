@@ -8,7 +8,9 @@
 
 #include <filesystem>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace harness {
@@ -32,6 +34,8 @@ enum class RunMode { gpu, static_tier };
 
 /// "gpu" or "static", as results files and reports write the mode.
 const char* mode_name(RunMode mode);
+/// The mode named `name` ("gpu" or "static"); nullopt for another name.
+std::optional<RunMode> mode_from_name(std::string_view name);
 
 /// One run of one suite: where it ran and what came out.
 struct RunReport {

@@ -29,7 +29,7 @@ cliff::LaunchShape launch_shape(const suite::VariantSpec& variant, const CaseRes
             shape.block[d] = static_cast<std::uint64_t>(launch.block[d].evaluate(point));
     }
     shape.blocks_per_sm = static_cast<int>(r.metric(metric::blocks_per_sm).value_or(0));
-    shape.limiter = r.occupancy_limiter;
+    shape.limiter = occupancy_limiter_text(r.occupancy_limiter);
     shape.registers_per_thread = static_cast<int>(r.metric(metric::registers).value_or(0));
     shape.shared_bytes = static_cast<std::uint64_t>(r.metric(metric::static_shared_bytes).value_or(0) +
                                                     r.metric(metric::dynamic_shared_bytes).value_or(0));

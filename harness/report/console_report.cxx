@@ -130,8 +130,9 @@ void write_launch_rows(const CaseResult& r, std::ostream& out)
         if (const auto smem = figure(metric::static_shared_bytes))
             parts.push_back(fmt::format("smem {:.0f}", *smem + figure(metric::dynamic_shared_bytes).value_or(0)));
         if (const auto occ = figure(metric::theoretical_occupancy))
-            parts.push_back(fmt::format("occ {:.0f}%{}", *occ * 100,
-                                        l.occupancy_limiter.empty() ? "" : " (" + l.occupancy_limiter + ")"));
+            parts.push_back(fmt::format(
+                "occ {:.0f}%{}", *occ * 100,
+                l.occupancy_limiter ? fmt::format(" ({})", occupancy_limiter_name(*l.occupancy_limiter)) : ""));
         if (const auto sectors = figure(metric::global_ld_sectors))
             parts.push_back(fmt::format("ld sectors {:.0f}", *sectors));
         if (const auto dram = figure(metric::dram_bytes)) parts.push_back(fmt::format("DRAM {:.0f} B", *dram));
@@ -164,7 +165,8 @@ void write_static_table(const RunReport& report, std::ostream& out, std::size_t 
                                                    r.metric(metric::dynamic_shared_bytes).value_or(0))
                        : "-",
                    metric_text(r, metric::local_bytes, "{:.0f}"), metric_text(r, metric::blocks_per_sm, "{:.0f}"),
-                   occupancy ? fmt::format("{:.0f}%", *occupancy * 100) : "-", r.occupancy_limiter);
+                   occupancy ? fmt::format("{:.0f}%", *occupancy * 100) : "-",
+                   occupancy_limiter_text(r.occupancy_limiter));
         write_launch_rows(r, out);
     }
 }
@@ -217,7 +219,8 @@ void write_console_table(const RunReport& report, std::ostream& console)
                        metric_text(r, metric::time_noise, "{:.1f}%"), metric_text(r, metric::gflops, "{:.1f}"),
                        metric_text(r, metric::bandwidth, "{:.1f}"), metric_text(r, metric::registers, "{:.0f}"),
                        smem ? fmt::format("{:.0f}", *smem + dyn.value_or(0)) : "-",
-                       occupancy ? fmt::format("{:.0f}%", *occupancy * 100) : "-", r.occupancy_limiter);
+                       occupancy ? fmt::format("{:.0f}%", *occupancy * 100) : "-",
+                       occupancy_limiter_text(r.occupancy_limiter));
             write_launch_rows(r, out);
         }
     }

@@ -46,7 +46,8 @@ std::string cliff_rows(const RunReport& report, const CliffMap& map)
                          const std::vector<const CliffVerdict*>& verdicts) {
         std::optional<double> baseline;
         for (const auto* v : verdicts)
-            if (v->judgement.baseline && !v->judgement.rule.starts_with("expect")) baseline = v->judgement.baseline;
+            if (v->judgement.baseline && v->judgement.source != VerdictSource::expectation)
+                baseline = v->judgement.baseline;
         const auto worst = worst_cliff_verdict(verdicts);
         return csv_row({report.suite, map.variant, where, map.arch, "cliff", depth ? fmt::format("{:.9g}", *depth) : "",
                         "fraction", cause, baseline ? fmt::format("{:.9g}", *baseline) : "",
@@ -84,7 +85,7 @@ std::string results_csv(const RunReport& report)
             std::vector<Verdict> verdicts;
             for (const auto& v : r.verdicts) {
                 if (v.metric != name) continue;
-                if (v.baseline && !v.rule.starts_with("expect")) baseline = v.baseline;
+                if (v.baseline && v.source != VerdictSource::expectation) baseline = v.baseline;
                 verdicts.push_back(v.verdict);
             }
             CaseResult only;

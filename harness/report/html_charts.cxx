@@ -329,11 +329,17 @@ std::string roofline_section(const RunReport& report, const VariantColors& color
            chart.svg("roofline") + "</div>\n</section>\n";
 }
 
-std::string limiter_short(const std::string& limiter)
+/// The limiter as the occupancy chart labels its bars: the long names shortened to fit.
+std::string limiter_short(OccupancyLimiter limiter)
 {
-    if (limiter == metric::registers) return "regs";
-    if (limiter == "shared_memory") return "smem";
-    return limiter;
+    switch (limiter) {
+    case OccupancyLimiter::registers: return "regs";
+    case OccupancyLimiter::shared_memory: return "smem";
+    case OccupancyLimiter::warps:
+    case OccupancyLimiter::blocks:
+    case OccupancyLimiter::barriers: break;
+    }
+    return occupancy_limiter_name(limiter);
 }
 
 std::string occupancy_section(const RunReport& report)
@@ -343,7 +349,7 @@ std::string occupancy_section(const RunReport& report)
     struct Column {
         std::string name;
         std::optional<double> theoretical, achieved;
-        std::string limiter;
+        std::optional<OccupancyLimiter> limiter;
     };
     const bool archs = several_archs(report);
     std::map<std::string, std::vector<const CaseResult*>> groups;
@@ -389,9 +395,9 @@ std::string occupancy_section(const RunReport& report)
         if (c.theoretical) {
             chart.rect(x - 0.36, x + 0.36, 0, *c.theoretical * 100, "#cfd8dc", "#90a4ae",
                        fmt::format("{}: theoretical {} (limited by {})", c.name,
-                                   format_with_unit(*c.theoretical, "fraction"), c.limiter.empty() ? "?" : c.limiter));
-            if (!c.limiter.empty())
-                chart.label(x, *c.theoretical * 100, limiter_short(c.limiter), "middle", "label", 0, -5);
+                                   format_with_unit(*c.theoretical, "fraction"),
+                                   c.limiter ? occupancy_limiter_name(*c.limiter) : "?"));
+            if (c.limiter) chart.label(x, *c.theoretical * 100, limiter_short(*c.limiter), "middle", "label", 0, -5);
         }
         if (c.achieved)
             chart.rect(x - 0.2, x + 0.2, 0, *c.achieved * 100, "#3366cc", "",

@@ -1,5 +1,6 @@
 #include "harness/report/html_parts.hxx"
 
+#include "harness/core/enum_names.hxx"
 #include "harness/report/html_text.hxx"
 
 #include <cmath>
@@ -27,19 +28,15 @@ const char* verdict_color(Verdict v)
 
 const char* verdict_label(Verdict v)
 {
-    switch (v) {
-    case Verdict::passed: return "within tolerance";
-    case Verdict::regressed: return "regressed";
-    case Verdict::improved: return "improved";
-    case Verdict::waived: return "waived";
-    case Verdict::expect_failed: return "expect failed";
-    case Verdict::no_baseline: return "no baseline";
-    case Verdict::skipped: return "not compared";
-    case Verdict::drifted: return "moved (reported, not gated)";
-    case Verdict::not_gated: return "not gated (no baseline; CI mode)";
-    case Verdict::not_measured: return "not measured (the baseline holds it)";
-    }
-    return "?";
+    // clang-format off
+    constexpr EnumName<Verdict> labels[] = {
+        {Verdict::passed, "within tolerance"}, {Verdict::regressed, "regressed"}, {Verdict::improved, "improved"},
+        {Verdict::waived, "waived"}, {Verdict::expect_failed, "expect failed"}, {Verdict::no_baseline, "no baseline"},
+        {Verdict::skipped, "not compared"}, {Verdict::drifted, "moved (reported, not gated)"},
+        {Verdict::not_gated, "not gated (no baseline; CI mode)"},
+        {Verdict::not_measured, "not measured (the baseline holds it)"}};
+    // clang-format on
+    return enum_name(labels, v);
 }
 
 std::string case_label(const CaseResult& r)

@@ -317,7 +317,7 @@ std::string cases_section(const RunReport& report)
         if (!r.reused_metrics.empty())
             note += fmt::format("{}{} exact figures and hotspots reused from the counter cache",
                                 note.empty() ? "" : "; ", r.reused_metrics.size());
-        rows += text_cell(r.occupancy_limiter) +
+        rows += text_cell(occupancy_limiter_text(r.occupancy_limiter)) +
                 fmt::format("<td class=\"message-cell\" title=\"{0}\">{0}</td></tr>\n", html_escape(note));
     }
     return "<section id=\"cases\">\n<h2>All cases</h2>\n<p class=\"note\">Click a column heading to sort.</p>\n"

@@ -87,8 +87,8 @@ std::string number(const std::optional<double>& v)
 /// The figures compared with a baseline under a gating rule (not expectations, not drift).
 bool compared_with_baseline(const MetricVerdict& v)
 {
-    return v.baseline && v.value && !v.rule.starts_with("expect") && !v.rule.starts_with("report") &&
-           v.verdict != Verdict::drifted && v.verdict != Verdict::skipped;
+    return v.baseline && v.value && v.source == VerdictSource::baseline && v.verdict != Verdict::drifted &&
+           v.verdict != Verdict::skipped;
 }
 
 /// One row of the per-case table: reference, current, difference and noise, as nvbench's compare.

@@ -641,7 +641,7 @@ void CaseRunner::read_resources(Prepared& prepared, CaseResult& r)
             o.shared_opt_in = l.shared_bytes > 48 * 1024;
             const auto calc =
                 compile::theoretical_occupancy(*limits, threads, regs, smem + static_cast<int>(l.shared_bytes), o);
-            launch.limiter = std::string(compile::to_string(calc.limiter));
+            launch.limiter = calc.limiter;
             if (calc.blocks_per_sm != active)
                 r.message += fmt::format("{}occupancy calculator says {} blocks/SM, the driver {}",
                                          r.message.empty() ? "" : "; ", calc.blocks_per_sm, active);

@@ -2,6 +2,7 @@
 
 #include "harness/suite/suite.hxx"
 
+#include "harness/core/enum_names.hxx"
 #include "harness/core/metrics.hxx"
 
 #include <algorithm>
@@ -75,12 +76,9 @@ std::vector<ExpectSpec> Suite::expectations_for(const VariantSpec& variant) cons
 
 const char* cliff_maps_name(CliffMaps maps)
 {
-    switch (maps) {
-    case CliffMaps::all: return "";
-    case CliffMaps::measured: return "measured";
-    case CliffMaps::exact: return "exact";
-    }
-    return "";
+    constexpr EnumName<CliffMaps> names[] = {
+        {CliffMaps::all, ""}, {CliffMaps::measured, "measured"}, {CliffMaps::exact, "exact"}};
+    return enum_name(names, maps, "");
 }
 
 bool is_cliff_expectation(std::string_view name)

@@ -110,7 +110,7 @@ TEST(GpuRun, GemmVariantsVerifyAndReportResources)
         EXPECT_GT(r.metric("registers").value_or(0), 0.0);
         EXPECT_GT(r.metric("theoretical_occupancy").value_or(0), 0.0);
         EXPECT_LE(r.metric("theoretical_occupancy").value_or(2), 1.0);
-        EXPECT_FALSE(r.occupancy_limiter.empty());
+        EXPECT_FALSE(occupancy_limiter_text(r.occupancy_limiter).empty());
         // The driver and our occupancy calculator agree (a disagreement is noted in the message).
         EXPECT_EQ(r.message.find("occupancy calculator says"), std::string::npos) << r.message;
     }

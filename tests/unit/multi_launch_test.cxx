@@ -138,7 +138,7 @@ TEST(MultiLaunch, StaticTierGivesEachLaunchItsOwnFigures)
     EXPECT_EQ(three.metric("theoretical_occupancy"), three.metric("theoretical_occupancy@wide"));
     ASSERT_EQ(three.launches.size(), 3u);
     EXPECT_EQ(three.launches[2].file, "kernels/passes.cu");
-    EXPECT_FALSE(three.launches[2].occupancy_limiter.empty());
+    EXPECT_FALSE(occupancy_limiter_text(three.launches[2].occupancy_limiter).empty());
 
     const CaseResult& twice = result_of(results, "twice");
     EXPECT_TRUE(twice.metric("registers@stage#1"));
@@ -198,7 +198,7 @@ TEST(MultiLaunch, AFailedCaseNamesItsKernelsAndTheirFile)
     r.status = CaseStatus::fault;
     r.message = "kernel fault: an illegal memory access was encountered";
     for (const std::string entry : {"row_mean", "row_rstd", "normalize"})
-        r.launches.push_back({entry, entry, "kernels/layernorm/layernorm.cu", ""});
+        r.launches.push_back({entry, entry, "kernels/layernorm/layernorm.cu", std::nullopt});
     EXPECT_EQ(report::kernels_text(r), "kernels row_mean, row_rstd and normalize in kernels/layernorm/layernorm.cu");
 
     RunReport run;

@@ -24,7 +24,7 @@ harness::RunReport sample_report()
     ok.set_metric("time_median", 123.5);
     ok.set_metric("registers", 32);
     ok.set_metric("theoretical_occupancy", 1.0);
-    ok.occupancy_limiter = "warps";
+    ok.occupancy_limiter = OccupancyLimiter::warps;
     CaseResult bad = ok;
     bad.variant = "broken, \"quoted\"";
     bad.status = CaseStatus::fault;
@@ -126,7 +126,7 @@ TEST(Report, CaseResultSurvivesJson)
     EXPECT_EQ(back.variant, "tiled16");
     EXPECT_EQ(back.status, CaseStatus::passed);
     EXPECT_EQ(back.metric("registers"), 32.0);
-    EXPECT_EQ(back.occupancy_limiter, "warps");
+    EXPECT_EQ(occupancy_limiter_text(back.occupancy_limiter), "warps");
     EXPECT_THROW(nlohmann::json::parse(R"({"status":"exploded"})").get<CaseResult>(), std::exception);
 }
 

@@ -35,7 +35,7 @@ TEST(StaticTier, GemmResourcesAndOccupancyForEachArchitecture)
         EXPECT_EQ(naive.metric("static_shared_bytes"), 0.0);
         EXPECT_EQ(naive.metric("spill_store_bytes"), 0.0);
         EXPECT_GT(naive.metric("theoretical_occupancy").value_or(0), 0.0);
-        EXPECT_FALSE(naive.occupancy_limiter.empty());
+        EXPECT_FALSE(occupancy_limiter_text(naive.occupancy_limiter).empty());
     }
 }
 
