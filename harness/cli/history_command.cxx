@@ -95,8 +95,8 @@ int list_action(const std::vector<std::string>& args)
         return exit_bad_input;
     }
     for (const auto& r : runs)
-        fmt::print("{}  {}  {:<6} {:<6} {:<20} {:>5} cases  {}\n", r.commit.substr(0, 12), r.commit_date, r.mode,
-                   r.arch, r.gpu.empty() ? "-" : r.gpu, r.cases, r.file);
+        fmt::print("{}  {}  {:<6} {:<6} {:<20} {:>5} cases  {}\n", r.commit.substr(0, 12), r.commit_date,
+                   mode_name(r.mode), r.arch, r.gpu.empty() ? "-" : r.gpu, r.cases, r.file);
     return exit_pass;
 }
 

@@ -485,7 +485,7 @@ IndexRefresh HistoryStore::refresh_index() const
             if (!records[i] || known.contains(fresh[i])) continue;
             const RunRecord& r = *records[i];
             add_run.bind(1, fresh[i]).bind(2, r.suite).bind(3, r.commit).bind(4, r.commit_date).bind(5, r.timestamp);
-            add_run.bind(6, r.mode).bind(7, r.arch).bind(8, r.gpu).bind(9, r.driver).bind(10, r.cuda);
+            add_run.bind(6, mode_name(r.mode)).bind(7, r.arch).bind(8, r.gpu).bind(9, r.driver).bind(10, r.cuda);
             add_run.bind(11, r.harness_version).bind(12, r.results_path).run();
             const std::int64_t run_id = index.last_id();
             for (std::size_t k = 0; k < r.cases.size(); ++k) {
@@ -506,7 +506,10 @@ IndexRefresh HistoryStore::refresh_index() const
                     put(figures, &id, sizeof id);
                     put(figures, &value, sizeof value);
                 }
-                add_case.bind(1, run_id).bind(2, static_cast<std::int64_t>(k)).bind(3, at->second).bind(4, c.status);
+                add_case.bind(1, run_id)
+                    .bind(2, static_cast<std::int64_t>(k))
+                    .bind(3, at->second)
+                    .bind(4, case_status_name(c.status));
                 add_case.bind_blob(5, figures);
                 if (c.time) add_case.bind_blob(6, time_blob(*c.time));
                 add_case.run();
@@ -549,21 +552,35 @@ std::vector<SuiteSummary> HistoryStore::suites() const
 
 std::vector<RunListing> HistoryStore::list_runs(const std::string& suite) const
 {
+    if (auto listed = list_indexed_runs(suite)) return std::move(*listed);
+    // An edited index: the run files say what it should hold.
+    rebuild_index();
+    if (auto listed = list_indexed_runs(suite)) return std::move(*listed);
+    throw Error(ErrorKind::environment, "the history index, rebuilt, names a mode no run file has");
+}
+
+std::optional<std::vector<RunListing>> HistoryStore::list_indexed_runs(const std::string& suite) const
+{
     Index index(index_file());
     Statement s = index.statement(
         "SELECT file, commit_id, commit_date, mode, arch, gpu, (SELECT count(*) FROM run_cases WHERE run_id = runs.id) "
         "FROM runs WHERE suite = ? ORDER BY commit_date, timestamp, file");
     s.bind(1, suite);
     std::vector<RunListing> out;
-    while (s.step())
-        out.push_back({"runs/" + s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5),
+    while (s.step()) {
+        const auto mode = mode_from_name(s.text(3));
+        if (!mode) return std::nullopt;
+        out.push_back({"runs/" + s.text(0), s.text(1), s.text(2), *mode, s.text(4), s.text(5),
                        static_cast<std::size_t>(s.integer(6))});
+    }
     return out;
 }
 
 std::vector<RunRecord> HistoryStore::load_runs(const std::string& suite) const
 {
-    auto indexed = load_indexed_runs(suite);
+    auto loaded = load_indexed_runs(suite);
+    std::vector<std::pair<RunRecord, std::string>> indexed;
+    if (loaded) indexed = std::move(*loaded);
     // The index is a cache of the run files: spot-check it against them. An index edited with its
     // schema intact (figures changed row by row) would otherwise show made-up figures as history;
     // reading every run file would cost what the index saves, so a few runs, chosen at random each
@@ -571,7 +588,7 @@ std::vector<RunRecord> HistoryStore::load_runs(const std::string& suite) const
     std::vector<std::size_t> order(indexed.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::shuffle(order.begin(), order.end(), std::mt19937(std::random_device{}()));
-    bool consistent = true;
+    bool consistent = loaded.has_value();
     for (std::size_t k = 0; k < order.size() && k < spot_checked_runs && consistent; ++k) {
         const auto& [record, file] = indexed[order[k]];
         const fs::path path = folder_ / file;
@@ -597,13 +614,10 @@ std::vector<RunRecord> HistoryStore::load_runs(const std::string& suite) const
         }
     }
     if (!consistent) {
-        {
-            const IndexOpenLock opening(index_file());
-            std::error_code ec;
-            for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(index_file().string() + suffix, ec);
-        }
-        refresh_index();
-        indexed = load_indexed_runs(suite);
+        rebuild_index();
+        loaded = load_indexed_runs(suite);
+        if (!loaded) throw Error(ErrorKind::environment, "the history index, rebuilt, names a mode no run file has");
+        indexed = std::move(*loaded);
     }
     std::vector<RunRecord> runs;
     runs.reserve(indexed.size());
@@ -611,7 +625,18 @@ std::vector<RunRecord> HistoryStore::load_runs(const std::string& suite) const
     return runs;
 }
 
-std::vector<std::pair<RunRecord, std::string>> HistoryStore::load_indexed_runs(const std::string& suite) const
+void HistoryStore::rebuild_index() const
+{
+    {
+        const IndexOpenLock opening(index_file());
+        std::error_code ec;
+        for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(index_file().string() + suffix, ec);
+    }
+    refresh_index();
+}
+
+std::optional<std::vector<std::pair<RunRecord, std::string>>>
+HistoryStore::load_indexed_runs(const std::string& suite) const
 {
     Index index(index_file());
     std::vector<std::string> metric_names;
@@ -642,7 +667,9 @@ std::vector<std::pair<RunRecord, std::string>> HistoryStore::load_indexed_runs(c
             r.commit = s.text(1);
             r.commit_date = s.text(2);
             r.timestamp = s.text(3);
-            r.mode = s.text(4);
+            const auto mode = mode_from_name(s.text(4));
+            if (!mode) return std::nullopt;
+            r.mode = *mode;
             r.arch = s.text(5);
             r.gpu = s.text(6);
             r.driver = s.text(7);
@@ -662,7 +689,13 @@ std::vector<std::pair<RunRecord, std::string>> HistoryStore::load_indexed_runs(c
         const auto run = run_at.find(s.integer(0));
         const auto key = case_keys.find(s.integer(1));
         if (run == run_at.end() || key == case_keys.end()) continue;
-        CaseFigures c{key->second[0], key->second[1], key->second[2], s.text(2), {}, read_time_blob(s.blob(4))};
+        CaseStatus status = CaseStatus::skipped;
+        try {
+            status = case_status_from_name(s.text(2));
+        } catch (const Error&) {
+            return std::nullopt;
+        }
+        CaseFigures c{key->second[0], key->second[1], key->second[2], status, {}, read_time_blob(s.blob(4))};
         const std::string_view figures = s.blob(3);
         c.figures.reserve(figures.size() / pair_bytes);
         for (std::size_t at = 0; at + pair_bytes <= figures.size(); at += pair_bytes) {

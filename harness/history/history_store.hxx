@@ -13,6 +13,7 @@
 #include "harness/history/run_record.hxx"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,7 +47,9 @@ struct SuiteSummary {
 /// A run as the index lists it.
 struct RunListing {
     std::string file; ///< relative to the store
-    std::string commit, commit_date, mode, arch, gpu;
+    std::string commit, commit_date;
+    RunMode mode = RunMode::gpu;
+    std::string arch, gpu;
     std::size_t cases = 0;
 };
 
@@ -76,8 +79,13 @@ public:
     std::filesystem::path index_file() const { return folder_ / "index.sqlite"; }
 
 private:
-    /// load_runs without the spot check, each run with the file it came from.
-    std::vector<std::pair<RunRecord, std::string>> load_indexed_runs(const std::string& suite) const;
+    /// load_runs without the spot check, each run with the file it came from; nullopt when the
+    /// index names a mode or case status no run file holds (it was edited) and is to be rebuilt.
+    std::optional<std::vector<std::pair<RunRecord, std::string>>> load_indexed_runs(const std::string& suite) const;
+    /// list_runs from the index; nullopt when it names a mode no run file holds (it was edited).
+    std::optional<std::vector<RunListing>> list_indexed_runs(const std::string& suite) const;
+    /// Deletes the index and builds it again from the run files.
+    void rebuild_index() const;
     std::filesystem::path folder_;
 };
 

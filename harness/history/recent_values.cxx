@@ -49,7 +49,7 @@ std::vector<double> recent_values(const std::vector<RunRecord>& runs, const Comm
             at = *position;
         }
         for (const auto& c : run.cases) {
-            if (c.status != "passed" || c.variant != selector.variant || c.params != selector.params ||
+            if (c.status != CaseStatus::passed || c.variant != selector.variant || c.params != selector.params ||
                 c.arch != selector.arch)
                 continue;
             if (const auto value = c.figure(selector.metric))

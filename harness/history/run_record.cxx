@@ -4,6 +4,7 @@
 #include "harness/core/error.hxx"
 #include "harness/core/input_files.hxx"
 #include "harness/core/stats.hxx"
+#include "harness/core/text.hxx"
 
 #include <algorithm>
 #include <cmath>
@@ -70,22 +71,22 @@ RunRecord record_from_report(const RunReport& report, std::string commit, std::s
 {
     RunRecord r;
     r.suite = report.suite;
+    r.timestamp = report.timestamp;
     r.commit = std::move(commit);
     r.commit_date = commit_date.empty() ? report.timestamp : std::move(commit_date);
-    r.timestamp = report.timestamp;
-    r.mode = mode_name(report.mode);
     r.arch = report.arch;
     r.gpu = report.device_name;
     r.driver = report.driver_version;
     r.cuda = report.cuda_version;
     r.harness_version = report.harness_version;
     r.results_path = std::move(results_path);
+    r.mode = report.mode;
     for (const auto& c : report.results) {
         CaseFigures f;
         f.variant = c.variant;
         f.params = c.params_text;
         f.arch = c.arch;
-        f.status = case_status_name(c.status);
+        f.status = c.status;
         if (c.status == CaseStatus::passed) {
             for (const auto& m : c.metrics)
                 if (std::isfinite(m.value)) f.figures.emplace_back(m.name, m.value);
@@ -117,7 +118,8 @@ std::string run_file_text(const RunRecord& r)
             for (double v : c.time->quantiles_us) q.push_back(number(v));
             time = json::array({number(c.time->median_us), number(c.time->iqr_us), c.time->samples, std::move(q)});
         }
-        cases.push_back(json::array({c.variant, c.params, c.arch, c.status, std::move(values), std::move(time)}));
+        cases.push_back(
+            json::array({c.variant, c.params, c.arch, case_status_name(c.status), std::move(values), std::move(time)}));
     }
     json j = {{"schema", schema_name},
               {"schema_version", run_file_schema_version},
@@ -125,13 +127,13 @@ std::string run_file_text(const RunRecord& r)
               {"commit", r.commit},
               {"commit_date", r.commit_date},
               {"timestamp", r.timestamp},
-              {"mode", r.mode},
               {"arch", r.arch},
               {"gpu", r.gpu},
               {"driver", r.driver},
               {"cuda", r.cuda},
               {"harness", r.harness_version},
               {"results", r.results_path},
+              {"mode", mode_name(r.mode)}, // keys are written sorted: the order here is not the file's
               {"metrics", metrics},
               {"cases", std::move(cases)}};
     return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
@@ -156,7 +158,12 @@ RunRecord parse_run_file(std::string_view text, const std::string& what)
     r.commit = text_field(j, "commit", what);
     r.commit_date = text_field(j, "commit_date", what);
     r.timestamp = text_field(j, "timestamp", what);
-    r.mode = text_field(j, "mode", what);
+    const std::string mode = text_field(j, "mode", what);
+    if (const auto known = mode_from_name(mode))
+        r.mode = *known;
+    else
+        throw Error(ErrorKind::bad_input, fmt::format("{}: mode '{}' is neither 'gpu' nor 'static'", what,
+                                                      escape_control_characters(mode.substr(0, max_name_length))));
     r.arch = text_field(j, "arch", what);
     r.gpu = text_field(j, "gpu", what);
     r.driver = text_field(j, "driver", what);
@@ -170,7 +177,12 @@ RunRecord parse_run_file(std::string_view text, const std::string& what)
             f.variant = c.at(0).get<std::string>();
             f.params = c.at(1).get<std::string>();
             f.arch = c.at(2).get<std::string>();
-            f.status = c.at(3).get<std::string>();
+            const auto status = c.at(3).get<std::string>();
+            try {
+                f.status = case_status_from_name(status);
+            } catch (const Error& e) {
+                throw Error(ErrorKind::bad_input, fmt::format("{}: a case of {}: {}", what, f.variant, e.what()));
+            }
             const auto& values = c.at(4);
             if (!values.empty() && values.size() != metrics.size())
                 throw Error(ErrorKind::bad_input, fmt::format("{}: a case of {} holds {} values for {} metrics", what,

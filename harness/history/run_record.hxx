@@ -39,7 +39,7 @@ struct CaseFigures {
     std::string variant;
     std::string params; ///< params_text, "N=1024"
     std::string arch;
-    std::string status;                                  ///< case_status_name()
+    CaseStatus status = CaseStatus::skipped;             ///< written as case_status_name()
     std::vector<std::pair<std::string, double>> figures; ///< every figure the case has, exact and noisy
     std::optional<TimeSummary> time;
 
@@ -49,10 +49,10 @@ struct CaseFigures {
 /// One recorded run of one suite.
 struct RunRecord {
     std::string suite;
-    std::string commit;      ///< full hash where git knew it, else as given
-    std::string commit_date; ///< ISO 8601 committer date, else the run's own timestamp
-    std::string timestamp;   ///< when the run ran (results.json)
-    std::string mode;        ///< "gpu" or "static"
+    std::string commit;          ///< full hash where git knew it, else as given
+    std::string commit_date;     ///< ISO 8601 committer date, else the run's own timestamp
+    std::string timestamp;       ///< when the run ran (results.json)
+    RunMode mode = RunMode::gpu; ///< written as mode_name(): "gpu" or "static"
     std::string arch;
     std::string gpu; ///< device name; empty for the static tier
     std::string driver;

@@ -102,7 +102,7 @@ SuiteHistory build_suite_history(const std::string& suite, const std::vector<Run
     for (const auto& r : runs) {
         const std::size_t at = commit_index.at(r.commit);
         for (const auto& c : r.cases) {
-            if (c.status != "passed") continue;
+            if (c.status != CaseStatus::passed) continue;
             const auto [case_at, _] = case_order.try_emplace({c.variant, c.params, c.arch}, case_order.size());
             for (const auto& [name, value] : c.figures) {
                 const auto m = metric_order.find(name);

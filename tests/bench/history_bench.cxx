@@ -60,15 +60,19 @@ int main(int argc, char** argv)
         rec.commit = fmt::format("{:040x}", r / 3 + 1); // three runs per commit
         rec.commit_date = fmt::format("2026-01-01T00:00:00Z+{:08}", r / 3);
         rec.timestamp = rec.commit_date;
-        rec.mode = "gpu";
+        rec.mode = RunMode::gpu;
         rec.arch = "sm_90";
         rec.gpu = "NVIDIA H100 80GB HBM3";
         rec.driver = rec.cuda = "13.0";
         rec.harness_version = "0.1.0";
         rec.results_path = fmt::format("/ci/reports/{}/bench/results.json", r);
         for (std::size_t c = 0; c < cases; ++c) {
-            CaseFigures f{
-                fmt::format("variant{}", c % 5), fmt::format("N={}", 1024 << (c / 5)), "sm_90", "passed", {}, {}};
+            CaseFigures f{fmt::format("variant{}", c % 5),
+                          fmt::format("N={}", 1024 << (c / 5)),
+                          "sm_90",
+                          CaseStatus::passed,
+                          {},
+                          {}};
             std::vector<double> t(samples);
             for (auto& s : t) s = 100.0 * static_cast<double>(c + 1) * (1.0 + noise(rng));
             f.time = summarize_time(t);

@@ -23,7 +23,7 @@ inline history::RunRecord run_at(const std::string& suite, std::size_t c)
     r.suite = suite;
     r.commit = commit_hash(c);
     r.commit_date = fmt::format("2026-11-{:02}T00:00:00Z", c + 1);
-    r.mode = "gpu";
+    r.mode = RunMode::gpu;
     r.arch = "sm_90";
     r.gpu = "NVIDIA H100 80GB HBM3";
     return r;
@@ -36,7 +36,7 @@ inline history::CaseFigures passed_case(const std::string& variant)
     f.variant = variant;
     f.params = "N=16777216";
     f.arch = "sm_90";
-    f.status = "passed";
+    f.status = CaseStatus::passed;
     return f;
 }
 

@@ -36,7 +36,7 @@ std::vector<RunRecord> runs()
             r.suite = "row_staircase";
             r.commit = commit_name(c);
             r.commit_date = fmt::format("2026-11-{:02}T00:00:00Z", c + 1);
-            r.mode = "gpu";
+            r.mode = RunMode::gpu;
             r.arch = "sm_90";
             r.gpu = "NVIDIA H100 80GB HBM3";
             for (int w = 496; w <= 505; ++w) {
@@ -44,7 +44,7 @@ std::vector<RunRecord> runs()
                 f.variant = "rows";
                 f.params = fmt::format("ROWS=8448 W={}", w);
                 f.arch = "sm_90";
-                f.status = "passed";
+                f.status = CaseStatus::passed;
                 std::vector<double> samples;
                 const double time = 30.0 * (c >= 8 ? 1.10 : 1.0) * (1 + 0.0005 * (w - 496));
                 for (int i = 0; i < 30; ++i) samples.push_back(time * (1 + wobble(rng)));
@@ -56,7 +56,7 @@ std::vector<RunRecord> runs()
             other.variant = "other";
             other.params = "ROWS=8448 W=496";
             other.arch = "sm_90";
-            other.status = "passed";
+            other.status = CaseStatus::passed;
             other.figures = {{"registers", c >= 5 ? 33.0 : 32.0}, {"blocks_per_sm", c >= 5 ? 1.0 : 2.0}};
             r.cases.push_back(std::move(other));
             out.push_back(std::move(r));

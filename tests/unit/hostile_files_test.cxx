@@ -44,13 +44,13 @@ history::RunRecord record_of(const std::string& commit, double registers)
     r.commit = commit;
     r.commit_date = "2026-11-28T00:00:00Z";
     r.timestamp = "2026-11-28T00:00:00Z";
-    r.mode = "static";
+    r.mode = RunMode::static_tier;
     r.arch = "sm_90";
     history::CaseFigures c;
     c.variant = "copy";
     c.params = "N=1024";
     c.arch = "sm_90";
-    c.status = "passed";
+    c.status = CaseStatus::passed;
     c.figures = {{"registers", registers}};
     r.cases.push_back(c);
     return r;

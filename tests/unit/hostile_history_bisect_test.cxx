@@ -155,13 +155,13 @@ history::RunRecord record_of(const std::string& commit, const std::string& date,
     r.suite = "memory";
     r.commit = commit;
     r.commit_date = r.timestamp = date;
-    r.mode = "static";
+    r.mode = RunMode::static_tier;
     r.arch = "sm_90";
     history::CaseFigures c;
     c.variant = "copy";
     c.params = "N=1024";
     c.arch = "sm_90";
-    c.status = "passed";
+    c.status = CaseStatus::passed;
     c.figures = {{"registers", registers}};
     c.time = history::summarize_time({1.0, 2.0, 3.0, 4.0, 5.0});
     r.cases.push_back(c);
@@ -432,7 +432,7 @@ TEST(HostileHistory, ACraftedIndexIsRebuiltFromTheRunFiles)
     edit_index(store, "UPDATE run_cases SET status = 'failed'");
     for (const auto& run : history_store.load_runs("memory")) {
         ASSERT_EQ(run.cases.size(), 1u);
-        EXPECT_EQ(run.cases[0].status, "passed");
+        EXPECT_EQ(std::string(case_status_name(run.cases[0].status)), "passed");
     }
 }
 
