@@ -6,6 +6,7 @@
 #include "harness/compare/rules.hxx"
 #include "harness/compile/static_tier.hxx"
 #include "harness/core/child_process.hxx"
+#include "harness/core/enum_names.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/core/stats.hxx"
@@ -301,16 +302,252 @@ std::vector<FigureChange> changes_at_first(const Evaluation& good, const Figures
     return changes;
 }
 
+/// The repository holding the suite, the suite's path in it, and the first-parent commits after
+/// the good end up to the bad one.
+struct BisectRange {
+    GitRepository repository;
+    fs::path suite_path;
+    std::vector<std::string> commits;
+};
+
+/// Resolves the request's ends into `result` (suite, good, bad, commits) and checks the range:
+/// Error(bad_input) for an unknown revision, a bad end not after the good one on its first-parent
+/// line, or a suite missing at either end.
+BisectRange resolve_range(const BisectRequest& request, BisectResult& result)
+{
+    // The repository: the one holding the suite file when it exists here, else the current folder's.
+    std::error_code ec;
+    const bool here = fs::is_regular_file(request.suite, ec);
+    GitRepository repository =
+        GitRepository::containing(here ? fs::absolute(request.suite, ec).parent_path() : fs::current_path());
+    fs::path suite_path = suite_in_repository(request.suite, repository);
+
+    const auto resolve = [&](const std::string& option, const std::string& rev) {
+        auto hash = repository.resolve_commit(rev);
+        if (!hash)
+            throw Error(ErrorKind::bad_input, fmt::format("{} {}: no such commit in {}", option, rev.substr(0, 80),
+                                                          repository.top().string()));
+        return *hash;
+    };
+    result.suite = suite_path.generic_string();
+    result.good = repository.describe(resolve("--good", request.good));
+    result.bad = repository.describe(resolve("--bad", request.bad));
+    std::vector<std::string> commits = repository.first_parent_range(result.good.hash, result.bad.hash);
+    result.commits = commits.size();
+    if (commits.empty() || commits.back() != result.bad.hash)
+        throw Error(ErrorKind::bad_input,
+                    fmt::format("--bad {} does not follow --good {} on its first-parent line: nothing to bisect",
+                                request.bad, request.good));
+    for (const auto* end : {&result.good, &result.bad})
+        if (!repository.has_file(end->hash, suite_path))
+            throw Error(ErrorKind::bad_input, fmt::format("{}: not in commit {} ({})", result.suite,
+                                                          end->hash.substr(0, 12), first_line(end->subject)));
+    return {std::move(repository), std::move(suite_path), std::move(commits)};
+}
+
+/// The GPU the commits run on, or none for the static tier (its mode in `result`); time needs a GPU.
+std::optional<run::DeviceInfo> bisect_device(const BisectRequest& request, BisectResult& result)
+{
+    SuiteRunOptions device_options;
+    device_options.static_only = request.static_only;
+    device_options.device = request.device;
+    std::optional<run::DeviceInfo> device = choose_device(device_options);
+    result.mode = device ? RunMode::gpu : RunMode::static_tier;
+    if (!device && is_time_metric(request.metric))
+        throw Error(ErrorKind::bad_input,
+                    fmt::format("--metric {}: time is measured on a GPU only, and this bisect runs the static tier",
+                                request.metric));
+    return device;
+}
+
+/// The steps of one bisect after its range is resolved: both ends, then the search between them,
+/// each commit tested recorded in the result and logged.
+class BisectSteps {
+public:
+    BisectSteps(const BisectRequest& request, Bisector& bisector, std::vector<std::string> commits,
+                BisectResult& result, std::ostream& log)
+        : request_(request), bisector_(bisector), commits_(std::move(commits)), result_(result), log_(log),
+          timed_(bisector.timed())
+    {
+    }
+
+    /// Runs the good end: the figures every step is compared with.
+    void run_good_end()
+    {
+        const auto t0 = std::chrono::steady_clock::now();
+        log_ << fmt::format("harness bisect: {} commits from {} to {} ({} tier)\n", commits_.size(),
+                            describe_step(result_.good), describe_step(result_.bad), mode_name(result_.mode));
+        good_ = bisector_.evaluate(result_.good.hash, end_rounds());
+        if (!good_.suite || good_.results.empty())
+            throw Error(ErrorKind::bad_input, fmt::format("the cases do not run at the good commit {}: {}",
+                                                          result_.good.hash.substr(0, 12), good_.why_skipped));
+        good_.probe = Probe::same;
+        record(result_.good, StepRole::good, good_, timed_ ? time_note(good_.samples) : "", seconds_since(t0));
+        good_figures_ = figures_of(good_.results, request_.metric);
+        if (good_figures_.empty())
+            throw Error(ErrorKind::bad_input, fmt::format("the good commit has no {} figure for the cases",
+                                                          request_.metric.empty() ? "exact" : request_.metric));
+        for (const auto& [key, value] : good_figures_)
+            if (std::find(result_.metrics.begin(), result_.metrics.end(), key.metric) == result_.metrics.end())
+                result_.metrics.push_back(key.metric);
+    }
+
+    /// Runs the bad end; false (the reason in the result) when it shows no change to find. Time
+    /// needs the bad end's samples, since a step is judged against both ends; exact figures need
+    /// the bad end to differ from the good one, or a change and its revert between equal ends
+    /// would be "found".
+    bool run_bad_end()
+    {
+        const auto t0 = std::chrono::steady_clock::now();
+        bad_ = bisector_.evaluate(result_.bad.hash, end_rounds());
+        if (timed_) {
+            if (bad_->samples.empty())
+                throw Error(ErrorKind::bad_input, fmt::format("the case does not run at the bad commit {}: {}",
+                                                              result_.bad.hash.substr(0, 12), bad_->why_skipped));
+            bad_->probe = Probe::different;
+            record(result_.bad, StepRole::bad, *bad_, time_note(bad_->samples), seconds_since(t0));
+            if (compare::compare_samples(good_.samples, bad_->samples) == compare::StepVerdict::different) return true;
+            result_.reason = fmt::format("the time at the good commit ({:.3f} us) and the bad one ({:.3f} us) cannot "
+                                         "be told apart",
+                                         median_or_zero(good_.samples), median_or_zero(bad_->samples));
+            return false;
+        }
+        if (!bad_->suite || bad_->results.empty())
+            throw Error(ErrorKind::bad_input, fmt::format("the cases do not run at the bad commit {}: {}",
+                                                          result_.bad.hash.substr(0, 12), bad_->why_skipped));
+        bad_->probe = compare_exact(good_figures_, figures_of(bad_->results, request_.metric));
+        record(result_.bad, StepRole::bad, *bad_,
+               bad_->probe == Probe::skipped ? "none of the figures was measured" : "", seconds_since(t0));
+        if (bad_->probe == Probe::skipped)
+            throw Error(ErrorKind::bad_input, fmt::format("the bad commit {} measures none of the good commit's {} "
+                                                          "figures",
+                                                          result_.bad.hash.substr(0, 12),
+                                                          request_.metric.empty() ? "exact" : request_.metric));
+        if (bad_->probe == Probe::different) return true;
+        result_.reason = "the figures at the bad commit are those of the good one";
+        return false;
+    }
+
+    /// Tests commit `i` of the range against both ends (the search's probe).
+    Probe probe(std::size_t i)
+    {
+        const bool is_bad = i + 1 == commits_.size();
+        const CommitInfo commit = is_bad ? result_.bad : bisector_.repository().describe(commits_[i]);
+        if (is_bad && bad_) {
+            evaluated_[i] = *bad_;
+            return Probe::different;
+        }
+        const auto t = std::chrono::steady_clock::now();
+        Evaluation e = timed_ ? bisector_.evaluate(commits_[i], 1, &good_.samples, &bad_->samples)
+                              : bisector_.evaluate(commits_[i], 1);
+        std::string note = e.why_skipped;
+        if (!e.results.empty()) {
+            if (timed_) {
+                const auto v = compare::time_step_verdict(good_.samples, bad_->samples, e.samples);
+                e.probe = v == compare::StepVerdict::same        ? Probe::same
+                          : v == compare::StepVerdict::different ? Probe::different
+                                                                 : Probe::skipped;
+                note = time_note(e.samples) + (v == compare::StepVerdict::unsure ? ": still unsure" : "");
+            } else {
+                e.probe = compare_exact(good_figures_, figures_of(e.results, request_.metric));
+                if (e.probe == Probe::skipped) note = "none of the figures was measured";
+            }
+        }
+        record(commit, is_bad ? StepRole::bad : StepRole::step, e, note, seconds_since(t));
+        const Probe p = e.probe;
+        evaluated_[i] = std::move(e);
+        return p;
+    }
+
+    /// The search's outcome in the result: the commit and what moved there, the candidates, or why
+    /// none is named.
+    void finish(const SearchResult& found)
+    {
+        result_.outcome = found.outcome;
+        if (found.bad_skipped)
+            throw Error(ErrorKind::bad_input,
+                        fmt::format("the cases do not run at the bad commit {}: {}", result_.bad.hash.substr(0, 12),
+                                    evaluated_[commits_.size() - 1].why_skipped));
+        switch (found.outcome) {
+        case BisectOutcome::unchanged:
+            result_.reason = "the figures at the bad commit are those of the good one";
+            return;
+        case BisectOutcome::range:
+            for (std::size_t i = found.first; i <= found.last; ++i)
+                result_.candidates.push_back(bisector_.repository().describe(commits_[i]));
+            result_.reason =
+                "only skipped commits remain between the last commit like the good one and the first unlike it";
+            return;
+        case BisectOutcome::found:
+            result_.first = bisector_.repository().describe(commits_[found.first]);
+            result_.changes =
+                changes_at_first(good_, good_figures_, evaluated_.at(found.first), request_.metric, timed_);
+            return;
+        }
+    }
+
+    std::size_t commits() const { return commits_.size(); }
+
+private:
+    int end_rounds() const { return timed_ ? 2 : 1; }
+
+    static std::string time_note(const std::vector<double>& samples)
+    {
+        return fmt::format("median {:.3f} us of {} samples", median_or_zero(samples), samples.size());
+    }
+
+    void record(const CommitInfo& commit, StepRole role, const Evaluation& e, const std::string& note, double wall)
+    {
+        result_.steps.push_back({commit.hash, role, e.probe, note, e.runs, wall});
+        result_.runs += e.runs;
+        log_ << fmt::format("harness bisect: {} {}: {}{}\n", step_role_name(role), describe_step(commit),
+                            step_verdict_text(result_.steps.back()), note.empty() ? "" : " (" + note + ")");
+        log_.flush();
+    }
+
+    const BisectRequest& request_;
+    Bisector& bisector_;
+    const std::vector<std::string> commits_;
+    BisectResult& result_;
+    std::ostream& log_;
+    const bool timed_;
+    Evaluation good_;
+    Figures good_figures_;
+    std::optional<Evaluation> bad_;
+    std::map<std::size_t, Evaluation> evaluated_;
+};
+
+// clang-format off
+constexpr EnumName<BisectOutcome> outcome_names[] = {
+    {BisectOutcome::found, "found"}, {BisectOutcome::range, "range"}, {BisectOutcome::unchanged, "unchanged"}};
+constexpr EnumName<StepRole> role_names[] = {{StepRole::good, "good"}, {StepRole::bad, "bad"}, {StepRole::step, "step"}};
+constexpr EnumName<Probe> probe_names[] = {
+    {Probe::same, "same"}, {Probe::different, "different"}, {Probe::skipped, "skipped"}};
+// clang-format on
+
 } // namespace
 
 const char* bisect_outcome_name(BisectOutcome outcome)
 {
-    switch (outcome) {
-    case BisectOutcome::found: return "found";
-    case BisectOutcome::range: return "range";
-    case BisectOutcome::unchanged: return "unchanged";
+    return enum_name(outcome_names, outcome, "unchanged");
+}
+
+const char* step_role_name(StepRole role)
+{
+    return enum_name(role_names, role);
+}
+
+const char* step_verdict_text(const BisectStep& step)
+{
+    switch (step.role) {
+    case StepRole::good: return "good";
+    case StepRole::bad:
+        if (step.verdict == Probe::same) return "same as good";
+        if (step.verdict == Probe::different) return "bad";
+        break;
+    case StepRole::step: break;
     }
-    return "unchanged";
+    return enum_name(probe_names, step.verdict);
 }
 
 SearchResult search_first_change(std::size_t n, const std::function<Probe(std::size_t)>& probe)
@@ -359,169 +596,16 @@ BisectResult bisect(const BisectRequest& request, std::ostream& log)
 {
     const auto started = std::chrono::steady_clock::now();
     check_metric_option(request.metric);
-    // The repository: the one holding the suite file when it exists here, else the current folder's.
-    std::error_code ec;
-    const bool here = fs::is_regular_file(request.suite, ec);
-    GitRepository repository =
-        GitRepository::containing(here ? fs::absolute(request.suite, ec).parent_path() : fs::current_path());
-    const fs::path suite_path = suite_in_repository(request.suite, repository);
-
-    const auto resolve = [&](const std::string& option, const std::string& rev) {
-        auto hash = repository.resolve_commit(rev);
-        if (!hash)
-            throw Error(ErrorKind::bad_input, fmt::format("{} {}: no such commit in {}", option, rev.substr(0, 80),
-                                                          repository.top().string()));
-        return *hash;
-    };
     BisectResult result;
-    result.suite = suite_path.generic_string();
-    result.good = repository.describe(resolve("--good", request.good));
-    result.bad = repository.describe(resolve("--bad", request.bad));
-    const std::vector<std::string> commits = repository.first_parent_range(result.good.hash, result.bad.hash);
-    result.commits = commits.size();
-    if (commits.empty() || commits.back() != result.bad.hash)
-        throw Error(ErrorKind::bad_input,
-                    fmt::format("--bad {} does not follow --good {} on its first-parent line: nothing to bisect",
-                                request.bad, request.good));
-    for (const auto* end : {&result.good, &result.bad})
-        if (!repository.has_file(end->hash, suite_path))
-            throw Error(ErrorKind::bad_input, fmt::format("{}: not in commit {} ({})", result.suite,
-                                                          end->hash.substr(0, 12), first_line(end->subject)));
-
-    SuiteRunOptions device_options;
-    device_options.static_only = request.static_only;
-    device_options.device = request.device;
-    std::optional<run::DeviceInfo> device = choose_device(device_options);
-    result.mode = device ? "gpu" : "static";
-    if (!device && is_time_metric(request.metric))
-        throw Error(ErrorKind::bad_input,
-                    fmt::format("--metric {}: time is measured on a GPU only, and this bisect runs the static tier",
-                                request.metric));
-
-    Bisector bisector(request, std::move(repository), suite_path, device);
-    const bool timed = bisector.timed();
-    const auto record = [&](const CommitInfo& commit, const std::string& role, const Evaluation& e,
-                            const std::string& verdict, const std::string& note, double wall) {
-        result.steps.push_back({commit.hash, role, verdict, note, e.runs, wall});
-        result.runs += e.runs;
-        log << fmt::format("harness bisect: {} {}: {}{}\n", role, describe_step(commit), verdict,
-                           note.empty() ? "" : " (" + note + ")");
-        log.flush();
-    };
-    const auto time_note = [](const std::vector<double>& samples) {
-        return fmt::format("median {:.3f} us of {} samples", median_or_zero(samples), samples.size());
-    };
-
-    // The good end: the figures every step is compared with.
-    auto t0 = std::chrono::steady_clock::now();
-    log << fmt::format("harness bisect: {} commits from {} to {} ({} tier)\n", commits.size(),
-                       describe_step(result.good), describe_step(result.bad), result.mode);
-    const int end_rounds = timed ? 2 : 1;
-    Evaluation good = bisector.evaluate(result.good.hash, end_rounds);
-    if (!good.suite || good.results.empty())
-        throw Error(ErrorKind::bad_input, fmt::format("the cases do not run at the good commit {}: {}",
-                                                      result.good.hash.substr(0, 12), good.why_skipped));
-    record(result.good, "good", good, "good", timed ? time_note(good.samples) : "", seconds_since(t0));
-    const Figures good_figures = figures_of(good.results, request.metric);
-    if (good_figures.empty())
-        throw Error(ErrorKind::bad_input, fmt::format("the good commit has no {} figure for the cases",
-                                                      request.metric.empty() ? "exact" : request.metric));
-    for (const auto& [key, value] : good_figures)
-        if (std::find(result.metrics.begin(), result.metrics.end(), key.metric) == result.metrics.end())
-            result.metrics.push_back(key.metric);
-
-    // Both ends are run before any step. Time needs the bad end's samples, since a step is judged
-    // against both; exact figures need the bad end to differ from the good one, or there is no
-    // change to find: a change and its revert between equal ends would otherwise be "found".
-    std::optional<Evaluation> bad;
-    if (!timed) {
-        t0 = std::chrono::steady_clock::now();
-        bad = bisector.evaluate(result.bad.hash, 1);
-        if (!bad->suite || bad->results.empty())
-            throw Error(ErrorKind::bad_input, fmt::format("the cases do not run at the bad commit {}: {}",
-                                                          result.bad.hash.substr(0, 12), bad->why_skipped));
-        bad->probe = compare_exact(good_figures, figures_of(bad->results, request.metric));
-        const char* verdict = bad->probe == Probe::same        ? "same as good"
-                              : bad->probe == Probe::different ? "bad"
-                                                               : "skipped";
-        record(result.bad, "bad", *bad, verdict, bad->probe == Probe::skipped ? "none of the figures was measured" : "",
-               seconds_since(t0));
-        if (bad->probe == Probe::skipped)
-            throw Error(ErrorKind::bad_input,
-                        fmt::format("the bad commit {} measures none of the good commit's {} figures",
-                                    result.bad.hash.substr(0, 12), request.metric.empty() ? "exact" : request.metric));
-        if (bad->probe == Probe::same) {
-            result.reason = "the figures at the bad commit are those of the good one";
-            result.wall_s = seconds_since(started);
-            return result;
-        }
-    }
-    if (timed) {
-        t0 = std::chrono::steady_clock::now();
-        bad = bisector.evaluate(result.bad.hash, end_rounds);
-        if (bad->samples.empty())
-            throw Error(ErrorKind::bad_input, fmt::format("the case does not run at the bad commit {}: {}",
-                                                          result.bad.hash.substr(0, 12), bad->why_skipped));
-        record(result.bad, "bad", *bad, "bad", time_note(bad->samples), seconds_since(t0));
-        if (compare::compare_samples(good.samples, bad->samples) != compare::StepVerdict::different) {
-            result.reason = fmt::format("the time at the good commit ({:.3f} us) and the bad one ({:.3f} us) cannot "
-                                        "be told apart",
-                                        median_or_zero(good.samples), median_or_zero(bad->samples));
-            result.wall_s = seconds_since(started);
-            return result;
-        }
-    }
-
-    std::map<std::size_t, Evaluation> evaluated;
-    const auto probe = [&](std::size_t i) -> Probe {
-        const bool is_bad = i + 1 == commits.size();
-        const CommitInfo commit = is_bad ? result.bad : bisector.repository().describe(commits[i]);
-        if (is_bad && bad) {
-            evaluated[i] = *bad;
-            return Probe::different;
-        }
-        const auto t = std::chrono::steady_clock::now();
-        Evaluation e =
-            timed ? bisector.evaluate(commits[i], 1, &good.samples, &bad->samples) : bisector.evaluate(commits[i], 1);
-        std::string note = e.why_skipped;
-        if (!e.results.empty()) {
-            if (timed) {
-                const auto v = compare::time_step_verdict(good.samples, bad->samples, e.samples);
-                e.probe = v == compare::StepVerdict::same        ? Probe::same
-                          : v == compare::StepVerdict::different ? Probe::different
-                                                                 : Probe::skipped;
-                note = time_note(e.samples) + (v == compare::StepVerdict::unsure ? ": still unsure" : "");
-            } else {
-                e.probe = compare_exact(good_figures, figures_of(e.results, request.metric));
-                if (e.probe == Probe::skipped) note = "none of the figures was measured";
-            }
-        }
-        const char* verdict = e.probe == Probe::same ? "same" : e.probe == Probe::different ? "different" : "skipped";
-        record(commit, is_bad ? "bad" : "step", e, verdict, note, seconds_since(t));
-        const Probe p = e.probe;
-        evaluated[i] = std::move(e);
-        return p;
-    };
-    const SearchResult found = search_first_change(commits.size(), probe);
-    result.outcome = found.outcome;
+    BisectRange range = resolve_range(request, result);
+    std::optional<run::DeviceInfo> device = bisect_device(request, result);
+    Bisector bisector(request, std::move(range.repository), range.suite_path, std::move(device));
+    BisectSteps steps(request, bisector, std::move(range.commits), result, log);
+    // Both ends are run before any step.
+    steps.run_good_end();
+    if (steps.run_bad_end())
+        steps.finish(search_first_change(steps.commits(), [&](std::size_t i) { return steps.probe(i); }));
     result.wall_s = seconds_since(started);
-    if (found.bad_skipped)
-        throw Error(ErrorKind::bad_input,
-                    fmt::format("the cases do not run at the bad commit {}: {}", result.bad.hash.substr(0, 12),
-                                evaluated[commits.size() - 1].why_skipped));
-    if (found.outcome == BisectOutcome::unchanged) {
-        result.reason = "the figures at the bad commit are those of the good one";
-        return result;
-    }
-    if (found.outcome == BisectOutcome::range) {
-        for (std::size_t i = found.first; i <= found.last; ++i)
-            result.candidates.push_back(bisector.repository().describe(commits[i]));
-        result.reason = "only skipped commits remain between the last commit like the good one and the first unlike it";
-        return result;
-    }
-
-    result.first = bisector.repository().describe(commits[found.first]);
-    result.changes = changes_at_first(good, good_figures, evaluated.at(found.first), request.metric, timed);
     return result;
 }
 
@@ -534,7 +618,7 @@ nlohmann::json bisect_json(const BisectResult& r)
                         {"schema_version", bisect_schema_version},
                         {"harness_version", HARNESS_VERSION},
                         {"suite", r.suite},
-                        {"mode", r.mode},
+                        {"mode", mode_name(r.mode)},
                         {"good", commit(r.good)},
                         {"bad", commit(r.bad)},
                         {"metrics", r.metrics},
@@ -560,8 +644,8 @@ nlohmann::json bisect_json(const BisectResult& r)
     j["steps"] = nlohmann::json::array();
     for (const auto& s : r.steps)
         j["steps"].push_back({{"commit", s.commit},
-                              {"role", s.role},
-                              {"verdict", s.verdict},
+                              {"role", step_role_name(s.role)},
+                              {"verdict", step_verdict_text(s)},
                               {"note", s.note},
                               {"runs", s.runs},
                               {"wall_s", s.wall_s}});
@@ -594,7 +678,7 @@ void print_bisect(const BisectResult& r, std::ostream& out)
     case BisectOutcome::unchanged: out << fmt::format("no commit found: {}\n", r.reason); break;
     }
     out << fmt::format("{} commits, {} steps, {} runs, {:.1f} s ({} tier)\n", r.commits, r.steps.size(), r.runs,
-                       r.wall_s, r.mode);
+                       r.wall_s, mode_name(r.mode));
 }
 
 } // namespace harness::pipeline

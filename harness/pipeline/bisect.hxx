@@ -8,6 +8,7 @@
 #include "harness/compare/bisect_verdict.hxx"
 #include "harness/compile/nvrtc_compiler.hxx"
 #include "harness/core/case_result.hxx"
+#include "harness/core/run_report.hxx"
 #include "harness/pipeline/git_repository.hxx"
 
 #include <filesystem>
@@ -52,28 +53,45 @@ struct FigureChange {
     std::string location; ///< the source line the harness ties to it, "kernels/x.cu:31", or ""
 };
 
+/// What a probe of one commit found, for the search.
+enum class Probe { same, different, skipped };
+
+/// Which commit of the range a step tested.
+enum class StepRole {
+    good, ///< the good end, which every step is compared with
+    bad,  ///< the bad end
+    step, ///< a commit between them
+};
+
+/// "good", "bad", "step", as the log and the JSON write a step's role.
+const char* step_role_name(StepRole role);
+
 /// One commit tested.
 struct BisectStep {
-    std::string commit;  ///< full hash
-    std::string role;    ///< "good", "bad" or "step"
-    std::string verdict; ///< "same", "different", "skipped", "unsure"
-    std::string note;    ///< why it was skipped, or the time medians
-    int runs = 0;        ///< runs of the cases (time: several while unsure)
+    std::string commit; ///< full hash
+    StepRole role = StepRole::step;
+    Probe verdict = Probe::skipped; ///< against the good end (the good end itself: same)
+    std::string note;               ///< why it was skipped, or the time medians
+    int runs = 0;                   ///< runs of the cases (time: several while unsure)
     double wall_s = 0.0;
 };
+
+/// A step's verdict as the log and the JSON write it: "good" for the good end; "bad" or "same as
+/// good" for the bad end; "same", "different" or "skipped" for a step (and a bad end not run).
+const char* step_verdict_text(const BisectStep& step);
 
 /// What `harness bisect` found.
 struct BisectResult {
     BisectOutcome outcome = BisectOutcome::unchanged;
-    std::string suite;                  ///< relative to the repository's top
-    std::string mode;                   ///< "static" or "gpu"
-    CommitInfo good, bad;               ///< the ends, resolved
-    std::vector<std::string> metrics;   ///< the figures compared
-    std::size_t commits = 0;            ///< first-parent commits after good up to bad
-    CommitInfo first;                   ///< outcome found: the commit
-    std::vector<CommitInfo> candidates; ///< outcome range: the commits it may be, oldest first
-    std::vector<FigureChange> changes;  ///< outcome found: what moved there
-    std::string reason;                 ///< outcome unchanged or range: why no one commit is named
+    std::string suite;                   ///< relative to the repository's top
+    RunMode mode = RunMode::static_tier; ///< the tier the commits ran in
+    CommitInfo good, bad;                ///< the ends, resolved
+    std::vector<std::string> metrics;    ///< the figures compared
+    std::size_t commits = 0;             ///< first-parent commits after good up to bad
+    CommitInfo first;                    ///< outcome found: the commit
+    std::vector<CommitInfo> candidates;  ///< outcome range: the commits it may be, oldest first
+    std::vector<FigureChange> changes;   ///< outcome found: what moved there
+    std::string reason;                  ///< outcome unchanged or range: why no one commit is named
     std::vector<BisectStep> steps;
     int runs = 0;
     double wall_s = 0.0;
@@ -83,9 +101,6 @@ struct BisectResult {
 /// range without commits, a suite missing at either end, or cases that do not run at the good or
 /// bad commit; Error(environment) outside a git work tree or without git.
 BisectResult bisect(const BisectRequest& request, std::ostream& log);
-
-/// What a probe of one commit found, for the search.
-enum class Probe { same, different, skipped };
 
 /// Where the first change lies among commits 0..n-1 (commit n-1 is the bad end).
 struct SearchResult {
