@@ -23,7 +23,7 @@ int baseline_update(const std::vector<std::string>& args)
                  "harness baseline update"};
     CommonOptions common;
     add_common(app, common);
-    pipeline::SuiteRunOptions options;
+    run::RunSettings options;
     ProjectOptions project;
     GateOptions gate;
     std::vector<std::string> from;

@@ -6,7 +6,7 @@
 #include "harness/cli/options.hxx"
 #include "harness/core/atomic_file.hxx"
 #include "harness/core/error.hxx"
-#include "harness/pipeline/run_suite.hxx"
+#include "harness/pipeline/gating.hxx"
 #include "harness/report/merge.hxx"
 #include "harness/suite/sweep.hxx"
 

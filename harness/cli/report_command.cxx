@@ -3,7 +3,7 @@
 #include "harness/cli/options.hxx"
 #include "harness/core/atomic_file.hxx"
 #include "harness/core/error.hxx"
-#include "harness/pipeline/run_suite.hxx"
+#include "harness/pipeline/recent_history.hxx"
 #include "harness/report/reporters.hxx"
 
 #include <CLI/CLI.hpp>

@@ -15,6 +15,7 @@
 #include "harness/pipeline/run_suite.hxx"
 #include "harness/pipeline/suite_skeleton.hxx"
 #include "harness/report/reporters.hxx"
+#include "harness/run/run_settings.hxx"
 #include "harness/suite/sweep.hxx"
 
 #include <algorithm>
@@ -45,70 +46,85 @@ std::optional<std::pair<std::size_t, std::size_t>> parse_shard(const std::string
     return std::pair{*index, *count};
 }
 
-} // namespace
-
-int run_command(const std::vector<std::string>& args)
-{
-    CLI::App app{"Compile, verify, time and measure every case of one or more suites, and compare them with "
-                 "their baselines and `expect:` rules.",
-                 "harness run"};
+/// What `harness run` was told: the settings every suite of the run starts from, and the rest.
+struct RunCommandLine {
     CommonOptions common;
-    add_common(app, common);
-    pipeline::SuiteRunOptions options;
+    run::RunSettings settings;
     ProjectOptions project;
     GateOptions gate;
     bool fail_on_improvement = false;
-    app.add_flag("--static", options.static_only,
-                 "static tier only: compile for each architecture, read resources, no GPU");
-    app.add_option("--arch", options.archs, "architectures for the static tier (default: the suite's archs)")
-        ->check(known_arch_validator());
-    add_project_options(app, project, true);
-    add_gate_options(app, gate, true);
-    app.add_flag("--fail-on-improvement", fail_on_improvement,
-                 "fail when a metric improved beyond its rule (the baseline is stale)");
     std::string history_store;
-    add_history_option(app, history_store);
     bool allow_unconfined_compile = false;
-    app.add_flag(compile::allow_unconfined_option, allow_unconfined_compile,
+    bool event_timing = false;
+    bool no_profile = false;
+    std::string shard;
+};
+
+/// Where the suites run and what the run shows: the static tier, the project, the gate, the
+/// reports, the GPUs.
+void add_place_options(CLI::App& app, RunCommandLine& line)
+{
+    run::RunSettings& settings = line.settings;
+    add_common(app, line.common);
+    app.add_flag("--static", settings.static_only,
+                 "static tier only: compile for each architecture, read resources, no GPU");
+    app.add_option("--arch", settings.archs, "architectures for the static tier (default: the suite's archs)")
+        ->check(known_arch_validator());
+    add_project_options(app, line.project, true);
+    add_gate_options(app, line.gate, true);
+    app.add_flag("--fail-on-improvement", line.fail_on_improvement,
+                 "fail when a metric improved beyond its rule (the baseline is stale)");
+    add_history_option(app, line.history_store);
+    app.add_flag(compile::allow_unconfined_option, line.allow_unconfined_compile,
                  "in CI mode, compile kernels that include project files even where Landlock is missing and "
                  "compilation cannot be confined (the include scan alone then keeps them inside the project)");
-    auto* device_option = app.add_option("--device", options.device, "CUDA device ordinal")->capture_default_str();
-    app.add_option("--devices", options.devices,
+    auto* device_option = app.add_option("--device", settings.device, "CUDA device ordinal")->capture_default_str();
+    app.add_option("--devices", settings.devices,
                    "run cases on several GPUs of this host at once, one worker per GPU: 'all' or a list such as "
                    "0,1 (all of one model; every parameter point runs on one GPU)")
         ->excludes(device_option);
-    app.add_flag("--hot", options.hot, "do not flush the L2 cache between timed samples");
-    app.add_flag("--event-timing", options.event_timing,
+}
+
+/// How each case is measured, and for how long.
+void add_measurement_options(CLI::App& app, RunCommandLine& line)
+{
+    run::RunSettings& settings = line.settings;
+    app.add_flag("--hot", settings.hot, "do not flush the L2 cache between timed samples");
+    app.add_flag("--event-timing", line.event_timing,
                  "time each sample with CUDA events around its launches instead of the GPU's per-kernel durations "
                  "(events add the launch latency between kernels, about 1 us per sample)");
-    app.add_flag("--verify-only", options.verify_only, "verify outputs and read resources, no timing");
-    bool no_profile = false;
-    app.add_flag("--no-profile", no_profile, "do not collect hardware counters (CUPTI)");
+    app.add_flag("--verify-only", settings.verify_only, "verify outputs and read resources, no timing");
+    app.add_flag("--no-profile", line.no_profile, "do not collect hardware counters (CUPTI)");
     auto* counter_cache = app.add_flag(
-        "--counter-cache", options.counter_cache,
+        "--counter-cache", settings.counter_cache,
         "reuse a case's exact counters and hotspots from the cache folder while its kernel binary, launches, "
         "inputs, GPU architecture, driver and profiler are unchanged; noisy figures are still measured");
-    app.add_flag("--fresh-counters", options.fresh_counters,
+    app.add_flag("--fresh-counters", settings.fresh_counters,
                  "with --counter-cache: measure every figure afresh and replace the cached entries")
         ->needs(counter_cache);
-    app.add_flag("--external-profiler", options.external_profiler,
+    app.add_flag("--external-profiler", settings.external_profiler,
                  "run each case once, then once more inside its NVTX range (domain 'harness', named '<variant> "
                  "<params>') and between cuProfilerStart/Stop, for ncu / nsys; no timing, no counters");
-    app.add_option("--timeout", options.timeout_s,
+    app.add_option("--timeout", settings.timeout_s,
                    "seconds before a case counts as hung (default: the suite's timing.timeout_s)")
         ->check(seconds_validator(suite::max_timeout_s));
-    app.add_option("--budget", options.budget_s, "seconds of timing per case (default: the suite's timing.budget_s)")
+    app.add_option("--budget", settings.budget_s, "seconds of timing per case (default: the suite's timing.budget_s)")
         ->check(seconds_validator(suite::max_budget_s));
-    app.add_option("--variant", options.only_variants, "run only these variants (the reference always runs)");
-    app.add_option("--resample", options.resample_rounds,
+}
+
+/// Which cases run, and how often what is unsure or regressed is measured again.
+void add_selection_options(CLI::App& app, RunCommandLine& line)
+{
+    run::RunSettings& settings = line.settings;
+    app.add_option("--variant", settings.variants, "run only these variants (the reference always runs)");
+    app.add_option("--resample", settings.resample_rounds,
                    "rounds of more time samples for a case whose time verdict is unsure (its median moved beyond the "
                    "rule, but not significantly): each round doubles its samples and compares again; and a time "
                    "regression (or a noisy counter beyond its rule, such as DRAM bytes) is measured again in a fresh "
                    "process, failing only when it shows there too; 0: none of these")
         ->capture_default_str()
         ->check(CLI::Range(0, 8));
-    std::string shard;
-    app.add_option("--shard", shard,
+    app.add_option("--shard", line.shard,
                    "run only shard i of N (i/N): the sweep points split by expected cost from the baselines' times, "
                    "every variant at a point in one shard; `harness merge` puts the shards together")
         ->check(CLI::Validator(
@@ -118,53 +134,75 @@ int run_command(const std::vector<std::string>& args)
                                                        harness::max_shards, text.substr(0, 40));
             },
             "i/N"));
-    if (auto code = parse(app, args)) return *code;
-    if (no_profile) options.profile = false;
+}
 
-    const std::vector<suite::Suite> suites = load_suites(common);
-    const bool ci = gate.ci_mode();
-    compile::refuse_unconfined_project_includes(ci && !allow_unconfined_compile);
-    std::vector<ProjectPaths> paths;
-    std::vector<fs::path> out_dirs;
+/// One job per suite: its settings as the command line gives them, with its project's baselines
+/// (which balance shards and GPUs), its gate and its reports. Reads each suite's waivers and checks
+/// the `--variant` names first, so that a bad waiver file or name stops the run before anything runs.
+std::vector<pipeline::SuiteJob> suite_jobs(const RunCommandLine& line, const std::vector<suite::Suite>& suites)
+{
+    std::vector<pipeline::SuiteJob> jobs;
     for (const auto& s : suites) {
-        paths.push_back(project_paths(project, s));
-        out_dirs.push_back(report_folder(paths.back(), s));
-        // Read once before anything runs, so that a bad waiver file stops the run at once.
-        compare::read_waivers(paths.back().waivers, paths.back().waivers_given);
-        for (const auto& v : options.only_variants)
+        const ProjectPaths paths = project_paths(line.project, s);
+        const fs::path out_dir = report_folder(paths, s);
+        compare::read_waivers(paths.waivers, paths.waivers_given);
+        for (const auto& v : line.settings.variants)
             if (!s.find_variant(v))
                 throw Error(ErrorKind::bad_input, fmt::format("{}: no variant '{}'", s.file.string(), v));
+        run::RunSettings settings = line.settings;
+        settings.baseline_dir = paths.baselines;
+        if (const auto share = parse_shard(line.shard)) settings.shard = run::ShardRequest{share->first, share->second};
+        jobs.push_back({&s, settings, compare_options(paths, line.gate),
+                        pipeline::ReportOptions{out_dir, line.fail_on_improvement, line.history_store}});
     }
+    return jobs;
+}
 
-    const auto cache = make_cache(common);
-    options.require_gpu = gate.require_gpu || ci;
-    options.require_gpu_because = gate.require_gpu ? "--require-gpu" : "CI mode (--ci, or CI=true)";
-    const auto device = pipeline::choose_device(options);
-
-    std::vector<pipeline::SuiteJob> jobs;
-    for (std::size_t i = 0; i < suites.size(); ++i) {
-        pipeline::SuiteRunOptions suite_options = options;
-        suite_options.baseline_dir = paths[i].baselines;
-        if (const auto share = parse_shard(shard))
-            suite_options.shard = {share->first, share->second, paths[i].baselines};
-        jobs.push_back({&suites[i], suite_options, compare_options(paths[i], gate),
-                        pipeline::ReportOptions{out_dirs[i], fail_on_improvement, history_store}});
+/// Whether a suite's gated report fails the run: a failed, regressed or ungated figure, or in CI
+/// mode nothing gated at all (said on stdout).
+bool fails_run(const harness::RunReport& rep, bool fail_on_improvement, bool ci)
+{
+    const harness::Totals t = harness::totals(rep, fail_on_improvement);
+    bool fails = t.failed > 0 || t.regressed > 0 || t.not_gated > 0;
+    // CI mode never passes a suite that gated nothing, whatever the reason (no case at all, every
+    // figure unmeasured): a green check must mean something was compared.
+    if (const auto g = harness::gate_counts(rep); ci && g.compared + g.expected == 0) {
+        fmt::print("{}: CI mode: nothing was gated ({} cases), which fails the run\n", rep.suite, rep.results.size());
+        fails = true;
     }
+    return fails;
+}
+
+} // namespace
+
+int run_command(const std::vector<std::string>& args)
+{
+    CLI::App app{"Compile, verify, time and measure every case of one or more suites, and compare them with "
+                 "their baselines and `expect:` rules.",
+                 "harness run"};
+    RunCommandLine line;
+    add_place_options(app, line);
+    add_measurement_options(app, line);
+    add_selection_options(app, line);
+    if (auto code = parse(app, args)) return *code;
+    if (line.no_profile) line.settings.profile = false;
+    if (line.event_timing) line.settings.time_source = run::TimeSource::events;
+
+    const std::vector<suite::Suite> suites = load_suites(line.common);
+    const bool ci = line.gate.ci_mode();
+    compile::refuse_unconfined_project_includes(ci && !line.allow_unconfined_compile);
+    line.settings.require_gpu = line.gate.require_gpu || ci;
+    line.settings.require_gpu_because = line.gate.require_gpu ? "--require-gpu" : "CI mode (--ci, or CI=true)";
+    const std::vector<pipeline::SuiteJob> jobs = suite_jobs(line, suites);
+
+    const auto cache = make_cache(line.common);
+    const auto device = pipeline::choose_device(line.settings);
     int exit_code = exit_pass;
     pipeline::run_and_report_all(jobs, device, cache ? &*cache : nullptr, std::cout,
                                  [&](const harness::RunReport& rep) {
-                                     const harness::Totals t = harness::totals(rep, fail_on_improvement);
-                                     if (t.failed > 0 || t.regressed > 0 || t.not_gated > 0) exit_code = exit_failure;
-                                     // CI mode never passes a suite that gated nothing, whatever the reason
-                                     // (no case at all, every figure unmeasured): a green check must mean
-                                     // something was compared.
-                                     if (const auto g = harness::gate_counts(rep); ci && g.compared + g.expected == 0) {
-                                         fmt::print("{}: CI mode: nothing was gated ({} cases), which fails the run\n",
-                                                    rep.suite, rep.results.size());
-                                         exit_code = exit_failure;
-                                     }
-                                     // A suite's report reaches a log before the next suite's progress (on stderr)
-                                     // does.
+                                     if (fails_run(rep, line.fail_on_improvement, ci)) exit_code = exit_failure;
+                                     // A suite's report reaches a log before the next suite's progress (on
+                                     // stderr) does.
                                      std::cout.flush();
                                      std::fflush(stdout);
                                  });

@@ -147,7 +147,7 @@ private:
                 const auto& archs = request_.archs.empty() ? e.suite->archs : request_.archs;
                 results = compile::run_static_tier(*e.suite, cases, archs, request_.cache);
             } else {
-                SuiteRunOptions options;
+                run::RunSettings options;
                 options.device = request_.device;
                 options.profile = !timed();
                 options.resample_rounds = 0;
@@ -348,7 +348,7 @@ BisectRange resolve_range(const BisectRequest& request, BisectResult& result)
 /// The GPU the commits run on, or none for the static tier (its mode in `result`); time needs a GPU.
 std::optional<run::DeviceInfo> bisect_device(const BisectRequest& request, BisectResult& result)
 {
-    SuiteRunOptions device_options;
+    run::RunSettings device_options;
     device_options.static_only = request.static_only;
     device_options.device = request.device;
     std::optional<run::DeviceInfo> device = choose_device(device_options);

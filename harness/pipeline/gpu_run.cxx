@@ -1,6 +1,4 @@
-// A run on the GPU: suites compiled, their cases spread over the GPUs by expected cost, run in
-// isolated workers, and each suite's report put together with the notes that say where the
-// time went.
+#include "harness/pipeline/gpu_run.hxx"
 
 #include "harness/compile/compile_suite.hxx"
 #include "harness/compile/kernel_arguments.hxx"
@@ -8,8 +6,10 @@
 #include "harness/core/stopwatch.hxx"
 #include "harness/core/text.hxx"
 #include "harness/pipeline/case_costs.hxx"
+#include "harness/pipeline/device_choice.hxx"
 #include "harness/pipeline/gpu_scan.hxx"
-#include "harness/pipeline/run_suite.hxx"
+#include "harness/pipeline/report_header.hxx"
+#include "harness/pipeline/shard.hxx"
 #include "harness/run/device_schedule.hxx"
 #include "harness/run/isolated_runner.hxx"
 
@@ -60,7 +60,7 @@ private:
 /// that failed already; then, after the run, its results and what its share of the run cost.
 struct SuitePlan {
     suite::Suite suite;
-    SuiteRunOptions options;
+    run::RunSettings settings; ///< resolved for the suite
     ShardInfo shard;
     std::vector<suite::Case> cases;
     compile::SuiteModules compiled;
@@ -83,22 +83,24 @@ struct ExecutionNotes {
     std::vector<std::string> devices; ///< the spread over several GPUs, run-wide; empty on one
 };
 
-bool collects_counters(const SuiteRunOptions& options)
+bool collects_counters(const run::RunSettings& settings)
 {
-    return options.profile && !options.verify_only && !options.external_profiler;
+    return settings.profile && !settings.verify_only && !settings.external_profiler;
 }
 
-SuitePlan plan_suite(suite::Suite s, const SuiteRunOptions& options, const run::DeviceInfo& device,
+SuitePlan plan_suite(suite::Suite s, const run::RunSettings& given, const run::DeviceInfo& device,
                      const compile::CompileCache* cache)
 {
     SuitePlan plan;
-    if (options.budget_s > 0) s.timing.budget_s = options.budget_s;
-    plan.options = options;
-    for (auto& c : cases_to_run(s, options, plan.shard)) {
+    plan.settings = run::resolve_settings(given, s);
+    const run::RunSettings& settings = plan.settings;
+    // The case runner times each case for its suite's budget.
+    s.timing.budget_s = settings.budget_s;
+    for (auto& c : cases_to_run(s, settings, plan.shard)) {
         const auto& name = s.variants[c.variant].name;
-        const auto& only = options.only_variants;
+        const auto& only = settings.variants;
         if (!only.empty() && name != s.reference && std::find(only.begin(), only.end(), name) == only.end()) continue;
-        const auto& cases_wanted = options.only_cases;
+        const auto& cases_wanted = settings.only_cases;
         if (!cases_wanted.empty() && std::none_of(cases_wanted.begin(), cases_wanted.end(), [&](const auto& w) {
                 return w.second == c.params_text && (w.first == name || name == s.reference);
             }))
@@ -114,7 +116,7 @@ SuitePlan plan_suite(suite::Suite s, const SuiteRunOptions& options, const run::
     // A scanned axis is timed point by point by the GPU scan after the cases (gpu_scan.hxx): only
     // the scan's two ends stay full cases. Compiled above for every point, so the scan finds every
     // configuration.
-    if (scans_on_gpu(s, options, plan.shard)) plan.cases = scan_end_cases(s, std::move(plan.cases));
+    if (scans_on_gpu(s, settings, plan.shard)) plan.cases = scan_end_cases(s, std::move(plan.cases));
 
     // Cases that cannot run: their variant (or the reference) did not compile.
     plan.results.resize(plan.cases.size());
@@ -133,9 +135,9 @@ SuitePlan plan_suite(suite::Suite s, const SuiteRunOptions& options, const run::
         }
     }
     if (cache) plan.book.emplace(cache->dir(), device.name, s.name);
-    const CostConditions conditions{collects_counters(options),
-                                    options.counter_cache && cache && !options.fresh_counters};
-    plan.costs = expected_case_costs(s, plan.runnable, options.baseline_dir, plan.book ? &*plan.book : nullptr,
+    const CostConditions conditions{collects_counters(settings),
+                                    settings.counter_cache && cache && !settings.fresh_counters};
+    plan.costs = expected_case_costs(s, plan.runnable, settings.baseline_dir, plan.book ? &*plan.book : nullptr,
                                      conditions, &plan.cost_sources);
     // Computing a point's reference outputs again is mostly drawing the reference case's buffers.
     for (const auto& c : plan.runnable)
@@ -145,19 +147,6 @@ SuitePlan plan_suite(suite::Suite s, const SuiteRunOptions& options, const run::
                           : typical_recompute_s;
     plan.suite = std::move(s);
     return plan;
-}
-
-run::IsolatedRunConfig isolated_config(const SuiteRunOptions& options, const compile::CompileCache* cache)
-{
-    run::IsolatedRunConfig config;
-    config.options.profile = options.profile && !options.verify_only;
-    config.options.external_profiler = options.external_profiler;
-    config.options.hot = options.hot;
-    config.options.time_source = options.event_timing ? run::TimeSource::events : run::TimeSource::kernels;
-    config.options.verify_only = options.verify_only;
-    if (options.counter_cache && cache) config.options.counter_cache_dir = cache->dir() / "counters";
-    config.options.fresh_counters = options.fresh_counters;
-    return config;
 }
 
 /// Every plan's runnable cases as one list for the schedule: each with its suite's work, its
@@ -176,8 +165,7 @@ RunWork collect_work(const std::vector<SuitePlan>& plans)
     for (std::size_t p = 0; p < plans.size(); ++p) {
         const SuitePlan& plan = plans[p];
         const std::size_t first_point = point_count;
-        const double timeout = plan.options.timeout_s > 0 ? plan.options.timeout_s : plan.suite.timing.timeout_s;
-        run.suites.push_back({&plan.suite, &plan.runnable, &plan.compiled.modules, timeout});
+        run.suites.push_back({&plan.suite, &plan.runnable, &plan.compiled.modules, plan.settings.timeout_s});
         for (std::size_t k = 0; k < plan.runnable.size(); ++k) {
             run.items.push_back({p, k});
             run.costs.push_back(plan.costs.size() == plan.runnable.size() ? plan.costs[k] : 1.0);
@@ -277,9 +265,9 @@ std::string spread_note(const std::vector<SuitePlan>& plans, const std::vector<r
 
 /// Runs every plan's runnable cases on `devices`: one thread per GPU, each with its own workers
 /// serving every suite, so that a fault or a hang on one GPU fails its own case and the others go
-/// on. Fills the plans' results.
+/// on. Every plan's cases are measured as `options` say. Fills the plans' results.
 ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::DeviceInfo>& devices,
-                       const run::IsolatedRunConfig& config)
+                       const run::RunOptions& options)
 {
     const RunWork run = collect_work(plans);
     ExecutionNotes notes;
@@ -299,7 +287,8 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
     const auto run_share = [&](std::size_t g) {
         std::vector<run::WorkItem> own;
         for (const auto i : schedule.items[g]) own.push_back(run.items[i]);
-        run::IsolatedRunConfig on_device = config;
+        run::IsolatedRunConfig on_device;
+        on_device.options = options;
         on_device.device = devices[g].ordinal;
         on_device.pci_bus_id = devices[g].pci_bus_id;
         on_device.options.groups_span_suites = devices.size() > 1;
@@ -363,7 +352,7 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
 harness::RunReport report_of(SuitePlan& plan, const run::DeviceInfo& device, const ExecutionNotes& execution,
                              const compile::CompileCache* cache)
 {
-    const SuiteRunOptions& options = plan.options;
+    const run::RunSettings& settings = plan.settings;
     for (std::size_t i = 0; i < plan.cases.size(); ++i) plan.results[i].point = plan.cases[i].point;
 
     harness::RunReport rep = report_for(plan.suite);
@@ -410,19 +399,19 @@ harness::RunReport report_of(SuitePlan& plan, const run::DeviceInfo& device, con
             p.unbatched > 0
                 ? fmt::format("; {} cases measured alone after CUPTI recorded their batch only in part", p.unbatched)
                 : ""));
-    } else if (options.external_profiler)
+    } else if (settings.external_profiler)
         rep.notes.push_back("external-profiler mode: each case ran once inside its NVTX range; no timing, no counters");
-    else if (!options.profile)
+    else if (!settings.profile)
         rep.notes.push_back("hardware counters not collected (--no-profile)");
     const bool timed = std::any_of(plan.results.begin(), plan.results.end(),
                                    [](const CaseResult& r) { return r.metric(metric::time_median).has_value(); });
     if (timed)
         rep.notes.push_back(
-            options.event_timing
+            settings.time_source == run::TimeSource::events
                 ? "times: CUDA events around each sample's launches (--event-timing), launch latency included"
                 : fmt::format("times: the sum of each kernel's own GPU duration, every kernel started {}, as Nsight "
                               "Compute's gpu__time_duration; no launch latency",
-                              options.hot ? "without emptying the L2 (--hot)" : "after the L2 was emptied"));
+                              settings.hot ? "without emptying the L2 (--hot)" : "after the L2 was emptied"));
     rep.notes.push_back(fmt::format("compilation: {:.2f} s", plan.compile_seconds));
     if (execution.workers > 0) {
         std::vector<std::string> parts;
@@ -430,9 +419,9 @@ harness::RunReport report_of(SuitePlan& plan, const run::DeviceInfo& device, con
         rep.notes.push_back(fmt::format("workers: {} started in {:.2f} s ({}), each serving every suite of the run",
                                         execution.workers, execution.worker_seconds, join(parts)));
     }
-    if (options.counter_cache && !cache)
+    if (settings.counter_cache && !cache)
         rep.notes.push_back("counter cache: off, because the kernel cache folder that holds it is off (--no-cache)");
-    else if (options.counter_cache) {
+    else if (settings.counter_cache) {
         std::size_t reused_cases = 0, reused_figures = 0;
         for (const auto& r : plan.results)
             if (!r.reused_metrics.empty()) {
@@ -443,14 +432,14 @@ harness::RunReport report_of(SuitePlan& plan, const run::DeviceInfo& device, con
             "counter cache ({}): {} of {} profiled cases reused {} exact figures and their hotspots; their noisy "
             "figures were measured{}",
             (cache->dir() / "counters").string(), reused_cases, profiled_cases, reused_figures,
-            options.fresh_counters ? "; --fresh-counters measured everything and refreshed the entries" : ""));
+            settings.fresh_counters ? "; --fresh-counters measured everything and refreshed the entries" : ""));
     }
     if (cost.total() > 0)
         rep.notes.push_back(fmt::format("case time: {:.2f} s (buffers and reference {:.2f} s, verification {:.2f} s, "
                                         "timing {:.2f} s, profiling {:.2f} s)",
                                         cost.total(), cost.prepare, cost.verify, cost.timing, cost.profile.total()));
     rep.driver_version = fmt::format("{}.{}", device.driver_version / 1000, device.driver_version % 1000 / 10);
-    if (plan.book && options.record_costs) {
+    if (plan.book && settings.record_costs) {
         plan.book->record(plan.results);
         plan.book->save();
     }
@@ -461,30 +450,77 @@ harness::RunReport report_of(SuitePlan& plan, const run::DeviceInfo& device, con
 
 } // namespace
 
+run::RunOptions worker_options(const run::RunSettings& settings, const compile::CompileCache* cache)
+{
+    run::RunOptions options;
+    options.profile = settings.profile && !settings.verify_only;
+    options.external_profiler = settings.external_profiler;
+    options.hot = settings.hot;
+    options.time_source = settings.time_source;
+    options.verify_only = settings.verify_only;
+    if (settings.counter_cache && cache) options.counter_cache_dir = cache->dir() / "counters";
+    options.fresh_counters = settings.fresh_counters;
+    return options;
+}
+
+std::vector<std::vector<std::size_t>> worker_groups(const std::vector<run::RunSettings>& settings,
+                                                    const compile::CompileCache* cache)
+{
+    std::vector<run::RunOptions> options_of_group;
+    std::vector<std::vector<std::size_t>> groups;
+    for (std::size_t i = 0; i < settings.size(); ++i) {
+        const run::RunOptions options = worker_options(settings[i], cache);
+        const auto same = std::find(options_of_group.begin(), options_of_group.end(), options);
+        if (same != options_of_group.end()) {
+            groups[static_cast<std::size_t>(same - options_of_group.begin())].push_back(i);
+            continue;
+        }
+        options_of_group.push_back(options);
+        groups.push_back({i});
+    }
+    return groups;
+}
+
 std::vector<harness::RunReport> run_suites_gpu(const std::vector<SuiteRunRequest>& requests,
                                                const run::DeviceInfo& device, const compile::CompileCache* cache)
 {
     if (requests.empty()) return {};
-    const SuiteRunOptions& first = requests.front().options;
-    const auto devices = choose_devices(first, device);
+    // The GPUs are the run's: every suite of a run has the command line's --devices.
+    const auto devices = choose_devices(requests.front().settings, device);
     std::vector<SuitePlan> plans;
-    for (const auto& request : requests) plans.push_back(plan_suite(request.suite, request.options, device, cache));
-    const ExecutionNotes execution = execute(plans, devices, isolated_config(first, cache));
+    std::vector<run::RunSettings> settings;
+    for (const auto& request : requests) {
+        plans.push_back(plan_suite(request.suite, request.settings, device, cache));
+        settings.push_back(plans.back().settings);
+    }
+    // Each suite's cases are measured as its own settings say: suites that ask for other
+    // measurements than the first one's run in workers of their own.
+    std::vector<ExecutionNotes> execution(plans.size());
+    for (const auto& group : worker_groups(settings, cache)) {
+        std::vector<SuitePlan> together;
+        for (const auto p : group) together.push_back(std::move(plans[p]));
+        const ExecutionNotes notes = execute(together, devices, worker_options(settings[group.front()], cache));
+        for (std::size_t k = 0; k < group.size(); ++k) {
+            plans[group[k]] = std::move(together[k]);
+            execution[group[k]] = notes;
+        }
+    }
     std::vector<harness::RunReport> reports;
-    for (auto& plan : plans) {
-        harness::RunReport rep = report_of(plan, device, execution, cache);
+    for (std::size_t p = 0; p < plans.size(); ++p) {
+        SuitePlan& plan = plans[p];
+        harness::RunReport rep = report_of(plan, device, execution[p], cache);
         // The cliff maps of a scanned axis, timed in a worker of their own (gpu_scan.hxx).
-        if (scans_on_gpu(plan.suite, plan.options, plan.shard))
-            add_gpu_cliff_maps(rep, plan.suite, plan.compiled, device, plan.options, cache);
+        if (scans_on_gpu(plan.suite, plan.settings, plan.shard))
+            add_gpu_cliff_maps(rep, plan.suite, plan.compiled, device, plan.settings, cache);
         reports.push_back(std::move(rep));
     }
     return reports;
 }
 
-harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, const SuiteRunOptions& options,
+harness::RunReport run_suite_gpu(suite::Suite s, const run::DeviceInfo& device, const run::RunSettings& settings,
                                  const compile::CompileCache* cache)
 {
-    return std::move(run_suites_gpu({{std::move(s), options}}, device, cache).front());
+    return std::move(run_suites_gpu({{std::move(s), settings}}, device, cache).front());
 }
 
 } // namespace harness::pipeline

@@ -6,6 +6,7 @@
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/core/stopwatch.hxx"
+#include "harness/pipeline/gpu_run.hxx"
 #include "harness/run/driver.hxx"
 #include "harness/run/launch_setup.hxx"
 
@@ -88,11 +89,11 @@ WorkerEnd run_worker(const suite::Suite& suite, const compile::SuiteModules& mod
                                                 end.current = message.at("job").get<std::size_t>();
                                                 // Buffers drawn and filled, and a calibration run at each end, before
                                                 // the first point.
-                                                return 3 * options.point_timeout_s;
+                                                return 3 * options.timeout_s;
                                             } else if (event == "point") {
                                                 jobs[message.at("job").get<std::size_t>()].series.measured.push_back(
                                                     message.at("point").get<run::ScanPoint>());
-                                                return options.point_timeout_s;
+                                                return options.timeout_s;
                                             } else if (event == "done" || event == "failed") {
                                                 const auto j = message.at("job").get<std::size_t>();
                                                 if (event == "failed") {
@@ -101,7 +102,7 @@ WorkerEnd run_worker(const suite::Suite& suite, const compile::SuiteModules& mod
                                                 }
                                                 end.current.reset();
                                                 end.last_finished = j;
-                                                return options.point_timeout_s;
+                                                return options.timeout_s;
                                             }
                                             return std::nullopt;
                                         });
@@ -116,7 +117,7 @@ WorkerEnd run_worker(const suite::Suite& suite, const compile::SuiteModules& mod
                                       : std::string("its end");
         failures[*end.current] = end.timed_out
                                      ? fmt::format("a point did not finish within {:g} s at {}; its worker was killed",
-                                                   options.point_timeout_s, place)
+                                                   options.timeout_s, place)
                                      : fmt::format("the worker died at {}: {}", place, describe_exit(status));
     } else if (!end.started && end.fatal.empty()) {
         end.fatal = end.timed_out ? fmt::format("a scan worker did not start within {:g} s", options.startup_timeout_s)
@@ -127,10 +128,10 @@ WorkerEnd run_worker(const suite::Suite& suite, const compile::SuiteModules& mod
 
 } // namespace
 
-bool scans_on_gpu(const suite::Suite& suite, const SuiteRunOptions& options, const ShardInfo& shard)
+bool scans_on_gpu(const suite::Suite& suite, const run::RunSettings& settings, const ShardInfo& shard)
 {
-    if (!suite.scanned_param() || shard.sharded() || !options.only_cases.empty() || options.verify_only ||
-        options.external_profiler)
+    if (!suite.scanned_param() || shard.sharded() || !settings.only_cases.empty() || settings.verify_only ||
+        settings.external_profiler)
         return false;
     return std::any_of(suite.variants.begin(), suite.variants.end(),
                        [](const suite::VariantSpec& v) { return !v.is_builtin(); });
@@ -314,11 +315,11 @@ namespace {
 /// measured change turns the model's "probably" into a fact. Returns a note, or "" when no cliff
 /// needed it.
 std::string confirm_alignment(std::vector<CliffMap>& maps, const suite::Suite& suite, const run::DeviceInfo& device,
-                              const SuiteRunOptions& options, const compile::CompileCache* cache)
+                              const run::RunSettings& settings, const compile::CompileCache* cache)
 {
-    SuiteRunOptions sides = options;
+    run::RunSettings sides = settings;
     sides.only_cases.clear();
-    sides.only_variants.clear();
+    sides.variants.clear();
     sides.shard.reset();
     sides.profile = true;
     sides.verify_only = false;
@@ -369,17 +370,17 @@ std::string confirm_alignment(std::vector<CliffMap>& maps, const suite::Suite& s
 } // namespace
 
 void add_gpu_cliff_maps(harness::RunReport& report, const suite::Suite& suite, const compile::SuiteModules& modules,
-                        const run::DeviceInfo& device, const SuiteRunOptions& options,
+                        const run::DeviceInfo& device, const run::RunSettings& settings,
                         const compile::CompileCache* cache)
 {
     GpuScanOptions scan;
     scan.device = device.ordinal;
     scan.pci_bus_id = device.pci_bus_id;
-    scan.point_timeout_s = options.timeout_s > 0 ? options.timeout_s : suite.timing.timeout_s;
-    scan.variants = options.only_variants;
+    scan.timeout_s = settings.timeout_s;
+    scan.variants = settings.variants;
     std::vector<std::string> notes;
     auto maps = scan_suite_gpu(suite, modules, device, scan, notes);
-    if (const std::string note = confirm_alignment(maps, suite, device, options, cache); !note.empty())
+    if (const std::string note = confirm_alignment(maps, suite, device, settings, cache); !note.empty())
         notes.push_back(note);
     for (auto& m : maps) report.cliff_maps.push_back(std::move(m));
     for (auto& n : notes) report.notes.push_back(std::move(n));

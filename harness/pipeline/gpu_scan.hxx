@@ -6,10 +6,11 @@
 
 #include "harness/cliff/launch_model.hxx"
 #include "harness/compile/compile_suite.hxx"
+#include "harness/compile/kernel_cache.hxx"
 #include "harness/core/cliff_map.hxx"
 #include "harness/core/run_report.hxx"
-#include "harness/pipeline/run_suite.hxx"
 #include "harness/run/gpu_session.hxx"
+#include "harness/run/run_settings.hxx"
 #include "harness/run/scan_runner.hxx"
 #include "harness/suite/sweep.hxx"
 
@@ -22,7 +23,7 @@ namespace harness::pipeline {
 struct GpuScanOptions {
     int device = 0;                    ///< the CUDA ordinal the worker runs on
     std::string pci_bus_id;            ///< the device's, as probed: the worker is confined to it
-    double point_timeout_s = 30.0;     ///< a point that takes longer has hung: its map fails
+    double timeout_s = 30.0;           ///< a point that takes longer has hung: its map fails
     double startup_timeout_s = 120.0;  ///< for the worker to create its context
     run::ScanTiming timing;            ///< batches per point and their size
     std::vector<std::string> variants; ///< empty: every kernel variant of the suite
@@ -31,7 +32,7 @@ struct GpuScanOptions {
 /// Whether a GPU run of `suite` measures its scanned axis with the fast scan rather than case by
 /// case: a suite that scans, in a run that times (not --verify-only, not under an external
 /// profiler), holds the whole axis (no shard) and is not a rerun of chosen cases.
-bool scans_on_gpu(const suite::Suite& suite, const SuiteRunOptions& options, const ShardInfo& shard);
+bool scans_on_gpu(const suite::Suite& suite, const run::RunSettings& settings, const ShardInfo& shard);
 
 /// The cases of `cases` that stay full cases when the axis is scanned: those at the scan's first
 /// and last value, for every value of the other parameters. All of `cases` when the suite scans
@@ -63,11 +64,11 @@ std::vector<CliffMap> scan_suite_gpu(const suite::Suite& suite, const compile::S
                                      std::vector<std::string>& notes);
 
 /// Gives a GPU run's report of `suite` the maps of its scan (scan_suite_gpu), with the run's
-/// device, case timeout and variants, and the scan's notes.
+/// device, case timeout and variants (`settings`, resolved for the suite), and the scan's notes.
 /// Cliffs explained as alignment are then confirmed with counters: the points either side run as
 /// full cases, profiled, and their global load sectors per request join the explanation.
 void add_gpu_cliff_maps(harness::RunReport& report, const suite::Suite& suite, const compile::SuiteModules& modules,
-                        const run::DeviceInfo& device, const SuiteRunOptions& options,
+                        const run::DeviceInfo& device, const run::RunSettings& settings,
                         const compile::CompileCache* cache);
 
 } // namespace harness::pipeline

@@ -4,7 +4,7 @@
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/core/stats.hxx"
-#include "harness/pipeline/run_suite.hxx"
+#include "harness/pipeline/second_looks.hxx"
 
 #include <algorithm>
 #include <cmath>

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fmt/format.h>
 #include <map>
 #include <xxhash.h>
@@ -101,6 +102,31 @@ std::vector<suite::Case> shard_cases(const suite::Suite& suite, const ShardSplit
     std::vector<suite::Case> cases;
     for (auto& c : suite::expand_cases(suite))
         if (split.shard_of_point.at(c.point) == index) cases.push_back(std::move(c));
+    return cases;
+}
+
+std::vector<suite::Case> cases_to_run(const suite::Suite& s, const run::RunSettings& settings, ShardInfo& shard)
+{
+    if (!settings.shard) return suite::expand_cases(s);
+    const run::ShardRequest& request = *settings.shard;
+    if (request.index < 1 || request.index > request.count)
+        throw Error(ErrorKind::bad_input, fmt::format("--shard {}/{}: the index must lie between 1 and the count",
+                                                      request.index, request.count));
+    const ShardSplit split = split_points(s, settings.baseline_dir, request.count);
+    auto cases = shard_cases(s, split, request.index);
+    double mine = 0, all = 0;
+    std::size_t points = 0;
+    for (std::size_t p = 0; p < split.shard_of_point.size(); ++p) {
+        all += split.point_costs[p];
+        if (split.shard_of_point[p] == request.index) {
+            mine += split.point_costs[p];
+            ++points;
+        }
+    }
+    fmt::print(stderr,
+               "harness: suite {}, shard {}/{}: {} of {} points, {} cases (expected {:.0f} of {:.0f} s on a GPU)\n",
+               s.name, request.index, request.count, points, split.shard_of_point.size(), cases.size(), mine, all);
+    shard = {request.count, {request.index}, split.fingerprint};
     return cases;
 }
 

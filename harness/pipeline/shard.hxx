@@ -3,6 +3,8 @@
 // expected cost, so that the jobs finish at about the same time, and `harness merge` puts their
 // results together as one run's.
 
+#include "harness/core/run_report.hxx"
+#include "harness/run/run_settings.hxx"
 #include "harness/suite/suite.hxx"
 #include "harness/suite/sweep.hxx"
 
@@ -57,5 +59,9 @@ ShardSplit split_points(const suite::Suite& suite, const std::filesystem::path& 
 
 /// The cases of shard `index` (1-based), in the order of suite::expand_cases.
 std::vector<suite::Case> shard_cases(const suite::Suite& suite, const ShardSplit& split, std::size_t index);
+
+/// The cases a run of `s` covers: all of them, or the share `settings.shard` names, split by the
+/// times in `settings.baseline_dir` (recorded in `shard`, and said on stderr).
+std::vector<suite::Case> cases_to_run(const suite::Suite& s, const run::RunSettings& settings, ShardInfo& shard);
 
 } // namespace harness::pipeline

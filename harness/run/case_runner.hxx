@@ -7,6 +7,7 @@
 #include "harness/profile/counter_cache.hxx"
 #include "harness/run/buffer_data.hxx"
 #include "harness/run/gpu_session.hxx"
+#include "harness/run/run_settings.hxx"
 #include "harness/run/verification.hxx"
 #include "harness/suite/sweep.hxx"
 
@@ -26,13 +27,8 @@ class RangeProfiler;
 
 namespace harness::run {
 
-/// Where a timed sample's duration comes from.
-enum class TimeSource {
-    kernels, ///< the GPU's own duration of each kernel, summed (Nsight Compute's gpu__time_duration)
-    events,  ///< CUDA events around the sample's launches (adds the launch latency between them)
-};
-
-/// Options of a run that change how cases are measured.
+/// What a worker needs of a suite's settings (RunSettings, under the same names): how it measures
+/// every case it runs. Built by the pipeline (pipeline::worker_options).
 struct RunOptions {
     TimeSource time_source = TimeSource::kernels;
     bool hot = false;         ///< skip the L2 flush between timed samples
@@ -52,6 +48,9 @@ struct RunOptions {
     /// memory laid out as the baselines were recorded (with every suite's modules loaded, gemm
     /// blocktiled_1d N=2048 read 7 to 8 % more DRAM bytes in 5 of 7 one-GPU runs on an H100).
     bool groups_span_suites = false;
+
+    /// Suites whose workers' options are equal share workers.
+    bool operator==(const RunOptions&) const = default;
 };
 
 /// Loads modules once per process and runs cases in the current context.

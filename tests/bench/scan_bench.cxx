@@ -80,7 +80,7 @@ int main(int argc, char** argv)
         for (int i = 1; i <= cases; ++i) list += fmt::format("{}{}", i > 1 ? ", " : "", i);
         const auto full = bench_suite(list + "]");
         const auto case_start = std::chrono::steady_clock::now();
-        const auto report = pipeline::run_suite_gpu(full, *device, pipeline::SuiteRunOptions{}, nullptr);
+        const auto report = pipeline::run_suite_gpu(full, *device, run::RunSettings{}, nullptr);
         const double case_s = seconds_since(case_start);
         fmt::print("full cases (compile, verify, time, profile): {} points in {:.2f} s: {:.2f} points/s\n",
                    report.results.size(), case_s, report.results.size() / case_s);

@@ -231,7 +231,7 @@ TEST(CliffScan, OneCompilationPerConfigurationNotPerPoint)
 TEST(CliffScan, StaticTierMapsTheStaircaseAndExplainsEachStep)
 {
     const auto s = suite::load_suite(repo_root() / "suites" / "occupancy_scan.yaml");
-    pipeline::SuiteRunOptions options;
+    run::RunSettings options;
     options.static_only = true;
     options.archs = {"sm_90"};
     const RunReport rep = pipeline::run_suite_static(s, options, nullptr);
@@ -373,7 +373,7 @@ TEST(CliffScan, BaselineUpdateRecordsCliffsBesideTheFiguresOnce)
 {
     TempDir dir;
     const auto s = suite::load_suite(repo_root() / "suites" / "occupancy_scan.yaml");
-    pipeline::SuiteRunOptions options;
+    run::RunSettings options;
     options.static_only = true;
     options.archs = {"sm_90"};
     RunReport rep = pipeline::run_suite_static(s, options, nullptr);

@@ -8,7 +8,7 @@
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/pipeline/pool_runs.hxx"
-#include "harness/pipeline/run_suite.hxx"
+#include "harness/pipeline/second_looks.hxx"
 #include "harness/report/reporters.hxx"
 #include "harness/run/timing_stats.hxx"
 #include "harness/suite/suite.hxx"

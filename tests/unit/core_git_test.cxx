@@ -4,7 +4,7 @@
 
 #include "harness/core/error.hxx"
 #include "harness/core/git.hxx"
-#include "harness/pipeline/run_suite.hxx"
+#include "harness/pipeline/report_header.hxx"
 #include "scratch_repository.hxx"
 #include "test_files.hxx"
 

@@ -32,7 +32,7 @@ std::optional<run::DeviceInfo> gpu()
 #define REQUIRE_GPU()                                                                                                  \
     if (!gpu()) GTEST_SKIP() << "no usable GPU on this machine"
 
-std::vector<CaseResult> run_suite(suite::Suite& s, double case_timeout_s, pipeline::SuiteRunOptions options = {})
+std::vector<CaseResult> run_suite(suite::Suite& s, double case_timeout_s, run::RunSettings options = {})
 {
     options.timeout_s = case_timeout_s;
     auto results = pipeline::run_suite_gpu(s, *gpu(), options, nullptr).results;
@@ -154,10 +154,10 @@ TEST(GpuRun, KernelDurationsLeaveOutTheGapsThatEventsCount)
     auto s = suite::load_suite(repo_root() / "suites" / "reduce.yaml");
     s.params = {{"N", {1000, 1000003}}};
     s.timing.budget_s = 0.05;
-    pipeline::SuiteRunOptions events;
-    events.event_timing = true;
+    run::RunSettings events;
+    events.time_source = run::TimeSource::events;
     events.profile = false;
-    pipeline::SuiteRunOptions kernels;
+    run::RunSettings kernels;
     kernels.profile = false;
     const auto by_events = run_suite(s, 30.0, events);
     const auto by_kernels = run_suite(s, 30.0, kernels);
@@ -306,7 +306,7 @@ TEST(GpuProfile, CasesWithCachedCountersMeasureTheirNoisyOnesTogetherAsAlone)
     auto s = suite::load_suite(repo_root() / "suites" / "transpose.yaml");
     s.params = {{"M", {1024, 2048}}, {"N", {2048}}};
     s.timing.budget_s = 0.02;
-    pipeline::SuiteRunOptions options;
+    run::RunSettings options;
     options.timeout_s = 30.0;
     options.counter_cache = true;
     const auto alone = pipeline::run_suite_gpu(s, *gpu(), options, &cache).results;

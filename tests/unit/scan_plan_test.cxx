@@ -133,7 +133,7 @@ TEST(ScanPlan, OnlyTheScansEndsStayFullCases)
 TEST(ScanPlan, ScansOnlyWholeTimedRuns)
 {
     const auto s = two_axis_suite();
-    pipeline::SuiteRunOptions options;
+    run::RunSettings options;
     ShardInfo whole;
     EXPECT_TRUE(pipeline::scans_on_gpu(s, options, whole));
     ShardInfo shard;

@@ -1,0 +1,31 @@
+#include "harness/pipeline/static_run.hxx"
+
+#include "harness/compile/static_tier.hxx"
+#include "harness/core/text.hxx"
+#include "harness/pipeline/cliff_maps.hxx"
+#include "harness/pipeline/report_header.hxx"
+#include "harness/pipeline/shard.hxx"
+
+#include <algorithm>
+
+namespace harness::pipeline {
+
+harness::RunReport run_suite_static(const suite::Suite& s, const run::RunSettings& given,
+                                    const compile::CompileCache* cache)
+{
+    const run::RunSettings settings = run::resolve_settings(given, s);
+    const auto& archs = settings.archs;
+    harness::RunReport rep = report_for(s);
+    rep.mode = RunMode::static_tier;
+    rep.arch = join(archs, ",");
+    const auto cases = cases_to_run(s, settings, rep.shard);
+    rep.results = compile::run_static_tier(s, cases, archs, cache);
+    if (!settings.variants.empty())
+        std::erase_if(rep.results, [&](const CaseResult& r) {
+            return std::find(settings.variants.begin(), settings.variants.end(), r.variant) == settings.variants.end();
+        });
+    add_static_cliff_maps(rep, s);
+    return rep;
+}
+
+} // namespace harness::pipeline
