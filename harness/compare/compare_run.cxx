@@ -22,48 +22,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Metrics whose change moves the theoretical occupancy: a change is described as a cliff.
-bool is_occupancy_metric(std::string_view m)
-{
-    return m == metric::registers || m == metric::static_shared_bytes || m == metric::dynamic_shared_bytes ||
-           m == metric::barriers || m == metric::blocks_per_sm || m == metric::theoretical_occupancy;
-}
-
-/// The hotspot metric that explains a regression of `metric`, and the access kind it prefers.
-std::optional<std::pair<std::string, std::string>> hotspot_kind(std::string_view m)
-{
-    const auto in = [&](std::string_view s) { return m.find(s) != std::string_view::npos; };
-    if (m == metric::excess_global_sectors || (m.starts_with("global_") && in("sectors")))
-        return std::pair<std::string, std::string>{metric::excess_global_sectors, in("_ld_")   ? "global load"
-                                                                                  : in("_st_") ? "global store"
-                                                                                               : ""};
-    if (m == metric::excess_shared_wavefronts || (m.starts_with("shared_") && m.ends_with("wavefronts")))
-        return std::pair<std::string, std::string>{metric::excess_shared_wavefronts, in("_ld_")   ? "shared load"
-                                                                                     : in("_st_") ? "shared store"
-                                                                                                  : ""};
-    // Local memory (spills and stack arrays) and divergence are counted per instruction too.
-    if (m == metric::local_sectors || m == metric::local_bytes || m.starts_with("spill_"))
-        return std::pair<std::string, std::string>{metric::local_sectors, "local"};
-    if (m == metric::divergent_branch_targets)
-        return std::pair<std::string, std::string>{metric::divergent_branch_targets, "branch"};
-    return std::nullopt;
-}
-
 /// The top source line for a regression of `metric`: hotspots are largest first. A launch's own
 /// figure ("global_ld_sectors@rstd_kernel") looks only at lines of that launch's kernel.
 const Hotspot* top_hotspot(const CaseResult& r, std::string_view name)
 {
     const auto [metric, label] = split_launch_metric(name);
-    const auto kind = hotspot_kind(metric);
-    if (!kind) return nullptr;
+    const auto info = find_metric(metric);
+    if (!info || info->roles.hotspot.metric.empty()) return nullptr;
+    const HotspotFamily& family = info->roles.hotspot;
     std::string entry;
     for (const auto& l : r.launches)
         if (!label.empty() && l.label == label) entry = l.entry;
     const Hotspot* any = nullptr;
     for (const auto& h : r.hotspots) {
-        if (h.metric != kind->first) continue;
+        if (h.metric != family.metric) continue;
         if (!entry.empty() && !names_kernel(h.kernel, entry)) continue;
-        if (kind->second.empty() || h.access == kind->second) return &h;
+        if (family.access.empty() || h.access == family.access) return &h;
         if (!any) any = &h;
     }
     return any;
@@ -308,7 +282,7 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
         if (v.verdict == Verdict::no_baseline && options.ci) v.verdict = Verdict::not_gated;
         const bool moved =
             v.verdict == Verdict::regressed || v.verdict == Verdict::improved || v.verdict == Verdict::drifted;
-        if (moved && is_occupancy_metric(info.name)) {
+        if (moved && info.roles.occupancy != OccupancyRole::none) {
             auto known = cliffs.find(std::string(label));
             if (known == cliffs.end())
                 known = cliffs
@@ -317,7 +291,7 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
                             .first;
             const auto& cliff = known->second;
             if (cliff)
-                v.message = info.name == metric::theoretical_occupancy || info.name == metric::blocks_per_sm
+                v.message = info.roles.occupancy == OccupancyRole::measures
                                 ? "occupancy cliff: " + *cliff
                                 : v.message + "; occupancy cliff: " + *cliff;
             else if (v.verdict == Verdict::drifted)

@@ -1,5 +1,6 @@
 #include "harness/core/metrics.hxx"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace harness {
@@ -9,6 +10,20 @@ namespace {
 using enum Direction;
 using enum Stability;
 using enum Collector;
+using enum OccupancyRole;
+using Roles = MetricRoles;
+
+// The hotspot families: profile/hotspots.cxx ranks source lines by these four metrics, counted per
+// instruction. A regression of a global or shared figure prefers lines of its own access kind (a
+// load figure, load lines); spills and local memory are explained by local-memory lines.
+constexpr HotspotFamily global_load{"excess_global_sectors", "global load"};
+constexpr HotspotFamily global_store{"excess_global_sectors", "global store"};
+constexpr HotspotFamily global_any{"excess_global_sectors", ""};
+constexpr HotspotFamily shared_load{"excess_shared_wavefronts", "shared load"};
+constexpr HotspotFamily shared_store{"excess_shared_wavefronts", "shared store"};
+constexpr HotspotFamily shared_any{"excess_shared_wavefronts", ""};
+constexpr HotspotFamily local{"local_sectors", "local"};
+constexpr HotspotFamily branch{"divergent_branch_targets", "branch"};
 
 constexpr MetricInfo table[] = {
     // Timing pass.
@@ -18,39 +33,52 @@ constexpr MetricInfo table[] = {
     // launch latency, moved by up to 1.2 us and needed 2). Long kernels move by up to 2.5 %
     // between runs: 2 %, or 4 widths of the baseline's own spread where that is larger.
     {"time_median", "kernel durations, unprofiled pass", "us", lower_is_better, noisy, timing, "samples 2% min 0.5",
-     true, "median kernel time over the timed samples"},
+     true, "median kernel time over the timed samples", Roles{.html = {1, "median"}, .console = {1, "{:.2f} us"}}},
     {"time_min", "kernel durations, unprofiled pass", "us", lower_is_better, noisy, timing, "ignore", true,
      "fastest timed sample"},
     {"time_noise", "kernel durations, unprofiled pass", "%", lower_is_better, noisy, timing, "ignore", true,
-     "relative standard deviation of the samples"},
+     "relative standard deviation of the samples", Roles{.html = {2, "noise"}}},
     {"time_samples", "kernel durations, unprofiled pass", "count", neither, noisy, timing, "ignore", true,
      "number of timed samples"},
     {"gflops", "suite flops expression / time_median", "GFLOP/s", higher_is_better, noisy, timing, "ignore", true,
-     "useful floating-point throughput (the suite's operation count over the median time)"},
+     "useful floating-point throughput (the suite's operation count over the median time)",
+     Roles{.html = {3, "throughput"}}},
     {"bandwidth", "suite bytes expression / time_median", "GB/s", higher_is_better, noisy, timing, "ignore", true,
-     "compulsory-traffic bandwidth (the suite's byte count over the median time)"},
+     "compulsory-traffic bandwidth (the suite's byte count over the median time)", Roles{.html = {4, "bandwidth"}}},
 
     // Static resources: from the loaded kernel, or from the cubin in the static tier. Registers and
     // shared memory move with most edits; what fails is the occupancy they lead to (blocks per SM,
     // theoretical occupancy) and local memory, so they are reported ("report"), not gated.
     {"registers", "cuFuncGetAttribute(NUM_REGS)", "regs/thread", lower_is_better, exact, resources, "report", true,
-     "registers per thread of the kernel as loaded"},
+     "registers per thread of the kernel as loaded",
+     Roles{.occupancy = limits, .html = {5, "registers"}, .console = {2, "{:.0f} regs"}}},
     {"static_shared_bytes", "cuFuncGetAttribute(SHARED_SIZE_BYTES)", "B", lower_is_better, exact, resources, "report",
-     true, "statically declared shared memory per block"},
+     true, "statically declared shared memory per block",
+     Roles{.occupancy = limits,
+           .companion = "dynamic_shared_bytes",
+           .html = {.order = 6, .label = "shared", .with_companion = true},
+           .console = {.order = 4, .label = "smem {:.0f}", .with_companion = true}}},
     {"dynamic_shared_bytes", "suite shared_bytes expression", "B", lower_is_better, exact, resources, "report", true,
-     "dynamic shared memory per block requested at launch"},
+     "dynamic shared memory per block requested at launch", Roles{.occupancy = limits}},
     {"spill_store_bytes", "ptxas report (-Xptxas=-v)", "B", lower_is_better, exact, resources, "exact", true,
-     "bytes per thread stored to local memory because registers ran out"},
+     "bytes per thread stored to local memory because registers ran out",
+     Roles{.hotspot = local,
+           .companion = "spill_load_bytes",
+           .html = {.order = 8, .label = "spill", .only_when_nonzero = true},
+           .console = {.order = 3, .label = "spill {:.0f}", .with_companion = true}}},
     {"spill_load_bytes", "ptxas report (-Xptxas=-v)", "B", lower_is_better, exact, resources, "exact", true,
-     "bytes per thread loaded back from local memory after spilling"},
+     "bytes per thread loaded back from local memory after spilling", Roles{.hotspot = local}},
     {"barriers", "cubin .nv.info EIATTR_NUM_BARRIERS", "count", lower_is_better, exact, resources, "report", true,
-     "named barriers the kernel uses"},
+     "named barriers the kernel uses", Roles{.occupancy = limits}},
     {"local_bytes", "cuFuncGetAttribute(LOCAL_SIZE_BYTES)", "B", lower_is_better, exact, resources, "exact", true,
-     "local memory (stack and spills) per thread"},
+     "local memory (stack and spills) per thread",
+     Roles{.hotspot = local, .html = {.order = 7, .label = "local", .only_when_nonzero = true}}},
     {"blocks_per_sm", "cuOccupancyMaxActiveBlocksPerMultiprocessor", "blocks", higher_is_better, exact, resources,
-     "exact", true, "resident blocks per SM the occupancy calculator allows"},
+     "exact", true, "resident blocks per SM the occupancy calculator allows",
+     Roles{.occupancy = measures, .html = {9, "resident"}}},
     {"theoretical_occupancy", "occupancy calculator", "fraction", higher_is_better, exact, resources, "exact", true,
-     "resident warps / maximum warps per SM"},
+     "resident warps / maximum warps per SM",
+     Roles{.occupancy = measures, .html = {10, "theoretical occ."}, .console = {5, "occ {:.0f}%"}}},
 
     // Verification: gated through the case status, reported for reference. Noisy: kernels that
     // add floats with atomics sum in a different order each run (reduce/atomic on an H100: max abs
@@ -66,20 +94,23 @@ constexpr MetricInfo table[] = {
     {"global_ld_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "requests", lower_is_better, exact,
      range_profiler, "report", true, "global load requests (one per warp-level load instruction)"},
     {"global_ld_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "sectors", lower_is_better, exact,
-     range_profiler, "report", true, "32-byte sectors the global loads touched"},
+     range_profiler, "report", true, "32-byte sectors the global loads touched",
+     Roles{.hotspot = global_load, .console = {6, "ld sectors {:.0f}"}}},
     {"global_st_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "requests", lower_is_better, exact,
      range_profiler, "report", true, "global store requests"},
     {"global_st_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "sectors", lower_is_better, exact,
-     range_profiler, "report", true, "32-byte sectors the global stores touched"},
+     range_profiler, "report", true, "32-byte sectors the global stores touched", Roles{.hotspot = global_store}},
     // The hardware wavefront counters vary by up to 2 % between identical runs: never gated, and
     // opt-in, since they cost the range profiler a pass of their own (five instead of four) for
     // what shared_wavefronts (SASS-instrumented, exact) already gives; bank conflicts are gated on
     // excess_shared_wavefronts.
     {"shared_ld_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "wavefronts", lower_is_better,
      noisy, range_profiler, "ignore", false,
-     "shared-memory load wavefronts, hardware counter (opt-in; shared_wavefronts is the exact figure)"},
+     "shared-memory load wavefronts, hardware counter (opt-in; shared_wavefronts is the exact figure)",
+     Roles{.hotspot = shared_load}},
     {"shared_st_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "wavefronts", lower_is_better,
-     noisy, range_profiler, "ignore", false, "shared-memory store wavefronts, hardware counter (opt-in)"},
+     noisy, range_profiler, "ignore", false, "shared-memory store wavefronts, hardware counter (opt-in)",
+     Roles{.hotspot = shared_store}},
     {"shared_ld_instructions", "smsp__sass_inst_executed_op_shared_ld.sum", "warp insts", neither, exact,
      range_profiler, "report", true, "warp-level shared-memory load instructions"},
     {"shared_st_instructions", "smsp__sass_inst_executed_op_shared_st.sum", "warp insts", neither, exact,
@@ -98,7 +129,8 @@ constexpr MetricInfo table[] = {
     {"achieved_occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", "fraction", higher_is_better, noisy,
      range_profiler, "abs 0.15", true,
      "average active warps / maximum warps per SM, measured (kernels of a few microseconds vary by up to 10 "
-     "points between runs)"},
+     "points between runs)",
+     Roles{.html = {11, "achieved occ."}}},
     {"dram_read_bytes", "dram__bytes_read.sum", "B", lower_is_better, noisy, range_profiler, "rel 5% min 1048576", true,
      "bytes read from device memory (depends on the cache state)"},
     {"dram_write_bytes", "dram__bytes_write.sum", "B", lower_is_better, noisy, range_profiler, "rel 10% min 2097152",
@@ -108,35 +140,38 @@ constexpr MetricInfo table[] = {
 
     // CUPTI SASS Metrics: instrumented, exact, per instruction and so per source line.
     {"global_sectors", "smsp__sass_sectors_mem_global", "sectors", lower_is_better, exact, sass_metrics, "ignore", true,
-     "global sectors accessed, loads and stores (SASS-instrumented)"},
+     "global sectors accessed, loads and stores (SASS-instrumented)", Roles{.hotspot = global_any}},
     {"global_sectors_ideal", "smsp__sass_sectors_mem_global_ideal", "sectors", neither, exact, sass_metrics, "ignore",
-     true, "global sectors a perfectly coalesced access pattern would touch"},
+     true, "global sectors a perfectly coalesced access pattern would touch", Roles{.hotspot = global_any}},
     {"shared_wavefronts", "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared", "wavefronts", lower_is_better, exact,
-     sass_metrics, "ignore", true, "shared-memory wavefronts (SASS-instrumented)"},
+     sass_metrics, "ignore", true, "shared-memory wavefronts (SASS-instrumented)", Roles{.hotspot = shared_any}},
     {"shared_wavefronts_ideal", "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal", "wavefronts", neither, exact,
      sass_metrics, "ignore", true, "shared-memory wavefronts without bank conflicts"},
     {"local_sectors", "smsp__sass_sectors_mem_local", "sectors", lower_is_better, exact, sass_metrics, "exact", true,
-     "local-memory sectors accessed (spills and stack arrays)"},
+     "local-memory sectors accessed (spills and stack arrays)", Roles{.hotspot = local}},
     {"divergent_branch_targets", "smsp__sass_branch_targets_threads_divergent", "branches", lower_is_better, exact,
-     sass_metrics, "exact", true, "branches whose active threads went more than one way"},
+     sass_metrics, "exact", true, "branches whose active threads went more than one way", Roles{.hotspot = branch}},
 
     // Derived.
     {"global_ld_sectors_per_request", "global_ld_sectors / global_ld_requests", "sectors/request", lower_is_better,
-     exact, derived, "exact", true, "4 for coalesced 32-bit loads, 32 when every thread touches its own sector"},
+     exact, derived, "exact", true, "4 for coalesced 32-bit loads, 32 when every thread touches its own sector",
+     Roles{.hotspot = global_load}},
     {"global_st_sectors_per_request", "global_st_sectors / global_st_requests", "sectors/request", lower_is_better,
-     exact, derived, "exact", true, "4 for coalesced 32-bit stores, 32 when every thread touches its own sector"},
+     exact, derived, "exact", true, "4 for coalesced 32-bit stores, 32 when every thread touches its own sector",
+     Roles{.hotspot = global_store}},
     {"excess_global_sectors", "global_sectors - global_sectors_ideal", "sectors", lower_is_better, exact, derived,
-     "exact", true, "sectors beyond what coalesced accesses would need: uncoalesced traffic"},
+     "exact", true, "sectors beyond what coalesced accesses would need: uncoalesced traffic",
+     Roles{.hotspot = global_any}},
     {"excess_global_sectors_pct", "100 * excess_global_sectors / global_sectors_ideal", "%", lower_is_better, exact,
      derived, "ignore", true, "excess global sectors as a share of the ideal"},
     {"excess_shared_wavefronts", "shared_wavefronts - shared_wavefronts_ideal", "wavefronts", lower_is_better, exact,
-     derived, "exact", true, "wavefronts beyond the conflict-free ideal: bank conflicts"},
+     derived, "exact", true, "wavefronts beyond the conflict-free ideal: bank conflicts", Roles{.hotspot = shared_any}},
     {"shared_conflict_ways", "shared_wavefronts / shared_wavefronts_ideal", "x", lower_is_better, exact, derived,
      "ignore", true, "average replay factor of shared accesses (1 = conflict-free, 32 = fully serialised)"},
     {"flops", "fp32 adds + muls + 2 x fmas (thread instructions)", "FLOP", neither, exact, derived, "report", true,
      "FP32 floating-point operations executed"},
     {"dram_bytes", "dram_read_bytes + dram_write_bytes", "B", lower_is_better, noisy, derived, "rel 5% min 2097152",
-     true, "device-memory traffic"},
+     true, "device-memory traffic", Roles{.from_noisy_counters = true, .console = {7, "DRAM {:.0f} B"}}},
     {"arithmetic_intensity", "flops / dram_bytes", "FLOP/B", neither, noisy, derived, "ignore", true,
      "operations per byte of device-memory traffic (roofline x axis)"},
     {"achieved_gflops", "flops / time_median", "GFLOP/s", higher_is_better, noisy, derived, "ignore", true,
@@ -156,6 +191,24 @@ std::optional<MetricInfo> find_metric(std::string_view name)
     for (const auto& m : table)
         if (m.name == name) return m;
     return std::nullopt;
+}
+
+std::vector<MetricInfo> report_metrics(ReportPlace MetricRoles::*place)
+{
+    std::vector<MetricInfo> shown;
+    for (const auto& m : table)
+        if ((m.roles.*place).order > 0) shown.push_back(m);
+    std::stable_sort(shown.begin(), shown.end(), [&](const MetricInfo& a, const MetricInfo& b) {
+        return (a.roles.*place).order < (b.roles.*place).order;
+    });
+    return shown;
+}
+
+bool is_noisy_counter(std::string_view name)
+{
+    const auto info = find_metric(name);
+    if (!info || info->stability != Stability::noisy) return false;
+    return info->collector == Collector::range_profiler || info->roles.from_noisy_counters;
 }
 
 std::string launch_metric_name(std::string_view metric, std::string_view label)

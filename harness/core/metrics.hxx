@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace harness {
 
@@ -27,6 +28,41 @@ enum class Collector {
     derived,        ///< computed from other metrics; `source` is the formula
 };
 
+/// How a metric relates to the theoretical occupancy: when one moves, comparison recomputes the
+/// occupancy and describes the change as a cliff if the occupancy moved.
+enum class OccupancyRole {
+    none,
+    limits,   ///< an input of the occupancy calculator (registers, shared memory, barriers)
+    measures, ///< the occupancy itself (resident blocks, theoretical occupancy)
+};
+
+/// The per-source-line hotspots that explain a regression of a metric: those ranked by `metric`,
+/// the ones of `access` first ("global load"; empty: any access). No metric: none explain it.
+struct HotspotFamily {
+    std::string_view metric;
+    std::string_view access;
+};
+
+/// Where a metric shows among one report's per-case figures; nowhere when `order` is 0.
+struct ReportPlace {
+    int order = 0;                  ///< position among the report's figures, 1 first
+    std::string_view label{};       ///< the HTML column heading, or the console part's format ("smem {:.0f}")
+    bool only_when_nonzero = false; ///< shown only where it is nonzero (spills: only where they occur)
+    bool with_companion = false;    ///< shown as the sum of the metric and its companion
+};
+
+/// What comparison and the reports do with a metric beyond gating it.
+struct MetricRoles {
+    HotspotFamily hotspot{};
+    OccupancyRole occupancy = OccupancyRole::none;
+    /// Computed from noisy range-profiler counters alone, so a regression may be where one process's
+    /// buffers landed and is measured again in another (a range-profiler figure always is).
+    bool from_noisy_counters = false;
+    std::string_view companion{}; ///< a metric added to this one for display (dynamic to static shared memory)
+    ReportPlace html{};           ///< a column of the HTML report's table of cases
+    ReportPlace console{};        ///< a part of the console's line for each launch of a case
+};
+
 /// One row of the metric table.
 struct MetricInfo {
     std::string_view name;   ///< short name used in suites, CSV and baselines
@@ -41,6 +77,7 @@ struct MetricInfo {
     std::string_view default_rule;
     bool in_default_set; ///< collected when a suite does not list its metrics
     std::string_view description;
+    MetricRoles roles{};
 };
 
 /// The name of every metric, for code that reads or writes one: a misspelt identifier does not
@@ -153,6 +190,14 @@ std::span<const MetricInfo> metric_table();
 
 /// The row for `name`, or nullopt. A launch's figure ("registers@rstd_kernel") has its metric's row.
 std::optional<MetricInfo> find_metric(std::string_view name);
+
+/// The metrics shown in a report (MetricRoles::html or ::console), in their order.
+std::vector<MetricInfo> report_metrics(ReportPlace MetricRoles::*place);
+
+/// A noisy figure read from the range profiler, or derived from such figures alone (dram_bytes):
+/// one whose regression may come from where a process's buffers landed. A launch's figure
+/// ("dram_bytes@rstd_kernel") is its metric's.
+bool is_noisy_counter(std::string_view name);
 
 /// The name of one launch's own figure in a variant of several launches: "registers@rstd_kernel".
 /// `label` is the launch's label (suite::launch_labels), never empty.

@@ -121,21 +121,18 @@ void write_launch_rows(const CaseResult& r, std::ostream& out)
     for (std::size_t i = 0; i < r.launches.size(); ++i) {
         const CaseLaunch& l = r.launches[i];
         if (l.label.empty()) continue;
-        const auto figure = [&](const char* m) { return r.metric(launch_metric_name(m, l.label)); };
+        // The parts are the metric table's (MetricRoles::console), in its order.
         std::vector<std::string> parts;
-        if (const auto t = figure(metric::time_median)) parts.push_back(fmt::format("{:.2f} us", *t));
-        if (const auto regs = figure(metric::registers)) parts.push_back(fmt::format("{:.0f} regs", *regs));
-        if (const auto spill_st = figure(metric::spill_store_bytes))
-            parts.push_back(fmt::format("spill {:.0f}", *spill_st + figure(metric::spill_load_bytes).value_or(0)));
-        if (const auto smem = figure(metric::static_shared_bytes))
-            parts.push_back(fmt::format("smem {:.0f}", *smem + figure(metric::dynamic_shared_bytes).value_or(0)));
-        if (const auto occ = figure(metric::theoretical_occupancy))
-            parts.push_back(fmt::format(
-                "occ {:.0f}%{}", *occ * 100,
-                l.occupancy_limiter ? fmt::format(" ({})", occupancy_limiter_name(*l.occupancy_limiter)) : ""));
-        if (const auto sectors = figure(metric::global_ld_sectors))
-            parts.push_back(fmt::format("ld sectors {:.0f}", *sectors));
-        if (const auto dram = figure(metric::dram_bytes)) parts.push_back(fmt::format("DRAM {:.0f} B", *dram));
+        for (const auto& m : report_metrics(&MetricRoles::console)) {
+            const auto value = shown_figure(r, m, m.roles.console, l.label);
+            if (!value || (m.roles.console.only_when_nonzero && *value == 0)) continue;
+            // A fraction reads as a percentage; the limiter is what holds the occupancy down.
+            std::string part =
+                fmt::format(fmt::runtime(m.roles.console.label), m.unit == "fraction" ? *value * 100 : *value);
+            if (m.name == metric::theoretical_occupancy && l.occupancy_limiter)
+                part += fmt::format(" ({})", occupancy_limiter_name(*l.occupancy_limiter));
+            parts.push_back(std::move(part));
+        }
         fmt::print(out, "    {}. {}: {}\n", i + 1, l.label, parts.empty() ? "-" : join(parts, ", "));
     }
 }

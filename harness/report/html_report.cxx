@@ -266,36 +266,20 @@ std::string hotspots_section(const RunReport& report)
 
 std::string cases_section(const RunReport& report)
 {
-    struct Column {
-        const char* heading;
-        const char* metric;
-    };
-    const Column candidates[] = {{"median", metric::time_median},
-                                 {"noise", metric::time_noise},
-                                 {"throughput", metric::gflops},
-                                 {"bandwidth", metric::bandwidth},
-                                 {"registers", metric::registers},
-                                 {"shared", metric::static_shared_bytes},
-                                 {"local", metric::local_bytes},
-                                 {"spill", metric::spill_store_bytes},
-                                 {"resident", metric::blocks_per_sm},
-                                 {"theoretical occ.", metric::theoretical_occupancy},
-                                 {"achieved occ.", metric::achieved_occupancy}};
-    std::vector<Column> columns;
-    // Only the columns some case has a figure for; spills and local memory only where they occur.
-    for (const auto& c : candidates) {
-        const bool only_when_nonzero = std::string_view(c.metric) == metric::local_bytes ||
-                                       std::string_view(c.metric) == metric::spill_store_bytes;
+    // The table's columns are the metric table's (MetricRoles::html): only those some case has a
+    // figure for; spills and local memory only where they occur.
+    std::vector<MetricInfo> columns;
+    for (const auto& c : report_metrics(&MetricRoles::html)) {
         if (std::any_of(report.results.begin(), report.results.end(), [&](const CaseResult& r) {
-                const auto v = r.metric(c.metric);
-                return v && (!only_when_nonzero || *v != 0);
+                const auto v = shown_figure(r, c, c.roles.html);
+                return v && (!c.roles.html.only_when_nonzero || *v != 0);
             }))
             columns.push_back(c);
     }
     std::string head = "<thead><tr><th>variant</th><th>params</th><th>arch</th><th>status</th><th>verdict</th>";
     for (const auto& c : columns)
-        head += fmt::format("<th>{}<span class=\"unit\">{}</span></th>", c.heading,
-                            html_escape(display_unit(metric_unit(c.metric))));
+        head += fmt::format("<th>{}<span class=\"unit\">{}</span></th>", c.roles.html.label,
+                            html_escape(display_unit(metric_unit(c.name))));
     head += "<th>limiter</th><th>note</th></tr></thead>";
     std::string rows;
     for (const auto& r : report.results) {
@@ -307,10 +291,8 @@ std::string cases_section(const RunReport& report)
                                 verdict_label(*worst))
                   : std::string("<td>–</td>"));
         for (const auto& c : columns) {
-            auto value = r.metric(c.metric);
-            if (value && std::string_view(c.metric) == metric::static_shared_bytes)
-                *value += r.metric(metric::dynamic_shared_bytes).value_or(0);
-            rows += number_cell(value, value ? format_in_unit(*value, metric_unit(c.metric)) : "–");
+            const auto value = shown_figure(r, c, c.roles.html);
+            rows += number_cell(value, value ? format_in_unit(*value, metric_unit(c.name)) : "–");
         }
         // Figures taken from the counter cache are marked, so a reader knows they were not measured now.
         std::string note = r.message;

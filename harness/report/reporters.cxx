@@ -6,6 +6,17 @@
 
 namespace harness::report {
 
+std::optional<double> shown_figure(const CaseResult& r, const MetricInfo& m, const ReportPlace& place,
+                                   std::string_view label)
+{
+    const auto figure = [&](std::string_view name) {
+        return r.metric(label.empty() ? std::string(name) : launch_metric_name(name, label));
+    };
+    auto value = figure(m.name);
+    if (value && place.with_companion) *value += figure(m.roles.companion).value_or(0);
+    return value;
+}
+
 namespace {
 
 const ReporterInfo reporters[] = {

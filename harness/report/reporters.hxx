@@ -1,6 +1,7 @@
 #pragma once
 // The reporters: one row each in an explicit table, each reading a RunReport (core/run_report.hxx).
 
+#include "harness/core/metrics.hxx"
 #include "harness/core/run_report.hxx"
 
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <ostream>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace harness::report {
@@ -37,6 +39,12 @@ std::string junit_xml(const RunReport& report);
 /// normalize in kernels/layernorm/layernorm.cu": what a failed case ran, for its failure; "" when
 /// the result does not say (a built-in library call names itself).
 std::string kernels_text(const CaseResult& r);
+
+/// A case's figure as a report shows it at `place` (MetricRoles::html or ::console): the metric,
+/// plus its companion where the place says so (static and dynamic shared memory as one); of one
+/// launch when `label` names it.
+std::optional<double> shown_figure(const CaseResult& r, const MetricInfo& m, const ReportPlace& place,
+                                   std::string_view label = {});
 
 /// summary.md: totals and the regressions, in GitHub-flavoured Markdown, at most `max_bytes`.
 std::string markdown_summary(const RunReport& report, std::size_t max_bytes = 1024 * 1024);
