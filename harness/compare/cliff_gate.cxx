@@ -332,182 +332,209 @@ void judge_level_shifts(const MapJudge& j, const LevelComparison& levels, const 
     }
 }
 
+/// What a map is judged against in its baseline file: the cliffs recorded there and, for a noisy
+/// map, its levels; what one run's cliffs are matched with.
+struct BaselineSide {
+    const suite::CliffSpec& spec;
+    bool exact = false;
+    std::vector<const CliffRow*> recorded;
+    LevelComparison compared;       ///< a noisy map's points against the baseline's levels, where it keeps them
+    std::vector<Cliff> run_steps{}; ///< every step of the run, for a noisy map whose baseline keeps no levels
+    std::string rule;
+};
+
+/// The nearest recorded cliff not yet matched at the place of this run's cliff `c`: the same points
+/// for an exact map, within one point for a noisy one, whose edge the step finder may place a point off.
+std::optional<std::size_t> matching_recorded_cliff(const BaselineSide& b, const Cliff& c,
+                                                   const std::vector<bool>& matched)
+{
+    const double tolerance = b.exact ? 0.0 : c.x_after - c.x_before;
+    std::optional<std::size_t> match;
+    for (std::size_t i = 0; i < b.recorded.size(); ++i) {
+        if (matched[i]) continue;
+        const double distance =
+            std::max(std::abs(*b.recorded[i]->x_before - c.x_before), std::abs(*b.recorded[i]->x_after - c.x_after));
+        if (distance <= tolerance && (!match || distance < std::abs(*b.recorded[*match]->x_after - c.x_after)))
+            match = i;
+    }
+    return match;
+}
+
+/// A cliff of this run that the baseline does not record.
+CliffVerdict judge_new_cliff(const MapJudge& j, const BaselineSide& b, const Cliff& c)
+{
+    const double min_depth = b.spec.min_depth;
+    const auto [lower, upper] = neighbours(c.x_before, c.x_after, j.map_.cliffs, b.recorded);
+    if (const StepAcross own = step_across(b.compared, c.x_before, c.x_after, c.depth, true, lower, upper); own.known) {
+        // The baseline's own step at this gap, read from its levels, however shallow: a step
+        // that was there all along under min_depth is judged as a known cliff, so that it
+        // does not flicker in and out around the threshold; where they are flat it is new.
+        const double grew = std::abs(c.depth) - std::abs(own.depth);
+        const double allowed = std::max(own.noise, depth_allowance(b.spec, own.depth));
+        const bool deeper = grew > allowed && std::abs(c.depth) >= min_depth;
+        auto v = j.verdict(
+            c.x_before, c.x_after, c.x_after, deeper ? Verdict::regressed : Verdict::passed, b.rule,
+            fmt::format(
+                "{} at {}: {}; the baseline's levels step {} here{}; caused by {}", deeper ? "new cliff" : "cliff",
+                j.place(c.x_before, c.x_after), j.step(c), MapJudge::percent(own.depth),
+                deeper ? fmt::format(", {} deeper than allowed ({}), and at least the suite's "
+                                     "min_depth {}",
+                                     MapJudge::percent(grew).substr(1), MapJudge::percent(allowed).substr(1),
+                                     MapJudge::percent(min_depth).substr(1))
+                       : fmt::format(" (under the suite's min_depth {} when recorded): as deep "
+                                     "within the allowed {}",
+                                     MapJudge::percent(min_depth).substr(1), MapJudge::percent(allowed).substr(1)),
+                MapJudge::cause(c)));
+        v.judgement.value = c.depth;
+        v.judgement.baseline = own.depth;
+        return v;
+    }
+    const bool deep = std::abs(c.depth) >= min_depth;
+    auto v = j.verdict(
+        c.x_before, c.x_after, c.x_after, deep ? Verdict::regressed : Verdict::passed, b.rule,
+        fmt::format("{} cliff at {}: {}, {}; caused by {}", deep ? "new" : "a shallow new",
+                    j.place(c.x_before, c.x_after), j.step(c),
+                    deep ? fmt::format("at least the suite's min_depth {}", MapJudge::percent(min_depth).substr(1))
+                         : "below the suite's min_depth",
+                    MapJudge::cause(c)));
+    v.judgement.value = c.depth;
+    return v;
+}
+
+/// A cliff of this run matched with the baseline's cliff `base`: deeper, shallower or as deep.
+CliffVerdict judge_recorded_cliff(const MapJudge& j, const BaselineSide& b, const Cliff& c, const Cliff& base)
+{
+    const double grew = std::abs(c.depth) - std::abs(base.depth);
+    const double allowed = b.exact ? exact_depth_tolerance * std::max(1.0, std::abs(base.depth))
+                                   : std::max(j.depth_noise(c), depth_allowance(b.spec, base.depth));
+    const Verdict verdict = grew > allowed ? Verdict::regressed : grew < -allowed ? Verdict::improved : Verdict::passed;
+    const std::string where = j.place(c.x_before, c.x_after);
+    const std::string moved = c.x_before == base.x_before && c.x_after == base.x_after
+                                  ? ""
+                                  : fmt::format(" (the baseline's at {})", j.place(base.x_before, base.x_after));
+    const std::string cause_change =
+        c.cause == base.cause ? "" : fmt::format(" (the baseline's cause: {})", cliff_cause_name(base.cause));
+    std::string message;
+    switch (verdict) {
+    case Verdict::regressed:
+        message =
+            fmt::format("cliff at {}{} deepened: {} -> {}{}; {} (baseline {} -> {}); caused by {}{}", where, moved,
+                        MapJudge::percent(base.depth), MapJudge::percent(c.depth),
+                        b.exact ? "" : fmt::format(" (allowed {})", MapJudge::percent(allowed).substr(1)), j.step(c),
+                        j.level(base.level_before), j.level(base.level_after), MapJudge::cause(c), cause_change);
+        break;
+    case Verdict::improved:
+        message = fmt::format("cliff at {}{} shallower: {} -> {}; {}; the baseline is stale: run `harness "
+                              "baseline update`",
+                              where, moved, MapJudge::percent(base.depth), MapJudge::percent(c.depth), j.step(c));
+        break;
+    default:
+        message = fmt::format("cliff at {}{} as in the baseline: {}; caused by {}{}", where, moved, j.step(c),
+                              MapJudge::cause(c), cause_change);
+        break;
+    }
+    auto v = j.verdict(c.x_before, c.x_after, c.x_after, verdict, b.rule, std::move(message));
+    v.judgement.value = c.depth;
+    v.judgement.baseline = base.depth;
+    return v;
+}
+
+/// A cliff of the baseline, `base`, that no cliff of this run matched: still there under
+/// min_depth, gone because the level before it rose, or gone.
+CliffVerdict judge_missing_cliff(const MapJudge& j, const BaselineSide& b, const Cliff& base)
+{
+    const double min_depth = b.spec.min_depth;
+    const std::string where = j.place(base.x_before, base.x_after);
+    // This run's step at the baseline cliff's place, however shallow: from the two series'
+    // ratio either side where the baseline keeps levels, else from the run's own steps.
+    std::optional<double> now_depth;
+    double allowed = depth_allowance(b.spec, base.depth);
+    StepAcross across;
+    if (!b.compared.x.empty()) {
+        const auto [lower, upper] = neighbours(base.x_before, base.x_after, j.map_.cliffs, b.recorded);
+        across = step_across(b.compared, base.x_before, base.x_after, base.depth, false, lower, upper);
+        if (across.known) {
+            now_depth = across.depth;
+            allowed = std::max(allowed, across.noise);
+        }
+    } else if (const Cliff* now = step_near(b.run_steps, base.x_before, base.x_after)) {
+        now_depth = now->depth;
+        allowed = std::max(allowed, j.depth_noise(*now));
+    }
+    if (now_depth && std::abs(*now_depth) - std::abs(base.depth) >= -allowed) {
+        auto v = j.verdict(base.x_before, base.x_after, base.x_after, Verdict::passed, b.rule,
+                           fmt::format("cliff at {} as in the baseline: {}, now {} (under the suite's min_depth "
+                                       "{}, within the allowed {})",
+                                       where, MapJudge::percent(base.depth), MapJudge::percent(*now_depth),
+                                       MapJudge::percent(min_depth).substr(1), MapJudge::percent(allowed).substr(1)));
+        v.judgement.value = *now_depth;
+        v.judgement.baseline = base.depth;
+        return v;
+    }
+    // Gone or shallower: because the level after it fell (better), or because the level
+    // before it rose to meet it (worse: everything before the cliff got slower).
+    // The level before must have risen, and against the level after, by half the cliff or more
+    // (the cliff is mostly gone because of it): a whole map that moved between processes moves
+    // both sides alike.
+    const double rose = across.ratio_before - 1;
+    const double rose_against_after = across.ratio_before / across.ratio_after - 1;
+    const double needed = std::max(min_depth, std::abs(base.depth)) / 2;
+    if (across.known && rose >= needed && rose_against_after >= needed) {
+        auto v = j.verdict(base.x_before, base.x_after, base.x_after, Verdict::regressed, b.rule,
+                           fmt::format("the cliff at {} of the baseline is gone because the level before it "
+                                       "rose: {} {} -> {} ({} against the baseline's levels), where the "
+                                       "baseline stepped {} ({}, {})",
+                                       where, j.map_.figure, j.level(base.level_before),
+                                       j.level(base.level_before * (1 + rose)), MapJudge::percent(rose),
+                                       MapJudge::percent(base.depth), j.level(base.level_after),
+                                       cliff_cause_name(base.cause)));
+        v.judgement.value = now_depth.value_or(0);
+        v.judgement.baseline = base.depth;
+        return v;
+    }
+    auto v = j.verdict(base.x_before, base.x_after, base.x_after, Verdict::improved, b.rule,
+                       fmt::format("the cliff at {} of the baseline is gone ({} -> {}, {}, {}); the baseline is "
+                                   "stale: run `harness baseline update`",
+                                   where, j.level(base.level_before), j.level(base.level_after),
+                                   MapJudge::percent(base.depth), cliff_cause_name(base.cause)));
+    v.judgement.baseline = base.depth;
+    return v;
+}
+
 void judge_against_baseline(const MapJudge& j, const CliffBaselineFile& file, const suite::CliffSpec& spec,
                             std::vector<CliffVerdict>& out)
 {
-    const double min_depth = spec.min_depth;
     const CliffMap& map = j.map_;
     const bool exact = is_exact_map(map);
-    const std::vector<const CliffRow*> recorded = file.cliffs_of(map);
     // A noisy map is also read against the baseline's levels where it keeps them, and at every
     // gap however shallow its step: a step near min_depth is judged against the other side's own
     // step there, not against min_depth alone, so that it does not flicker in and out.
     const std::vector<const LevelRow*> levels = exact ? std::vector<const LevelRow*>{} : file.levels_of(map);
-    const LevelComparison compared = compare_levels(map, levels);
-    const std::vector<Cliff> run_steps = exact || !compared.x.empty() ? std::vector<Cliff>{} : every_step(map);
-    const std::string rule = fmt::format("cliffs (min_depth {})", min_depth);
-    if (map.cliffs.empty() && recorded.empty()) {
-        out.push_back(j.verdict(0, 0, std::nullopt, Verdict::passed, rule,
+    BaselineSide b{.spec = spec,
+                   .exact = exact,
+                   .recorded = file.cliffs_of(map),
+                   .compared = compare_levels(map, levels),
+                   .rule = fmt::format("cliffs (min_depth {})", spec.min_depth)};
+    if (!exact && b.compared.x.empty()) b.run_steps = every_step(map);
+    if (map.cliffs.empty() && b.recorded.empty()) {
+        out.push_back(j.verdict(0, 0, std::nullopt, Verdict::passed, b.rule,
                                 fmt::format("no cliff along {}, as in the baseline", map.axis)));
-        if (!compared.x.empty()) judge_level_shifts(j, compared, spec, rule, out);
+        if (!b.compared.x.empty()) judge_level_shifts(j, b.compared, spec, b.rule, out);
         return;
     }
-    std::vector<bool> matched(recorded.size(), false);
+    std::vector<bool> matched(b.recorded.size(), false);
     for (const auto& c : map.cliffs) {
-        // The nearest recorded cliff at this place: the same points for an exact map, within one
-        // point for a noisy one, whose edge the step finder may place a point off.
-        const double tolerance = exact ? 0.0 : c.x_after - c.x_before;
-        std::optional<std::size_t> match;
-        for (std::size_t i = 0; i < recorded.size(); ++i) {
-            if (matched[i]) continue;
-            const double distance =
-                std::max(std::abs(*recorded[i]->x_before - c.x_before), std::abs(*recorded[i]->x_after - c.x_after));
-            if (distance <= tolerance && (!match || distance < std::abs(*recorded[*match]->x_after - c.x_after)))
-                match = i;
-        }
+        const auto match = matching_recorded_cliff(b, c, matched);
         if (!match) {
-            const auto [lower, upper] = neighbours(c.x_before, c.x_after, map.cliffs, recorded);
-            if (const StepAcross own = step_across(compared, c.x_before, c.x_after, c.depth, true, lower, upper);
-                own.known) {
-                // The baseline's own step at this gap, read from its levels, however shallow: a step
-                // that was there all along under min_depth is judged as a known cliff, so that it
-                // does not flicker in and out around the threshold; where they are flat it is new.
-                const double grew = std::abs(c.depth) - std::abs(own.depth);
-                const double allowed = std::max(own.noise, depth_allowance(spec, own.depth));
-                const bool deeper = grew > allowed && std::abs(c.depth) >= min_depth;
-                auto v = j.verdict(
-                    c.x_before, c.x_after, c.x_after, deeper ? Verdict::regressed : Verdict::passed, rule,
-                    fmt::format(
-                        "{} at {}: {}; the baseline's levels step {} here{}; caused by {}",
-                        deeper ? "new cliff" : "cliff", j.place(c.x_before, c.x_after), j.step(c),
-                        MapJudge::percent(own.depth),
-                        deeper
-                            ? fmt::format(", {} deeper than allowed ({}), and at least the suite's "
-                                          "min_depth {}",
-                                          MapJudge::percent(grew).substr(1), MapJudge::percent(allowed).substr(1),
-                                          MapJudge::percent(min_depth).substr(1))
-                            : fmt::format(" (under the suite's min_depth {} when recorded): as deep "
-                                          "within the allowed {}",
-                                          MapJudge::percent(min_depth).substr(1), MapJudge::percent(allowed).substr(1)),
-                        MapJudge::cause(c)));
-                v.judgement.value = c.depth;
-                v.judgement.baseline = own.depth;
-                out.push_back(std::move(v));
-                continue;
-            }
-            const bool deep = std::abs(c.depth) >= min_depth;
-            auto v = j.verdict(c.x_before, c.x_after, c.x_after, deep ? Verdict::regressed : Verdict::passed, rule,
-                               fmt::format("{} cliff at {}: {}, {}; caused by {}", deep ? "new" : "a shallow new",
-                                           j.place(c.x_before, c.x_after), j.step(c),
-                                           deep ? fmt::format("at least the suite's min_depth {}",
-                                                              MapJudge::percent(min_depth).substr(1))
-                                                : "below the suite's min_depth",
-                                           MapJudge::cause(c)));
-            v.judgement.value = c.depth;
-            out.push_back(std::move(v));
+            out.push_back(judge_new_cliff(j, b, c));
             continue;
         }
         matched[*match] = true;
-        const Cliff base = cliff_of(*recorded[*match]);
-        const double grew = std::abs(c.depth) - std::abs(base.depth);
-        const double allowed = exact ? exact_depth_tolerance * std::max(1.0, std::abs(base.depth))
-                                     : std::max(j.depth_noise(c), depth_allowance(spec, base.depth));
-        const Verdict verdict = grew > allowed    ? Verdict::regressed
-                                : grew < -allowed ? Verdict::improved
-                                                  : Verdict::passed;
-        const std::string where = j.place(c.x_before, c.x_after);
-        const std::string moved = c.x_before == base.x_before && c.x_after == base.x_after
-                                      ? ""
-                                      : fmt::format(" (the baseline's at {})", j.place(base.x_before, base.x_after));
-        const std::string cause_change =
-            c.cause == base.cause ? "" : fmt::format(" (the baseline's cause: {})", cliff_cause_name(base.cause));
-        std::string message;
-        switch (verdict) {
-        case Verdict::regressed:
-            message =
-                fmt::format("cliff at {}{} deepened: {} -> {}{}; {} (baseline {} -> {}); caused by {}{}", where, moved,
-                            MapJudge::percent(base.depth), MapJudge::percent(c.depth),
-                            exact ? "" : fmt::format(" (allowed {})", MapJudge::percent(allowed).substr(1)), j.step(c),
-                            j.level(base.level_before), j.level(base.level_after), MapJudge::cause(c), cause_change);
-            break;
-        case Verdict::improved:
-            message = fmt::format("cliff at {}{} shallower: {} -> {}; {}; the baseline is stale: run `harness "
-                                  "baseline update`",
-                                  where, moved, MapJudge::percent(base.depth), MapJudge::percent(c.depth), j.step(c));
-            break;
-        default:
-            message = fmt::format("cliff at {}{} as in the baseline: {}; caused by {}{}", where, moved, j.step(c),
-                                  MapJudge::cause(c), cause_change);
-            break;
-        }
-        auto v = j.verdict(c.x_before, c.x_after, c.x_after, verdict, rule, std::move(message));
-        v.judgement.value = c.depth;
-        v.judgement.baseline = base.depth;
-        out.push_back(std::move(v));
+        out.push_back(judge_recorded_cliff(j, b, c, cliff_of(*b.recorded[*match])));
     }
-    for (std::size_t i = 0; i < recorded.size(); ++i) {
-        if (matched[i]) continue;
-        const Cliff base = cliff_of(*recorded[i]);
-        const std::string where = j.place(base.x_before, base.x_after);
-        // This run's step at the baseline cliff's place, however shallow: from the two series'
-        // ratio either side where the baseline keeps levels, else from the run's own steps.
-        std::optional<double> now_depth;
-        double allowed = depth_allowance(spec, base.depth);
-        StepAcross across;
-        if (!compared.x.empty()) {
-            const auto [lower, upper] = neighbours(base.x_before, base.x_after, map.cliffs, recorded);
-            across = step_across(compared, base.x_before, base.x_after, base.depth, false, lower, upper);
-            if (across.known) {
-                now_depth = across.depth;
-                allowed = std::max(allowed, across.noise);
-            }
-        } else if (const Cliff* now = step_near(run_steps, base.x_before, base.x_after)) {
-            now_depth = now->depth;
-            allowed = std::max(allowed, j.depth_noise(*now));
-        }
-        if (now_depth && std::abs(*now_depth) - std::abs(base.depth) >= -allowed) {
-            auto v =
-                j.verdict(base.x_before, base.x_after, base.x_after, Verdict::passed, rule,
-                          fmt::format("cliff at {} as in the baseline: {}, now {} (under the suite's min_depth "
-                                      "{}, within the allowed {})",
-                                      where, MapJudge::percent(base.depth), MapJudge::percent(*now_depth),
-                                      MapJudge::percent(min_depth).substr(1), MapJudge::percent(allowed).substr(1)));
-            v.judgement.value = *now_depth;
-            v.judgement.baseline = base.depth;
-            out.push_back(std::move(v));
-            continue;
-        }
-        // Gone or shallower: because the level after it fell (better), or because the level
-        // before it rose to meet it (worse: everything before the cliff got slower).
-        // The level before must have risen, and against the level after, by half the cliff or more
-        // (the cliff is mostly gone because of it): a whole map that moved between processes moves
-        // both sides alike.
-        const double rose = across.ratio_before - 1;
-        const double rose_against_after = across.ratio_before / across.ratio_after - 1;
-        const double needed = std::max(min_depth, std::abs(base.depth)) / 2;
-        if (across.known && rose >= needed && rose_against_after >= needed) {
-            auto v = j.verdict(base.x_before, base.x_after, base.x_after, Verdict::regressed, rule,
-                               fmt::format("the cliff at {} of the baseline is gone because the level before it "
-                                           "rose: {} {} -> {} ({} against the baseline's levels), where the "
-                                           "baseline stepped {} ({}, {})",
-                                           where, map.figure, j.level(base.level_before),
-                                           j.level(base.level_before * (1 + rose)), MapJudge::percent(rose),
-                                           MapJudge::percent(base.depth), j.level(base.level_after),
-                                           cliff_cause_name(base.cause)));
-            v.judgement.value = now_depth.value_or(0);
-            v.judgement.baseline = base.depth;
-            out.push_back(std::move(v));
-            continue;
-        }
-        auto v = j.verdict(base.x_before, base.x_after, base.x_after, Verdict::improved, rule,
-                           fmt::format("the cliff at {} of the baseline is gone ({} -> {}, {}, {}); the baseline is "
-                                       "stale: run `harness baseline update`",
-                                       where, j.level(base.level_before), j.level(base.level_after),
-                                       MapJudge::percent(base.depth), cliff_cause_name(base.cause)));
-        v.judgement.baseline = base.depth;
-        out.push_back(std::move(v));
-    }
-    if (!compared.x.empty()) judge_level_shifts(j, compared, spec, rule, out);
+    for (std::size_t i = 0; i < b.recorded.size(); ++i)
+        if (!matched[i]) out.push_back(judge_missing_cliff(j, b, cliff_of(*b.recorded[i])));
+    if (!b.compared.x.empty()) judge_level_shifts(j, b.compared, spec, b.rule, out);
 }
 
 void judge_expectations(const MapJudge& j, const suite::Suite& suite, std::vector<CliffVerdict>& out)
