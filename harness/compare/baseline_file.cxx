@@ -300,7 +300,7 @@ BaselineFile parse_baseline(const std::string& text, const std::string& name)
     return file;
 }
 
-BaselineFile read_baseline(const std::filesystem::path& path)
+std::string read_baseline_text(const std::filesystem::path& path, const char* what)
 {
     // Under the folder's FolderLock or FolderReadLock no replacement is ever half done; a reader
     // without one must not take a half-done update for the baselines.
@@ -309,7 +309,12 @@ BaselineFile read_baseline(const std::filesystem::path& path)
                     fmt::format("cannot read {}: an update of its folder was interrupted and is not complete yet; "
                                 "the next `harness run` or `harness baseline update` of the suite completes it",
                                 path.string()));
-    return parse_baseline(read_input_file(path, max_baseline_file_bytes, "baseline file"), path.string());
+    return read_input_file(path, max_baseline_file_bytes, what);
+}
+
+BaselineFile read_baseline(const std::filesystem::path& path)
+{
+    return parse_baseline(read_baseline_text(path, "baseline file"), path.string());
 }
 
 void write_baseline(const std::filesystem::path& path, const BaselineFile& file)

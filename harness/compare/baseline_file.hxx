@@ -98,6 +98,10 @@ void check_baseline_identity(const BaselineHeader& file, const std::string& name
                              const std::string& key);
 /// The largest baseline file read.
 inline constexpr std::size_t max_baseline_file_bytes = 64 * 1024 * 1024;
+/// The text of a baseline file of either kind (`what`: "baseline file", "cliff baseline file"), at
+/// most max_baseline_file_bytes; throws Error (environment) while an update of its folder is
+/// half done, since a reader without the folder's lock must not take that for the baselines.
+std::string read_baseline_text(const std::filesystem::path& path, const char* what);
 /// Writes atomically: a reader, or an interrupted update, leaves the old file whole.
 void write_baseline(const std::filesystem::path& path, const BaselineFile& file);
 

@@ -1,7 +1,6 @@
 #include "harness/compare/cliff_baseline.hxx"
 
 #include "harness/core/error.hxx"
-#include "harness/core/file_transaction.hxx"
 #include "harness/core/input_files.hxx"
 #include "harness/core/text.hxx"
 #include "harness/suite/sweep.hxx"
@@ -268,13 +267,7 @@ CliffBaselineFile parse_cliff_baseline(const std::string& text, const std::strin
 
 CliffBaselineFile read_cliff_baseline(const std::filesystem::path& path)
 {
-    if (replacement_pending(path.parent_path()))
-        throw Error(ErrorKind::environment,
-                    fmt::format("cannot read {}: an update of its folder was interrupted and is not complete yet; "
-                                "the next `harness run` or `harness baseline update` of the suite completes it",
-                                path.string()));
-    CliffBaselineFile file =
-        parse_cliff_baseline(read_input_file(path, max_baseline_file_bytes, "cliff baseline file"), path.string());
+    CliffBaselineFile file = parse_cliff_baseline(read_baseline_text(path, "cliff baseline file"), path.string());
     const auto levels = cliff_levels_path(path);
     if (std::filesystem::exists(levels))
         parse_cliff_levels(read_input_file(levels, max_baseline_file_bytes, "cliff levels file"), levels.string(),

@@ -41,6 +41,29 @@ int clamp_to_int(long long value)
     return static_cast<int>(std::clamp<long long>(value, 0, std::numeric_limits<int>::max()));
 }
 
+/// Sets the figures that the "<count> <unit>" items of a ptxas line state: the "stack frame" line
+/// (stack frame, spills) or the "Used" line (registers, barriers, shared memory, cumulative stack).
+void set_counted_figures(KernelResources& kernel, std::string_view text)
+{
+    for (const CountedItem& item : counted_items(text)) {
+        const int count = clamp_to_int(item.count);
+        if (item.unit == "bytes stack frame")
+            kernel.local_bytes = count;
+        else if (item.unit == "bytes spill stores")
+            kernel.spill_store_bytes = count;
+        else if (item.unit == "bytes spill loads")
+            kernel.spill_load_bytes = count;
+        else if (item.unit == "registers")
+            kernel.registers = count;
+        else if (item.unit == "barriers" || item.unit == "barrier")
+            kernel.barriers = count;
+        else if (item.unit == "bytes smem")
+            kernel.static_shared_bytes = count;
+        else if (item.unit == "bytes cumulative stack size")
+            kernel.max_stack_bytes = count;
+    }
+}
+
 } // namespace
 
 std::vector<KernelResources> parse_ptxas_log(std::string_view log)
@@ -83,28 +106,10 @@ std::vector<KernelResources> parse_ptxas_log(std::string_view log)
         } else if (line.find("bytes stack frame") != std::string_view::npos) {
             const auto numbers = line.find_first_of("0123456789");
             if (properties == none || numbers == std::string_view::npos) continue;
-            KernelResources& kernel = kernels[properties];
-            for (const CountedItem& item : counted_items(line.substr(numbers))) {
-                if (item.unit == "bytes stack frame")
-                    kernel.local_bytes = clamp_to_int(item.count);
-                else if (item.unit == "bytes spill stores")
-                    kernel.spill_store_bytes = clamp_to_int(item.count);
-                else if (item.unit == "bytes spill loads")
-                    kernel.spill_load_bytes = clamp_to_int(item.count);
-            }
+            set_counted_figures(kernels[properties], line.substr(numbers));
             properties = none;
         } else if (auto at = line.find("Used "); at != std::string_view::npos && compiling != none) {
-            KernelResources& kernel = kernels[compiling];
-            for (const CountedItem& item : counted_items(line.substr(at))) {
-                if (item.unit == "registers")
-                    kernel.registers = clamp_to_int(item.count);
-                else if (item.unit == "barriers" || item.unit == "barrier")
-                    kernel.barriers = clamp_to_int(item.count);
-                else if (item.unit == "bytes smem")
-                    kernel.static_shared_bytes = clamp_to_int(item.count);
-                else if (item.unit == "bytes cumulative stack size")
-                    kernel.max_stack_bytes = clamp_to_int(item.count);
-            }
+            set_counted_figures(kernels[compiling], line.substr(at));
             compiling = none;
         }
     }

@@ -19,29 +19,26 @@ std::optional<double> shown_figure(const CaseResult& r, const MetricInfo& m, con
 
 namespace {
 
+/// A reporter that writes one file of the output folder, `name`, with what `render` makes of the
+/// run, and says so on the console.
+decltype(ReporterInfo::write) writes_file(const char* name, std::string (*render)(const RunReport&))
+{
+    return [name, render](const RunReport& r, const std::filesystem::path& dir, std::ostream& console) {
+        write_file_atomically(dir / name, render(r));
+        fmt::print(console, "wrote {}\n", (dir / name).string());
+    };
+}
+
 const ReporterInfo reporters[] = {
     {"console", "a table of every case on standard output",
      [](const RunReport& r, const std::filesystem::path&, std::ostream& console) { write_console_table(r, console); }},
-    {"csv", "results.csv: one row per case and metric (long form)",
-     [](const RunReport& r, const std::filesystem::path& dir, std::ostream& console) {
-         write_file_atomically(dir / "results.csv", results_csv(r));
-         fmt::print(console, "wrote {}\n", (dir / "results.csv").string());
-     }},
+    {"csv", "results.csv: one row per case and metric (long form)", writes_file("results.csv", results_csv)},
     {"json", "results.json: the whole run, versioned; `harness report` and `harness merge` read it",
-     [](const RunReport& r, const std::filesystem::path& dir, std::ostream& console) {
-         write_file_atomically(dir / "results.json", results_json(r));
-         fmt::print(console, "wrote {}\n", (dir / "results.json").string());
-     }},
+     writes_file("results.json", results_json)},
     {"html", "report.html: one self-contained page for reviewers, regressions first, then charts",
-     [](const RunReport& r, const std::filesystem::path& dir, std::ostream& console) {
-         write_file_atomically(dir / "report.html", html_report(r));
-         fmt::print(console, "wrote {}\n", (dir / "report.html").string());
-     }},
+     writes_file("report.html", html_report)},
     {"junit", "junit.xml: one testcase per case, regressions as failures (GitLab, Jenkins, GitHub)",
-     [](const RunReport& r, const std::filesystem::path& dir, std::ostream& console) {
-         write_file_atomically(dir / "junit.xml", junit_xml(r));
-         fmt::print(console, "wrote {}\n", (dir / "junit.xml").string());
-     }},
+     writes_file("junit.xml", junit_xml)},
     {"markdown", "summary.md: totals and regressions; appended to $GITHUB_STEP_SUMMARY when set",
      [](const RunReport& r, const std::filesystem::path& dir, std::ostream& console) {
          const std::string summary = markdown_summary(r);
