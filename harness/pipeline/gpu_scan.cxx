@@ -2,13 +2,11 @@
 
 #include "harness/cliff/combs.hxx"
 #include "harness/cliff/steps.hxx"
-#include "harness/core/child_process.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/core/stopwatch.hxx"
 #include "harness/pipeline/gpu_run.hxx"
-#include "harness/run/driver.hxx"
-#include "harness/run/launch_setup.hxx"
+#include "harness/run/scan_worker.hxx"
 
 #include <algorithm>
 #include <chrono>
@@ -16,7 +14,6 @@
 #include <fmt/format.h>
 #include <limits>
 #include <map>
-#include <nlohmann/json.hpp>
 
 namespace harness::pipeline {
 
@@ -25,105 +22,98 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 /// One map to scan: a variant and its points along the axis.
-struct ScanJob {
+struct PlannedMap {
     const suite::VariantSpec* variant = nullptr;
     ScanSeries series;
 };
 
-/// The body of a scan worker: scans jobs[first...] in order, reporting over `fd`. A fault
-/// poisons the context: the worker reports it and ends, and the parent starts another.
-int scan_worker(const suite::Suite& suite, const compile::SuiteModules& modules, const std::vector<ScanJob>& jobs,
-                std::size_t first, const GpuScanOptions& options, int fd)
+/// The maps to scan: every wanted kernel variant (`wanted` empty: every one) at each combination
+/// of the other parameters, its points in axis order; points whose configuration did not compile
+/// are left out. Notes say what is left out and why.
+std::vector<PlannedMap> plan_maps(const suite::Suite& suite, const compile::SuiteModules& modules,
+                                  const std::vector<std::string>& wanted, std::vector<std::string>& notes)
 {
-    std::unique_ptr<run::GpuSession> session;
-    try {
-        session = std::make_unique<run::GpuSession>(options.device, options.pci_bus_id);
-    } catch (const std::exception& e) {
-        write_event(fd, {{"event", "fatal"}, {"message", e.what()}});
-        return 3;
-    }
-    write_event(fd, {{"event", "ready"}});
-    run::ScanRunner runner(*session, suite, modules.modules);
-    for (std::size_t j = first; j < jobs.size(); ++j) {
-        write_event(fd, {{"event", "begin"}, {"job", j}});
-        try {
-            runner.scan(*jobs[j].variant, jobs[j].series.points, options.timing, [&](const run::ScanPoint& p) {
-                write_event(fd, {{"event", "point"}, {"job", j}, {"point", p}});
-            });
-            write_event(fd, {{"event", "done"}, {"job", j}});
-        } catch (const run::CudaError& e) {
-            write_event(fd, {{"event", "failed"}, {"job", j}, {"message", fmt::format("kernel fault: {}", e.what())}});
-            if (e.poisons_context()) return 0;
-        } catch (const std::exception& e) {
-            write_event(fd, {{"event", "failed"}, {"job", j}, {"message", e.what()}});
+    const suite::ParamSpec* axis = suite.scanned_param();
+    std::vector<PlannedMap> planned;
+    std::map<std::pair<std::string, std::string>, std::size_t> index; // (variant, others)
+    std::map<std::string, std::size_t> uncompiled;
+    for (const auto& point : suite::sweep_points(suite))
+        for (const auto& v : suite.variants) {
+            if (v.is_builtin()) continue;
+            if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), v.name) == wanted.end()) continue;
+            if (modules.error(v, point) || !modules.find(v, point)) {
+                ++uncompiled[v.name];
+                continue;
+            }
+            const std::string others = suite::others_text(suite, point, axis->name);
+            const auto [it, fresh] = index.emplace(std::pair{v.name, others}, planned.size());
+            if (fresh) planned.push_back({&v, {v.name, others, {}, {}}});
+            planned[it->second].series.points.push_back(point);
         }
-    }
-    return 0;
+    for (const auto& v : suite.variants)
+        if (v.is_builtin() && (wanted.empty() || std::find(wanted.begin(), wanted.end(), v.name) != wanted.end()))
+            notes.push_back(fmt::format("GPU scan: {} is a library call ({}), not scanned; its cases at the ends of {} "
+                                        "ran as every case does",
+                                        v.name, v.builtin, axis->name));
+    for (const auto& [name, count] : uncompiled)
+        notes.push_back(fmt::format(
+            "GPU scan: {} points of {} left out of its maps: their configuration did not compile", count, name));
+    for (auto& map : planned)
+        std::stable_sort(
+            map.series.points.begin(), map.series.points.end(),
+            [&](const suite::Bindings& a, const suite::Bindings& b) { return a.at(axis->name) < b.at(axis->name); });
+    return planned;
 }
 
-/// What became of the jobs a worker was given.
-struct WorkerEnd {
-    std::optional<std::size_t> current;       ///< the job it was scanning when it ended
-    std::optional<std::size_t> last_finished; ///< the last job it finished (scanned or failed)
-    bool timed_out = false;
-    std::string fatal; ///< the worker could not start: no job can run
-    bool started = false;
-};
-
-/// Forks a worker for jobs[first...] and follows its events until it exits or misses a deadline
-/// (the start-up timeout, then the point timeout between points), filling the jobs' points and
-/// their failures.
-WorkerEnd run_worker(const suite::Suite& suite, const compile::SuiteModules& modules, std::vector<ScanJob>& jobs,
-                     std::size_t first, const GpuScanOptions& options, std::vector<std::string>& failures)
+/// The cliff maps of the scanned series (`failures[j]` non-empty: series j failed, with a note),
+/// and the notes on what they hold and what the scan cost since `started`.
+std::vector<CliffMap> draw_maps(const suite::Suite& suite, const std::vector<PlannedMap>& planned,
+                                const std::vector<std::string>& failures, const run::DeviceInfo& device,
+                                const GpuScanOptions& options, std::size_t workers, Clock::time_point started,
+                                std::vector<std::string>& notes)
 {
-    WorkerEnd end;
-    const ChildEnd child = follow_child([&](int fd) { return scan_worker(suite, modules, jobs, first, options, fd); },
-                                        options.startup_timeout_s,
-                                        [&](const nlohmann::json& message) -> std::optional<double> {
-                                            const std::string event = message.at("event");
-                                            if (event == "fatal") {
-                                                end.fatal = message.at("message");
-                                            } else if (event == "ready") {
-                                                end.started = true;
-                                            } else if (event == "begin") {
-                                                end.current = message.at("job").get<std::size_t>();
-                                                // Buffers drawn and filled, and a calibration run at each end, before
-                                                // the first point.
-                                                return 3 * options.timeout_s;
-                                            } else if (event == "point") {
-                                                jobs[message.at("job").get<std::size_t>()].series.measured.push_back(
-                                                    message.at("point").get<run::ScanPoint>());
-                                                return options.timeout_s;
-                                            } else if (event == "done" || event == "failed") {
-                                                const auto j = message.at("job").get<std::size_t>();
-                                                if (event == "failed") {
-                                                    failures[j] = message.at("message");
-                                                    jobs[j].series.measured.clear();
-                                                }
-                                                end.current.reset();
-                                                end.last_finished = j;
-                                                return options.timeout_s;
-                                            }
-                                            return std::nullopt;
-                                        });
-    end.timed_out = child.timed_out;
-    const int status = child.status;
-    if (end.current) {
-        ScanJob& job = jobs[*end.current];
-        const std::string& axis = suite.scanned_param()->name;
-        const std::size_t at = job.series.measured.size();
-        const std::string place = at < job.series.points.size()
-                                      ? fmt::format("{}={}", axis, job.series.points[at].at(axis))
-                                      : std::string("its end");
-        failures[*end.current] = end.timed_out
-                                     ? fmt::format("a point did not finish within {:g} s at {}; its worker was killed",
-                                                   options.timeout_s, place)
-                                     : fmt::format("the worker died at {}: {}", place, describe_exit(status));
-    } else if (!end.started && end.fatal.empty()) {
-        end.fatal = end.timed_out ? fmt::format("a scan worker did not start within {:g} s", options.startup_timeout_s)
-                                  : fmt::format("a scan worker failed before scanning: {}", describe_exit(status));
+    const suite::ParamSpec* axis = suite.scanned_param();
+    std::vector<CliffMap> maps;
+    std::size_t measured = 0, failed_points = 0;
+    std::vector<std::string> point_errors;
+    const cliff::GpuShape gpu{device.sm_count};
+    for (std::size_t j = 0; j < planned.size(); ++j) {
+        const ScanSeries& series = planned[j].series;
+        const std::string name =
+            fmt::format("{} {}{}", series.variant, axis->name, series.others.empty() ? "" : " " + series.others);
+        if (!failures[j].empty()) {
+            notes.push_back(fmt::format("GPU scan: the map {} failed: {}", name, failures[j]));
+            continue;
+        }
+        for (const auto& p : series.measured) {
+            if (p.ok) {
+                ++measured;
+            } else {
+                ++failed_points;
+                if (point_errors.size() < 3) point_errors.push_back(p.error);
+            }
+        }
+        if (series.measured.size() < series.points.size())
+            notes.push_back(fmt::format("GPU scan: the map {} has {} of its {} points", name, series.measured.size(),
+                                        series.points.size()));
+        maps.push_back(gpu_cliff_map(suite, series, device.arch, gpu));
     }
-    return end;
+    if (failed_points > 0)
+        notes.push_back(fmt::format("GPU scan: {} points did not run and are left out of their maps ({}{})",
+                                    failed_points, fmt::join(point_errors, "; "),
+                                    failed_points > point_errors.size() ? "; ..." : ""));
+    const double seconds = seconds_since(started);
+    std::size_t runs_per_batch = 0;
+    for (const auto& map : planned)
+        for (const auto& p : map.series.measured) runs_per_batch = std::max(runs_per_batch, p.runs_per_batch);
+    notes.push_back(fmt::format(
+        "GPU scan of {}: {} points in {} maps in {:.2f} s ({:.0f} points/s, {} worker(s)); each point timed with CUDA "
+        "events around {} batches of up to {} back-to-back runs, taken in rounds over the axis (median of the batch "
+        "means, noise 1.4826 x MAD), the "
+        "L2 not emptied between runs; unverified and unprofiled: only the scan's ends ran as full cases",
+        axis->name, measured, maps.size(), seconds, seconds > 0 ? static_cast<double>(measured) / seconds : 0.0,
+        workers, options.timing.batches, runs_per_batch));
+    return maps;
 }
 
 } // namespace
@@ -205,107 +195,34 @@ std::vector<CliffMap> scan_suite_gpu(const suite::Suite& suite, const compile::S
                                      const run::DeviceInfo& device, const GpuScanOptions& options,
                                      std::vector<std::string>& notes)
 {
-    const suite::ParamSpec* axis = suite.scanned_param();
-    if (!axis) return {};
+    if (!suite.scanned_param()) return {};
     const auto started = Clock::now();
+    std::vector<PlannedMap> planned = plan_maps(suite, modules, options.variants, notes);
+    if (planned.empty()) return {};
 
-    // The jobs: every wanted kernel variant at each combination of the other parameters, its
-    // points in axis order; points whose configuration did not compile are left out.
-    std::vector<ScanJob> jobs;
-    std::map<std::pair<std::string, std::string>, std::size_t> index; // (variant, others)
-    std::map<std::string, std::size_t> uncompiled;
-    const auto& wanted = options.variants;
-    for (const auto& point : suite::sweep_points(suite))
-        for (const auto& v : suite.variants) {
-            if (v.is_builtin()) continue;
-            if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), v.name) == wanted.end()) continue;
-            if (modules.error(v, point) || !modules.find(v, point)) {
-                ++uncompiled[v.name];
-                continue;
-            }
-            const std::string others = suite::others_text(suite, point, axis->name);
-            const auto [it, fresh] = index.emplace(std::pair{v.name, others}, jobs.size());
-            if (fresh) jobs.push_back({&v, {v.name, others, {}, {}}});
-            jobs[it->second].series.points.push_back(point);
-        }
-    for (const auto& v : suite.variants)
-        if (v.is_builtin() && (wanted.empty() || std::find(wanted.begin(), wanted.end(), v.name) != wanted.end()))
-            notes.push_back(fmt::format("GPU scan: {} is a library call ({}), not scanned; its cases at the ends of {} "
-                                        "ran as every case does",
-                                        v.name, v.builtin, axis->name));
-    for (const auto& [name, count] : uncompiled)
-        notes.push_back(fmt::format(
-            "GPU scan: {} points of {} left out of its maps: their configuration did not compile", count, name));
-    for (auto& job : jobs)
-        std::stable_sort(
-            job.series.points.begin(), job.series.points.end(),
-            [&](const suite::Bindings& a, const suite::Bindings& b) { return a.at(axis->name) < b.at(axis->name); });
-    if (jobs.empty()) return {};
-
-    // One worker scans the jobs in order; one that faults or hangs fails its job, and a fresh
+    // One worker scans the maps in order; one that faults or hangs fails its map, and a fresh
     // worker takes the next.
-    std::vector<std::string> failures(jobs.size());
-    std::size_t next = 0, workers = 0;
-    while (next < jobs.size()) {
-        ++workers;
-        const WorkerEnd end = run_worker(suite, modules, jobs, next, options, failures);
-        if (!end.fatal.empty()) {
-            notes.push_back(fmt::format("GPU scan: not run: {}", end.fatal));
-            return {};
-        }
-        // A worker ends after its last job, after a fault it reported, or during a job (a fault
-        // that killed it, a hang): the next worker starts after the last job it dealt with.
-        if (end.current)
-            next = *end.current + 1;
-        else if (end.last_finished)
-            next = *end.last_finished + 1;
-        else {
-            notes.push_back("GPU scan: a worker ended before scanning anything; the maps left are not drawn");
-            break;
-        }
+    std::vector<run::ScanJob> jobs;
+    for (const auto& map : planned) jobs.push_back({map.variant, map.series.points});
+    run::ScanWorkerConfig config;
+    config.device = options.device;
+    config.pci_bus_id = options.pci_bus_id;
+    config.point_timeout_s = options.timeout_s;
+    config.startup_timeout_s = options.startup_timeout_s;
+    config.timing = options.timing;
+    run::ScanOutcome outcome = run::scan_isolated(suite, modules.modules, jobs, config);
+    if (!outcome.not_run.empty()) {
+        notes.push_back(fmt::format("GPU scan: not run: {}", outcome.not_run));
+        return {};
     }
-
-    std::vector<CliffMap> maps;
-    std::size_t measured = 0, failed_points = 0;
-    std::vector<std::string> point_errors;
-    const cliff::GpuShape gpu{device.sm_count};
-    for (std::size_t j = 0; j < jobs.size(); ++j) {
-        const ScanSeries& series = jobs[j].series;
-        const std::string name =
-            fmt::format("{} {}{}", series.variant, axis->name, series.others.empty() ? "" : " " + series.others);
-        if (!failures[j].empty()) {
-            notes.push_back(fmt::format("GPU scan: the map {} failed: {}", name, failures[j]));
-            continue;
-        }
-        for (const auto& p : series.measured) {
-            if (p.ok) {
-                ++measured;
-            } else {
-                ++failed_points;
-                if (point_errors.size() < 3) point_errors.push_back(p.error);
-            }
-        }
-        if (series.measured.size() < series.points.size())
-            notes.push_back(fmt::format("GPU scan: the map {} has {} of its {} points", name, series.measured.size(),
-                                        series.points.size()));
-        maps.push_back(gpu_cliff_map(suite, series, device.arch, gpu));
+    if (outcome.stopped)
+        notes.push_back("GPU scan: a worker ended before scanning anything; the maps left are not drawn");
+    std::vector<std::string> failures;
+    for (std::size_t j = 0; j < planned.size(); ++j) {
+        planned[j].series.measured = std::move(outcome.jobs[j].measured);
+        failures.push_back(std::move(outcome.jobs[j].failure));
     }
-    if (failed_points > 0)
-        notes.push_back(fmt::format("GPU scan: {} points did not run and are left out of their maps ({}{})",
-                                    failed_points, fmt::join(point_errors, "; "),
-                                    failed_points > point_errors.size() ? "; ..." : ""));
-    const double seconds = seconds_since(started);
-    std::size_t runs_per_batch = 0;
-    for (const auto& job : jobs)
-        for (const auto& p : job.series.measured) runs_per_batch = std::max(runs_per_batch, p.runs_per_batch);
-    notes.push_back(fmt::format(
-        "GPU scan of {}: {} points in {} maps in {:.2f} s ({:.0f} points/s, {} worker(s)); each point timed with CUDA "
-        "events around {} batches of up to {} back-to-back runs, taken in rounds over the axis (median of the batch "
-        "means, noise 1.4826 x MAD), the "
-        "L2 not emptied between runs; unverified and unprofiled: only the scan's ends ran as full cases",
-        axis->name, measured, maps.size(), seconds, seconds > 0 ? static_cast<double>(measured) / seconds : 0.0,
-        workers, options.timing.batches, runs_per_batch));
-    return maps;
+    return draw_maps(suite, planned, failures, device, options, outcome.workers, started, notes);
 }
 
 namespace {

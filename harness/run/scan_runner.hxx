@@ -71,6 +71,7 @@ public:
 
 private:
     struct Buffers;
+    class Scan;
     CUmodule module_for(const std::string& key);
 
     GpuSession& session_;
