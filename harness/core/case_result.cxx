@@ -5,6 +5,10 @@
 #include "harness/core/text.hxx"
 
 #include <nlohmann/json.hpp>
+#include <span>
+#include <type_traits>
+#include <utility>
+#include <variant>
 
 namespace harness {
 
@@ -195,78 +199,85 @@ void from_json(const nlohmann::json& j, Hotspot& h)
     h.snippet_first_line = j.value("snippet_first_line", 0);
 }
 
+namespace {
+
+/// One field of a cost and its name in results.json: seconds end in "_s", counts do not. Adding,
+/// writing and reading a cost go through its list of fields, so that a new field is one row.
+template <typename Cost> using CostField = std::pair<const char*, std::variant<double Cost::*, std::size_t Cost::*>>;
+
+constexpr CostField<ProfileCost> profile_cost_fields[] = {{"setup_s", &ProfileCost::setup},
+                                                          {"restore_s", &ProfileCost::restore},
+                                                          {"l2_flush_s", &ProfileCost::l2_flush},
+                                                          {"kernels_s", &ProfileCost::kernels},
+                                                          {"sass_s", &ProfileCost::sass},
+                                                          {"teardown_s", &ProfileCost::teardown},
+                                                          {"range_passes", &ProfileCost::range_passes},
+                                                          {"sass_runs", &ProfileCost::sass_runs},
+                                                          {"enables", &ProfileCost::enables},
+                                                          {"batches", &ProfileCost::batches},
+                                                          {"batched", &ProfileCost::batched},
+                                                          {"unbatched", &ProfileCost::unbatched},
+                                                          {"remeasured", &ProfileCost::remeasured}};
+
+constexpr CostField<TimingCost> timing_cost_fields[] = {
+    {"setup_s", &TimingCost::setup}, {"samples_s", &TimingCost::samples}, {"teardown_s", &TimingCost::teardown},
+    {"passes", &TimingCost::passes}, {"enables", &TimingCost::enables},   {"retaken", &TimingCost::retaken},
+};
+
+template <typename Cost> void add_fields(std::span<const CostField<Cost>> fields, Cost& to, const Cost& from)
+{
+    for (const auto& [key, field] : fields) std::visit([&](auto member) { to.*member += from.*member; }, field);
+}
+
+template <typename Cost> nlohmann::json fields_json(std::span<const CostField<Cost>> fields, const Cost& c)
+{
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [key, field] : fields) std::visit([&](auto member) { j[key] = c.*member; }, field);
+    return j;
+}
+
+/// A field missing from the file is 0: older files lack the later fields.
+template <typename Cost> void read_fields(std::span<const CostField<Cost>> fields, const nlohmann::json& j, Cost& c)
+{
+    for (const auto& [key, field] : fields)
+        std::visit([&](auto member) { c.*member = j.value(key, std::remove_cvref_t<decltype(c.*member)>{}); }, field);
+}
+
+} // namespace
+
 ProfileCost& ProfileCost::operator+=(const ProfileCost& o)
 {
-    setup += o.setup;
-    restore += o.restore;
-    l2_flush += o.l2_flush;
-    kernels += o.kernels;
-    sass += o.sass;
-    teardown += o.teardown;
-    range_passes += o.range_passes;
-    sass_runs += o.sass_runs;
-    enables += o.enables;
-    batches += o.batches;
-    batched += o.batched;
-    unbatched += o.unbatched;
-    remeasured += o.remeasured;
+    add_fields<ProfileCost>(profile_cost_fields, *this, o);
     return *this;
 }
 
 void to_json(nlohmann::json& j, const ProfileCost& c)
 {
-    j = {{"setup_s", c.setup},       {"restore_s", c.restore},
-         {"l2_flush_s", c.l2_flush}, {"kernels_s", c.kernels},
-         {"sass_s", c.sass},         {"teardown_s", c.teardown},
-         {"total_s", c.total()},     {"range_passes", c.range_passes},
-         {"sass_runs", c.sass_runs}, {"enables", c.enables},
-         {"batches", c.batches},     {"batched", c.batched},
-         {"unbatched", c.unbatched}};
-    if (c.remeasured > 0) j["remeasured"] = c.remeasured;
+    j = fields_json<ProfileCost>(profile_cost_fields, c);
+    j["total_s"] = c.total();
+    // Written only where it happened: most runs never measure again.
+    if (c.remeasured == 0) j.erase("remeasured");
 }
 
 void from_json(const nlohmann::json& j, ProfileCost& c)
 {
-    c.setup = j.value("setup_s", 0.0);
-    c.restore = j.value("restore_s", 0.0);
-    c.l2_flush = j.value("l2_flush_s", 0.0);
-    c.kernels = j.value("kernels_s", 0.0);
-    c.sass = j.value("sass_s", 0.0);
-    c.teardown = j.value("teardown_s", 0.0);
-    c.range_passes = j.value("range_passes", std::size_t{0});
-    c.sass_runs = j.value("sass_runs", std::size_t{0});
-    c.batches = j.value("batches", std::size_t{0});
-    c.batched = j.value("batched", std::size_t{0});
-    c.unbatched = j.value("unbatched", std::size_t{0});
-    c.remeasured = j.value("remeasured", std::size_t{0});
-    c.enables = j.value("enables", std::size_t{0});
+    read_fields<ProfileCost>(profile_cost_fields, j, c);
 }
 
 TimingCost& TimingCost::operator+=(const TimingCost& o)
 {
-    setup += o.setup;
-    samples += o.samples;
-    teardown += o.teardown;
-    passes += o.passes;
-    enables += o.enables;
-    retaken += o.retaken;
+    add_fields<TimingCost>(timing_cost_fields, *this, o);
     return *this;
 }
 
 void to_json(nlohmann::json& j, const TimingCost& c)
 {
-    j = {{"setup_s", c.setup}, {"samples_s", c.samples}, {"teardown_s", c.teardown},
-         {"passes", c.passes}, {"enables", c.enables},   {"retaken", c.retaken}};
+    j = fields_json<TimingCost>(timing_cost_fields, c);
 }
 
 void from_json(const nlohmann::json& j, TimingCost& c)
 {
-    c.setup = j.value("setup_s", 0.0);
-    c.samples = j.value("samples_s", 0.0);
-    c.teardown = j.value("teardown_s", 0.0);
-    c.passes = j.value("passes", std::size_t{0});
-    c.enables = j.value("enables", std::size_t{0});
-    c.retaken = j.value("retaken", std::size_t{0});
+    read_fields<TimingCost>(timing_cost_fields, j, c);
 }
 
 CaseCost& CaseCost::operator+=(const CaseCost& o)

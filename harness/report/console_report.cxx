@@ -52,6 +52,25 @@ std::string time_text(const CaseResult& r)
     return fmt::format("{:.2f} us", *v);
 }
 
+/// Shared memory per block, static and dynamic together; "-" where the static figure is unknown.
+std::string shared_memory_text(const CaseResult& r)
+{
+    const auto smem = r.metric(metric::static_shared_bytes);
+    return smem ? fmt::format("{:.0f}", *smem + r.metric(metric::dynamic_shared_bytes).value_or(0)) : "-";
+}
+
+std::string occupancy_text(const CaseResult& r)
+{
+    const auto occupancy = r.metric(metric::theoretical_occupancy);
+    return occupancy ? fmt::format("{:.0f}%", *occupancy * 100) : "-";
+}
+
+/// A table's heading, underlined.
+void write_heading(std::ostream& out, const std::string& heading)
+{
+    fmt::print(out, "{}\n{}\n", heading, std::string(heading.size(), '-'));
+}
+
 /// Verdicts of one kind that say the same thing of one variant on one architecture, as one line:
 /// a register change that crosses an occupancy cliff gives blocks_per_sm and theoretical_occupancy
 /// the same message in every case it moves, which is one finding.
@@ -140,14 +159,10 @@ void write_launch_rows(const CaseResult& r, std::ostream& out)
 void write_static_table(const RunReport& report, std::ostream& out, std::size_t variant_width, std::size_t params_width)
 {
     const std::size_t status_columns = status_width(report);
-    const std::string header =
-        fmt::format("{:<{}}  {:<{}}  {:<6}  {:<{}}  {:>4}  {:>6}  {:>6}  {:>6}  {:>6}  {:>5}  {}", "variant",
-                    variant_width, "params", params_width, "arch", "status", status_columns, "regs", "spill", "smem",
-                    "local", "blocks", "occ", "limiter");
-    fmt::print(out, "{}\n{}\n", header, std::string(header.size(), '-'));
+    write_heading(out, fmt::format("{:<{}}  {:<{}}  {:<6}  {:<{}}  {:>4}  {:>6}  {:>6}  {:>6}  {:>6}  {:>5}  {}",
+                                   "variant", variant_width, "params", params_width, "arch", "status", status_columns,
+                                   "regs", "spill", "smem", "local", "blocks", "occ", "limiter"));
     for (const auto& r : report.results) {
-        const std::string status = status_word(r);
-        const auto occupancy = r.metric(metric::theoretical_occupancy);
         // Spills are known from ptxas' report only: a module built by the project's own compiler
         // has none, and its spills are unmeasured ("-"), never 0.
         const auto stores = r.metric(metric::spill_store_bytes);
@@ -155,15 +170,10 @@ void write_static_table(const RunReport& report, std::ostream& out, std::size_t 
         const std::string spill =
             stores || loads ? fmt::format("{:.0f}", stores.value_or(0) + loads.value_or(0)) : std::string("-");
         fmt::print(out, "{:<{}}  {:<{}}  {:<6}  {:<{}}  {:>4}  {:>6}  {:>6}  {:>6}  {:>6}  {:>5}  {}\n", r.variant,
-                   variant_width, r.params_text, params_width, r.arch, status, status_columns,
-                   metric_text(r, metric::registers, "{:.0f}"), spill,
-                   r.metric(metric::static_shared_bytes)
-                       ? fmt::format("{:.0f}", *r.metric(metric::static_shared_bytes) +
-                                                   r.metric(metric::dynamic_shared_bytes).value_or(0))
-                       : "-",
+                   variant_width, r.params_text, params_width, r.arch, status_word(r), status_columns,
+                   metric_text(r, metric::registers, "{:.0f}"), spill, shared_memory_text(r),
                    metric_text(r, metric::local_bytes, "{:.0f}"), metric_text(r, metric::blocks_per_sm, "{:.0f}"),
-                   occupancy ? fmt::format("{:.0f}%", *occupancy * 100) : "-",
-                   occupancy_limiter_text(r.occupancy_limiter));
+                   occupancy_text(r), occupancy_limiter_text(r.occupancy_limiter));
         write_launch_rows(r, out);
     }
 }
@@ -201,23 +211,15 @@ void write_console_table(const RunReport& report, std::ostream& console)
         write_static_table(report, out, variant_width, params_width);
     } else {
         const std::size_t status_columns = status_width(report);
-        const std::string header =
-            fmt::format("{:<{}}  {:<{}}  {:<{}}  {:>10}  {:>6}  {:>9}  {:>8}  {:>4}  {:>6}  {:>5}  {}", "variant",
-                        variant_width, "params", params_width, "status", status_columns, "median", "noise", "GFLOP/s",
-                        "GB/s", "regs", "smem", "occ", "limiter");
-        fmt::print(out, "{}\n{}\n", header, std::string(header.size(), '-'));
+        write_heading(out, fmt::format("{:<{}}  {:<{}}  {:<{}}  {:>10}  {:>6}  {:>9}  {:>8}  {:>4}  {:>6}  {:>5}  {}",
+                                       "variant", variant_width, "params", params_width, "status", status_columns,
+                                       "median", "noise", "GFLOP/s", "GB/s", "regs", "smem", "occ", "limiter"));
         for (const auto& r : report.results) {
-            const std::string status = status_word(r);
-            const auto occupancy = r.metric(metric::theoretical_occupancy);
-            const auto smem = r.metric(metric::static_shared_bytes);
-            const auto dyn = r.metric(metric::dynamic_shared_bytes);
             fmt::print(out, "{:<{}}  {:<{}}  {:<{}}  {:>10}  {:>6}  {:>9}  {:>8}  {:>4}  {:>6}  {:>5}  {}\n", r.variant,
-                       variant_width, r.params_text, params_width, status, status_columns, time_text(r),
+                       variant_width, r.params_text, params_width, status_word(r), status_columns, time_text(r),
                        metric_text(r, metric::time_noise, "{:.1f}%"), metric_text(r, metric::gflops, "{:.1f}"),
                        metric_text(r, metric::bandwidth, "{:.1f}"), metric_text(r, metric::registers, "{:.0f}"),
-                       smem ? fmt::format("{:.0f}", *smem + dyn.value_or(0)) : "-",
-                       occupancy ? fmt::format("{:.0f}%", *occupancy * 100) : "-",
-                       occupancy_limiter_text(r.occupancy_limiter));
+                       shared_memory_text(r), occupancy_text(r), occupancy_limiter_text(r.occupancy_limiter));
             write_launch_rows(r, out);
         }
     }
