@@ -80,7 +80,7 @@ int baseline_update(const std::vector<std::string>& args)
             reports.push_back(pipeline::run_suite(s, device, options, cache ? &*cache : nullptr));
             names.push_back(fmt::format("run {}", run));
         }
-        auto pooled = pipeline::pool_runs(reports, names);
+        auto pooled = pipeline::pool_runs(reports, names, &s);
         for (const auto& note : pooled.notes) fmt::print("{}\n", note);
         const auto& rep = pooled.report;
         const auto update = compare::update_baselines(s, rep, project_paths(project, s).baselines);

@@ -21,21 +21,33 @@ std::string case_name(const CaseResult& c)
     return fmt::format("{} {}{}", c.variant, c.params_text, c.arch.empty() ? "" : " [" + c.arch + "]");
 }
 
-/// The first exact figure of `c` that another run gives otherwise, as a note; empty if none.
-std::string exact_difference(const CaseResult& c, const std::vector<const CaseResult*>& others,
-                             const std::vector<std::string>& names)
+/// The first exact figure of `c` that another run gives otherwise, as a note; empty if none. Such
+/// a figure that `suite` does not gate is dropped from `c` instead, with a note in `dropped`.
+std::string exact_difference(CaseResult& c, const std::vector<const CaseResult*>& others,
+                             const std::vector<std::string>& names, const suite::Suite* suite,
+                             std::vector<std::string>& dropped)
 {
-    for (const auto& m : c.metrics) {
-        const auto info = find_metric(m.name);
-        if (!info || info->stability != Stability::exact) continue;
-        for (std::size_t i = 0; i < others.size(); ++i) {
-            const auto theirs = others[i]->metric(m.name);
-            if (theirs && *theirs == m.value) continue;
-            return fmt::format("not recorded: {}: exact figure {} differs between runs ({} in {}, {} in {}); its "
-                               "earlier baseline rows are kept",
-                               case_name(c), m.name, m.value, names[0], theirs ? fmt::format("{}", *theirs) : "none",
-                               names[i + 1]);
+    const suite::VariantSpec* variant = suite ? suite->find_variant(c.variant) : nullptr;
+    for (auto m = c.metrics.begin(); m != c.metrics.end();) {
+        const auto info = find_metric(m->name);
+        std::optional<std::size_t> differs;
+        for (std::size_t i = 0; info && info->stability == Stability::exact && i < others.size() && !differs; ++i)
+            if (const auto theirs = others[i]->metric(m->name); !theirs || *theirs != m->value) differs = i;
+        if (!differs) {
+            ++m;
+            continue;
         }
+        const auto theirs = others[*differs]->metric(m->name);
+        const std::string values = fmt::format("{} in {}, {} in {}", m->value, names[0],
+                                               theirs ? fmt::format("{}", *theirs) : "none", names[*differs + 1]);
+        if (!variant || suite->rule_for(*variant, m->name).kind != suite::RuleKind::ignore)
+            return fmt::format("not recorded: {}: exact figure {} differs between runs ({}); its earlier baseline "
+                               "rows are kept",
+                               case_name(c), m->name, values);
+        dropped.push_back(fmt::format("{}: exact figure {} differs between runs ({}); it is not gated, so it is left "
+                                      "out of the baseline and the case is recorded",
+                                      case_name(c), m->name, values));
+        m = c.metrics.erase(m);
     }
     return {};
 }
@@ -81,7 +93,8 @@ void pool_cliff_levels(std::vector<CliffMap>& maps, const std::vector<harness::R
 
 } // namespace
 
-PooledRuns pool_runs(const std::vector<harness::RunReport>& runs, const std::vector<std::string>& names)
+PooledRuns pool_runs(const std::vector<harness::RunReport>& runs, const std::vector<std::string>& names,
+                     const suite::Suite* suite)
 {
     if (runs.empty()) throw Error(ErrorKind::internal, "pool_runs was given no run");
     if (names.size() != runs.size()) throw Error(ErrorKind::internal, "pool_runs needs a name for each run");
@@ -124,11 +137,11 @@ PooledRuns pool_runs(const std::vector<harness::RunReport>& runs, const std::vec
             out.report.results.push_back(*failed);
             continue;
         }
-        if (auto note = exact_difference(c, others, names); !note.empty()) {
+        CaseResult pooled = c;
+        if (auto note = exact_difference(pooled, others, names, suite, out.notes); !note.empty()) {
             out.notes.push_back(std::move(note));
             continue;
         }
-        CaseResult pooled = c;
         if (!pooled.time_samples_us.empty()) {
             // Each process one draw of where buffers land: as many samples from each (quantiles of
             // its own), so that a noisy process that took more samples does not outweigh the others.

@@ -824,6 +824,31 @@ TEST(PoolRuns, DifferingExactFiguresMissingOrFailedCasesAndForeignRunsAreNotPool
     }
 }
 
+// An exact figure the suite does not gate (global_sectors: ignore) that differs between runs is
+// left out of the baseline, and the case with its gated figures is recorded; a gated one that
+// differs still keeps the case out, and without the suite every exact figure does.
+TEST(PoolRuns, AnUngatedExactFigureThatDiffersIsDroppedNotTheCase)
+{
+    const std::vector<double> samples(20, 10.0);
+    const auto s = toy_suite();
+    auto one = gpu_run_of_a(samples), two = gpu_run_of_a(samples);
+    one.results[0].set_metric(metric::global_sectors, 294912);
+    two.results[0].set_metric(metric::global_sectors, 294880);
+    const auto pooled = pipeline::pool_runs({one, two}, {"one", "two"}, &s);
+    ASSERT_EQ(pooled.report.results.size(), 1u);
+    EXPECT_FALSE(pooled.report.results[0].metric(metric::global_sectors).has_value());
+    EXPECT_EQ(pooled.report.results[0].metric(metric::registers), 32.0);
+    ASSERT_FALSE(pooled.notes.empty());
+    EXPECT_NE(pooled.notes[0].find("exact figure global_sectors differs between runs (294912 in one, 294880 in two); "
+                                   "it is not gated"),
+              std::string::npos)
+        << pooled.notes[0];
+
+    EXPECT_TRUE(pipeline::pool_runs({one, two}, {"one", "two"}).report.results.empty());
+    two.results[0].set_metric(metric::registers, 40);
+    EXPECT_TRUE(pipeline::pool_runs({one, two}, {"one", "two"}, &s).report.results.empty());
+}
+
 // `harness baseline update --from A --from B` records the pooled samples; --runs and --from
 // exclude each other.
 TEST(PoolRuns, BaselineUpdateFromSeveralResultsRecordsThePooledSamples)
