@@ -153,11 +153,10 @@ std::vector<std::string> launch_labels(const VariantSpec& variant, const Binding
 std::vector<CaseLaunch> case_launches(const Suite& suite, const VariantSpec& variant, const Bindings& point)
 {
     std::string file = variant.module_written;
-    if (!variant.source.empty()) {
+    if (const auto& source = variant.triton.empty() ? variant.source : variant.triton_source; !source.empty()) {
         std::error_code ec;
-        const auto relative = std::filesystem::relative(variant.source, suite.project_root, ec);
-        file =
-            ec || relative.empty() || relative.native().starts_with("..") ? variant.source.string() : relative.string();
+        const auto relative = std::filesystem::relative(source, suite.project_root, ec);
+        file = ec || relative.empty() || relative.native().starts_with("..") ? source.string() : relative.string();
     }
     const std::vector<std::string> labels = launch_labels(variant, point);
     std::vector<CaseLaunch> out;

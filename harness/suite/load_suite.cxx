@@ -241,7 +241,7 @@ Suite Loader::suite(const YAML::Node& root)
     if (!root.IsMap()) fail(root, "", "a suite file is a YAML map (see docs/suite-format.md)");
     check_keys(root, "",
                {"suite", "description", "include", "archs", "params", "reference", "tolerance", "timing", "buffers",
-                "flops", "bytes", "variants", "compare", "expect", "metrics", "compile", "cliffs"},
+                "flops", "bytes", "variants", "compare", "expect", "metrics", "compile", "cliffs", "triton_version"},
                {"suite", "params", "reference", "variants"});
     Suite s;
     s.file = file_;
@@ -276,6 +276,12 @@ Suite Loader::suite(const YAML::Node& root)
     // Known before the variants are read: the reference is checked at every point.
     s.reference = scalar(root["reference"], "reference");
     const YAML::Node variants = root["variants"];
+    if (root["triton_version"]) {
+        triton_version_ = scalar(root["triton_version"], "triton_version");
+        if (triton_version_.empty() || triton_version_.size() > 40 ||
+            triton_version_.find_first_not_of("0123456789abcdefghijklmnopqrstuvwxyz.+-") != std::string::npos)
+            fail(root["triton_version"], "triton_version", "a Triton version, e.g. \"3.6.0\"");
+    }
     variant_list(s, variants, names, flops, bytes);
 
     const VariantSpec* reference = s.find_variant(s.reference);

@@ -238,6 +238,7 @@ VariantSpec Loader::variant(const std::string& name, const YAML::Node& node, con
     v.where = where(node);
     if (const auto own = variant_params_.find(name); own != variant_params_.end()) v.params = own->second;
     if (node.IsMap() && node["builtin"]) return builtin_variant(v, node, field, params, suite_buffers);
+    if (node.IsMap() && node["triton"]) return triton_variant(v, node, field, params, suite_buffers);
     check_keys(node, field, allowed, {});
     if (node["module"]) {
         module_variant(v, node, field);

@@ -17,6 +17,8 @@ namespace harness::suite {
 
 namespace fs = std::filesystem;
 
+struct TritonManifest;
+
 /// Walks the YAML tree, keeping the file name so that every error can say where it is.
 class Loader {
 public:
@@ -74,6 +76,17 @@ public:
     /// own compiler. `${VAR}` in the path is taken from the environment; a path that comes from a
     /// variable (a build folder) may lie anywhere, one written in the suite stays in the project.
     void module_variant(VariantSpec& v, const YAML::Node& node, const std::string& field) const;
+    /// A variant that launches a kernel exported from Triton (`triton:` names its manifest): the
+    /// entry, block, dynamic shared memory and hidden parameters come from the manifest, the
+    /// user's arguments are checked against its parameters (load_triton.cxx).
+    VariantSpec triton_variant(VariantSpec v, const YAML::Node& node, const std::string& field,
+                               const std::set<std::string, std::less<>>& params,
+                               const std::vector<BufferSpec>& suite_buffers) const;
+    /// A Triton variant's arguments: the user's, checked against the manifest's parameters (a
+    /// scalar takes the parameter's type), then Triton's hidden ones.
+    void triton_arguments(VariantSpec& v, LaunchSpec& l, const TritonManifest& m, const YAML::Node& node,
+                          const std::string& field, const std::set<std::string, std::less<>>& params,
+                          const std::vector<BufferSpec>& known) const;
     /// The sweep parameters that reach the compiler through the variant's entries and defines, in
     /// the suite's order.
     std::vector<std::string> compile_params_of(const VariantSpec& v,
@@ -156,6 +169,7 @@ private:
     std::vector<std::string> param_order_; ///< the sweep parameters in declaration order
     bool archs_given_ = false;             ///< the suite has an `archs:` key
     bool scanned_ = false;                 ///< a parameter is scanned: `expect:` may judge cliffs
+    std::string triton_version_;           ///< `triton_version:`: what every Triton export must be built with
 };
 
 } // namespace harness::suite

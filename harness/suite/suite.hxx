@@ -136,6 +136,11 @@ struct VariantSpec {
     std::string module_written;
     /// The folder a leading `${NAME_DIR}` named, which `module` stays inside; empty without one.
     std::filesystem::path module_folder;
+    /// `triton:`: the manifest of a kernel exported from Triton (triton_manifest.hxx), absolute; the
+    /// variant is then its cubin (`module`), launched as the manifest says. Empty otherwise.
+    std::filesystem::path triton;
+    /// The `.py` file a Triton kernel was exported from (absolute): what reports name as its file.
+    std::filesystem::path triton_source;
     std::vector<std::filesystem::path> built_from; ///< sources the module must not be older than
     bool allow_stale = false;                      ///< `stale: allow`: a module older than its sources is used as it is
     std::map<std::string, std::string> defines;    ///< values may name sweep parameters (compile_params.hxx)
