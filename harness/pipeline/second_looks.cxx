@@ -347,19 +347,6 @@ void confirm_time_regressions(const std::vector<TimeRecheck>& jobs, const run::D
                                                      looks.pending[j].size(), looks.not_reproduced[j]));
 }
 
-namespace {
-
-/// A noisy figure read from the range profiler, or derived from such figures alone (dram_bytes).
-bool is_noisy_counter(const std::string& name)
-{
-    const auto info = find_metric(name);
-    if (!info || info->stability != Stability::noisy) return false;
-    if (info->collector == Collector::range_profiler) return true;
-    return name == metric::dram_bytes;
-}
-
-} // namespace
-
 std::vector<std::string> regressed_counters(const CaseResult& r)
 {
     std::vector<std::string> names;
