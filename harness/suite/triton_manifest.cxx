@@ -221,6 +221,10 @@ TritonManifest read_triton_manifest(const fs::path& file, const fs::path& projec
     if (const std::string problem = name_problem(cubin); !problem.empty() || !cubin.ends_with(".cubin"))
         r.fail("cubin", "the name of a .cubin file beside the manifest");
     m.cubin = file.parent_path() / cubin;
+    // A committed link could name a file anywhere: the cubin read is the one inside the project.
+    if (!is_inside(fs::weakly_canonical(m.cubin), project))
+        r.fail("cubin",
+               fmt::format("{} leads out of the project {} (through a symbolic link)", cubin, project.string()));
     m.cubin_sha256 = r.digest(root, "cubin_sha256");
     const json& launch = r.member(root, "launch");
     m.entry = r.text(launch, "launch.name", 200);

@@ -192,6 +192,18 @@ TEST(TritonManifest, WhatCannotBeLaunchedYetIsRefusedByName)
     }
 }
 
+// A cubin beside the manifest that is a link to a file outside the project is not read.
+TEST(TritonManifest, ACubinLinkedOutOfTheProjectIsRefused)
+{
+    TritonProject p;
+    TempDir outside{"harness-triton-outside"};
+    const fs::path cubin = p.dir.path / "kernels/triton/exported/softmax_rows_b1024.cubin";
+    fs::rename(cubin, outside.path / "elsewhere.cubin");
+    fs::create_symlink(outside.path / "elsewhere.cubin", cubin);
+    const std::string message = error_of([&] { p.load(); });
+    EXPECT_NE(message.find("cubin: softmax_rows_b1024.cubin leads out of the project"), std::string::npos) << message;
+}
+
 TEST(TritonManifest, ArgumentsAreCheckedAgainstTheKernelsParameters)
 {
     const std::pair<std::string, std::string> cases[] = {
