@@ -280,8 +280,7 @@ void CaseRunner::launch_step(Prepared& p, std::size_t step)
     if (l.builtin)
         l.builtin->call(l.builtin_args, session_.stream());
     else
-        CU_CHECK(driver().cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
-                                         l.block[2], l.shared_bytes, session_.stream(), l.params.data(), nullptr));
+        enqueue(l, session_.stream());
 }
 
 std::map<std::string, Bytes> CaseRunner::download_outputs(Prepared& p)

@@ -35,6 +35,7 @@ namespace harness::run {
     X(cuFuncSetAttribute)                                                                                              \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                                                     \
     X(cuLaunchKernel)                                                                                                  \
+    X(cuLaunchKernelEx)                                                                                                \
     X(cuMemAlloc)                                                                                                      \
     X(cuMemFree)                                                                                                       \
     X(cuMemGetInfo)                                                                                                    \

@@ -56,6 +56,12 @@ KernelLaunch set_up_kernel_launch(const suite::VariantSpec& variant, std::size_t
     CU_CHECK(d.cuModuleGetFunction(&l.function, module, l.symbol.c_str()));
     l.grid = dims(spec.grid, params, where + "grid");
     l.block = dims(spec.block, params, where + "block");
+    for (std::size_t i = 0; i < 3; ++i) {
+        l.cluster[i] = static_cast<unsigned>(spec.cluster[i]);
+        if (l.grid[i] % l.cluster[i] != 0)
+            throw LaunchProblem(fmt::format("{}grid[{}] = {} is not a multiple of the cluster's {} blocks", where, i,
+                                            l.grid[i], l.cluster[i]));
+    }
     const std::int64_t threads = std::int64_t{l.block[0]} * l.block[1] * l.block[2];
     int max_threads = 0;
     CU_CHECK(d.cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, l.function));
@@ -92,8 +98,33 @@ KernelLaunch set_up_kernel_launch(const suite::VariantSpec& variant, std::size_t
 
 void enqueue(const KernelLaunch& l, CUstream stream)
 {
-    CU_CHECK(driver().cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
-                                     l.shared_bytes, stream, const_cast<void**>(l.params.data()), nullptr));
+    if (l.cluster == std::array<unsigned, 3>{1, 1, 1}) {
+        CU_CHECK(driver().cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                                         l.block[2], l.shared_bytes, stream, const_cast<void**>(l.params.data()),
+                                         nullptr));
+        return;
+    }
+    // A kernel compiled for clusters (Triton's num_ctas) launches as clusters, the blocks of one
+    // spread over SMs as Triton's own launcher asks.
+    CUlaunchAttribute attributes[2] = {};
+    attributes[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attributes[0].value.clusterDim.x = l.cluster[0];
+    attributes[0].value.clusterDim.y = l.cluster[1];
+    attributes[0].value.clusterDim.z = l.cluster[2];
+    attributes[1].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+    attributes[1].value.clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
+    CUlaunchConfig config = {};
+    config.gridDimX = l.grid[0];
+    config.gridDimY = l.grid[1];
+    config.gridDimZ = l.grid[2];
+    config.blockDimX = l.block[0];
+    config.blockDimY = l.block[1];
+    config.blockDimZ = l.block[2];
+    config.sharedMemBytes = l.shared_bytes;
+    config.hStream = stream;
+    config.attrs = attributes;
+    config.numAttrs = 2;
+    CU_CHECK(driver().cuLaunchKernelEx(&config, l.function, const_cast<void**>(l.params.data()), nullptr));
 }
 
 } // namespace harness::run

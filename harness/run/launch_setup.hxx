@@ -35,7 +35,8 @@ struct KernelLaunch {
     CUfunction function = nullptr;
     std::string symbol; ///< the kernel's name in the cubin
     std::array<unsigned, 3> grid{}, block{};
-    unsigned shared_bytes = 0; ///< dynamic
+    std::array<unsigned, 3> cluster{1, 1, 1}; ///< blocks per thread block cluster; {1, 1, 1}: none
+    unsigned shared_bytes = 0;                ///< dynamic
     std::vector<std::array<std::byte, 8>> scalar_storage;
     std::vector<void*> params;
 

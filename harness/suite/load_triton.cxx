@@ -92,6 +92,13 @@ VariantSpec Loader::triton_variant(VariantSpec v, const YAML::Node& node, const 
     l.entry = m.entry;
     l.block = {Expression::constant(std::int64_t{m.num_warps} * 32)};
     l.grid = dims(node["grid"], field + ".grid", params);
+    // A program of num_ctas CTAs is a thread block cluster: the grid counts CTAs, as Triton's
+    // launcher makes it (its x times num_ctas, clusters of num_ctas along x).
+    if (m.num_ctas > 1) {
+        l.grid[0] = expression_text(node["grid"], fmt::format("({}) * {}", l.grid[0].text(), m.num_ctas),
+                                    field + ".grid[0]", params);
+        l.cluster = {m.num_ctas, 1, 1};
+    }
     l.shared_bytes = Expression::constant(m.shared_bytes);
     check_geometry(node, field, l);
     triton_arguments(v, l, m, node, field, params, known);
@@ -185,7 +192,7 @@ void Loader::triton_arguments(VariantSpec& v, LaunchSpec& l, const TritonManifes
                                  "suite's buffer",
                                  scratch.name, h.name));
             scratch.type = ElementType::u8;
-            std::string programs = fmt::format("{} * {}", h.size, m.num_ctas);
+            std::string programs = std::to_string(h.size); // per CTA: the grid counts CTAs
             for (const auto& g : l.grid) programs += fmt::format(" * ({})", g.text());
             scratch.count = Expression::parse(programs);
             scratch.init = InitKind::zeros;

@@ -5,6 +5,7 @@
 #include "harness/suite/expression.hxx"
 #include "harness/suite/rule_syntax.hxx"
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -119,6 +120,10 @@ struct LaunchSpec {
     std::vector<Expression> grid;  ///< 1 to 3 dimensions
     std::vector<Expression> block; ///< 1 to 3 dimensions
     Expression shared_bytes;       ///< dynamic shared memory
+    /// Thread block cluster dimensions, blocks per cluster along x, y, z ({1, 1, 1}: no cluster);
+    /// `grid` counts blocks and is a multiple of them. Set for Triton kernels exported with
+    /// num_ctas > 1, which must be launched as clusters.
+    std::array<int, 3> cluster{1, 1, 1};
     std::vector<ArgSpec> args;
     SourceLocation where;
 };

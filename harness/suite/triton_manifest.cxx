@@ -143,9 +143,9 @@ void read_hidden_parameters(const ManifestReader& r, const json& launch, TritonM
 /// What the harness cannot launch yet is refused by name, never launched wrongly.
 void refuse_unsupported(const ManifestReader& r, const json& launch, const TritonManifest& m)
 {
-    if (m.num_ctas != 1)
-        r.fail("launch.num_ctas", fmt::format("{} CTAs per program (a thread block cluster) is not supported yet: "
-                                              "export the kernel with num_ctas=1",
+    if (m.num_ctas > 8)
+        r.fail("launch.num_ctas", fmt::format("{} CTAs per program is a cluster larger than the portable 8, which "
+                                              "is not supported yet",
                                               m.num_ctas));
     if (launch.contains("tensordesc_meta") &&
         !(launch["tensordesc_meta"].is_array() && launch["tensordesc_meta"].empty()))

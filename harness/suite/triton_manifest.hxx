@@ -60,7 +60,7 @@ struct TritonManifest {
 };
 
 /// Reads `file`, checks every field's type and range and refuses what the harness cannot launch
-/// yet: thread block clusters (num_ctas > 1), tensor descriptors, cooperative or programmatic
+/// yet: clusters of more than 8 CTAs (num_ctas > 8, non-portable), tensor descriptors, cooperative or programmatic
 /// dependent launches, tensor memory, hidden parameters of a kind it does not know, another
 /// manifest format or backend. Paths in it (cubin, source) must stay beside or below the
 /// manifest's project (`project`). Throws InputError naming the file, the line and the field.

@@ -164,7 +164,8 @@ TEST(TritonManifest, LeavingAHiddenParameterOutIsRefusedNotLaunched)
 TEST(TritonManifest, WhatCannotBeLaunchedYetIsRefusedByName)
 {
     const std::pair<std::function<void(json&)>, std::string> cases[] = {
-        {[](json& j) { j["launch"]["num_ctas"] = 2; }, "launch.num_ctas: 2 CTAs per program (a thread block cluster)"},
+        {[](json& j) { j["launch"]["num_ctas"] = 16; },
+         "launch.num_ctas: 16 CTAs per program is a cluster larger than"},
         {[](json& j) { j["launch"]["tensordesc_meta"] = json::array({json::object()}); }, "tensor descriptors"},
         {[](json& j) { j["launch"]["launch_cooperative_grid"] = true; }, "cooperative launch"},
         {[](json& j) { j["launch"]["launch_pdl"] = true; }, "programmatic dependent launch"},
@@ -291,6 +292,28 @@ TEST(TritonManifest, ScratchOfNonzeroSizeIsAllocatedPerProgram)
     ASSERT_EQ(v.buffers.size(), 1u);
     EXPECT_EQ(v.buffers[0].type, suite::ElementType::u8);
     EXPECT_EQ(v.buffers[0].count.evaluate({{"ROWS", 64}, {"COLS", 256}}), 64 * 64);
+}
+
+// A program of several CTAs (num_ctas) is a thread block cluster: the launch's grid counts CTAs
+// (x times num_ctas, as Triton's launcher makes it) in clusters of num_ctas along x, and scratch
+// is per CTA.
+TEST(TritonManifest, ProgramsOfSeveralCtasLaunchAsClusters)
+{
+    TritonProject p;
+    p.edit_manifest([](json& j) {
+        j["launch"]["num_ctas"] = 2;
+        j["launch"]["hidden_parameters"][0]["size"] = 64;
+    });
+    const auto s = p.load();
+    const auto& v = *s.find_variant("triton");
+    const auto& l = v.launches[0];
+    EXPECT_EQ(l.cluster, (std::array<int, 3>{2, 1, 1}));
+    const suite::Bindings point{{"ROWS", 64}, {"COLS", 256}};
+    EXPECT_EQ(l.grid[0].evaluate(point), 128);
+    ASSERT_EQ(v.buffers.size(), 1u);
+    EXPECT_EQ(v.buffers[0].count.evaluate(point), 64 * 128);
+    // Every other variant launches without clusters.
+    EXPECT_EQ(s.find_variant("cuda")->launches[0].cluster, (std::array<int, 3>{1, 1, 1}));
 }
 
 TEST(TritonManifest, TritonTypesMapToSuiteTypes)
