@@ -193,6 +193,40 @@ TEST(TritonManifest, WhatCannotBeLaunchedYetIsRefusedByName)
     }
 }
 
+// A manifest that is not what the exporter writes (empty, cut short, nested past reason, of the
+// wrong types, names with control characters) is bad input naming the manifest: no crash, nothing
+// of it echoed raw.
+TEST(TritonManifest, MalformedManifestsAreBadInputNamingTheFile)
+{
+    const std::string json_text = read_file(repo_root() / "kernels/triton/exported/softmax_rows_b1024.json");
+    const std::pair<std::string, std::string> cases[] = {
+        {"", "not JSON"},
+        {json_text.substr(0, json_text.size() / 2), "not JSON"},
+        {std::string(200000, '[') + std::string(200000, ']'), "expected a JSON object"},
+        {"[1, 2]", "expected a JSON object"},
+        {R"({"format": "1"})", "format: expected an integer"},
+        {R"({"format": 1e300})", "format: expected an integer"},
+    };
+    for (const auto& [text, expected] : cases) {
+        TritonProject p;
+        write_file(p.manifest, text);
+        try {
+            p.load();
+            ADD_FAILURE() << "loaded: " << text.substr(0, 40);
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::bad_input);
+            const std::string message = e.what();
+            EXPECT_NE(message.find("softmax_rows_b1024.json"), std::string::npos) << message;
+            EXPECT_NE(message.find(expected), std::string::npos) << expected << "\n" << message.substr(0, 400);
+        }
+    }
+    TritonProject p;
+    p.edit_manifest([](json& j) { j["launch"]["name"] = "softmax\x1b[31m"; });
+    const std::string message = error_of([&] { p.load(); });
+    EXPECT_NE(message.find("launch.name: control characters are not allowed"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\x1b'), std::string::npos);
+}
+
 // A cubin beside the manifest that is a link to a file outside the project is not read.
 TEST(TritonManifest, ACubinLinkedOutOfTheProjectIsRefused)
 {
