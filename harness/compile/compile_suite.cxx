@@ -208,7 +208,7 @@ void refuse_unconfined_includes(const std::vector<CompileRequest>& requests)
                 ::_exit(0);
             }
         isolate_compiler_process(working_folder);
-        std::vector<fs::path> readable = without_git_folders(readable_folders(request));
+        std::vector<fs::path> readable = confined_readable_folders(readable_folders(request), request.readable_roots);
         readable.push_back(working_folder); // empty: NVRTC looks there first and finds nothing
         confine_to(readable, {});
         answer = pack(compile(request, nullptr));

@@ -39,13 +39,16 @@ using Fd = FileDescriptor;
 
 void allow(int ruleset, const std::filesystem::path& path, __u64 rights)
 {
-    const Fd dir(::open(path.c_str(), O_PATH | O_CLOEXEC));
+    // Never through a link: a rule is for the folder or file the caller resolved and checked, and a
+    // link (`rootlink -> /`) would grant whatever it points to.
+    const Fd dir(::open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
     if (dir.get() < 0) return; // a folder that does not exist grants nothing
+    struct stat st {};
+    if (::fstat(dir.get(), &st) != 0 || S_ISLNK(st.st_mode)) return;
     struct landlock_path_beneath_attr rule = {};
     rule.allowed_access = rights;
     // A file takes only the rights that apply to files: Landlock refuses a rule to list one.
-    struct stat st {};
-    if (::fstat(dir.get(), &st) == 0 && !S_ISDIR(st.st_mode))
+    if (!S_ISDIR(st.st_mode))
         rule.allowed_access &= LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
                                LANDLOCK_ACCESS_FS_READ_FILE | access_fs_truncate | access_fs_ioctl_dev;
     rule.parent_fd = dir.get();

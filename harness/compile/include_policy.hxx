@@ -17,8 +17,11 @@ namespace harness::compile {
 void check_project_file(const std::filesystem::path& file, const std::vector<std::filesystem::path>& project_roots,
                         const std::vector<std::filesystem::path>& toolkit_roots, const std::string& where);
 
-/// `folders` with every one that holds a `.git` entry replaced by its other entries, so that a
-/// confined compiler may read the project but not its repository (Landlock grants whole folders).
-std::vector<std::filesystem::path> without_git_folders(const std::vector<std::filesystem::path>& folders);
+/// The folders a confined compiler may read (Landlock grants whole folders), from `folders` as
+/// they resolve: a folder in a `.git` folder of `project_roots` is left out, and one that holds a
+/// `.git` entry is replaced by its other entries that are not symbolic links, so that a confined
+/// compiler may read the project but neither its repository nor what a committed link points to.
+std::vector<std::filesystem::path> confined_readable_folders(const std::vector<std::filesystem::path>& folders,
+                                                             const std::vector<std::filesystem::path>& project_roots);
 
 } // namespace harness::compile

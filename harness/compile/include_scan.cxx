@@ -9,6 +9,8 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -491,83 +493,175 @@ bool inside_any(const fs::path& path, const std::vector<fs::path>& roots)
     });
 }
 
-std::vector<fs::path> scan_includes(const IncludeSearch& search)
-{
-    std::vector<fs::path> project_roots, toolkit_roots;
-    for (const auto& root : search.project_roots) project_roots.push_back(canonical_or_lexical(root));
-    for (const auto& root : search.toolkit_dirs) toolkit_roots.push_back(canonical_or_lexical(root));
-    std::vector<fs::path> readable = project_roots;
-    readable.insert(readable.end(), toolkit_roots.begin(), toolkit_roots.end());
-    const std::string allowed = "kernels may include files of their project, of the folders the suite's `include:` "
-                                "names and the CUDA toolkit's headers";
+namespace {
 
-    std::vector<fs::path> order;
-    std::set<fs::path> seen;
+/// The include directives of a toolkit header, read once per process: the toolkit does not change
+/// under a running command, and every kernel that includes cuda/std or CUB meets the same files.
+const std::vector<IncludeDirective>& toolkit_directives(const fs::path& file, const SourceLanguage& language)
+{
+    static std::mutex mutex;
+    static std::map<std::pair<fs::path, bool>, std::vector<IncludeDirective>> read;
+    const std::lock_guard lock(mutex);
+    const auto key = std::pair{file, language.trigraphs};
+    if (auto found = read.find(key); found != read.end()) return found->second;
+    std::vector<IncludeDirective> directives;
+    try {
+        directives = include_directives(read_source(file, {}, 0), language);
+    } catch (const CompileError&) {
+        // A toolkit file the scan cannot read is the compiler's to report.
+    }
+    return read.emplace(key, std::move(directives)).first->second;
+}
+
+/// A project file that a search of the include folders finds where the toolkit has a header of
+/// the same name, or that a toolkit header would read: the compiler would read it in place of the
+/// toolkit's own header.
+struct Shadow {
+    std::string where, directive;
+    fs::path file;
+};
+
+/// One scan: the files met so far and the files still to read.
+class IncludeScan {
+public:
+    explicit IncludeScan(const IncludeSearch& search) : search_(search)
+    {
+        for (const auto& root : search.project_roots) project_roots_.push_back(canonical_or_lexical(root));
+        for (const auto& root : search.toolkit_dirs) toolkit_roots_.push_back(canonical_or_lexical(root));
+        readable_ = project_roots_;
+        readable_.insert(readable_.end(), toolkit_roots_.begin(), toolkit_roots_.end());
+    }
+
+    std::vector<fs::path> run()
+    {
+        pending_.push_back({canonical_or_lexical(search_.source), {}, 0, false});
+        while (!pending_.empty()) {
+            const Pending next = pending_.back();
+            pending_.pop_back();
+            if (!seen_.insert(next.file).second) continue;
+            if (next.toolkit) {
+                for (const IncludeDirective& d : toolkit_directives(next.file, search_.language))
+                    if (d.problem.empty() && !d.name.empty()) follow(next, d);
+                continue;
+            }
+            project_files_.push_back(next.file);
+            for (const IncludeDirective& d :
+                 include_directives(read_source(next.file, next.including, next.line), search_.language))
+                check_and_follow(next, d);
+        }
+        if (!shadows_.empty()) {
+            const Shadow& s = shadows_.front();
+            throw CompileError(
+                fmt::format("{}: {} would read the project's file {} in place of the CUDA toolkit's header of that "
+                            "name: a project file may not shadow a toolkit header (the toolkit's own includes "
+                            "must reach the toolkit and nowhere else); rename it",
+                            s.where, s.directive, s.file.string()),
+                "");
+        }
+        return project_files_;
+    }
+
+private:
     struct Pending {
         fs::path file, including;
         int line = 0;
+        bool toolkit = false;
     };
-    std::vector<Pending> pending = {{canonical_or_lexical(search.source), {}, 0}};
-    while (!pending.empty()) {
-        const Pending next = pending.back();
-        pending.pop_back();
-        if (!seen.insert(next.file).second) continue;
-        order.push_back(next.file);
-        for (const IncludeDirective& d :
-             include_directives(read_source(next.file, next.including, next.line), search.language)) {
-            const std::string where = fmt::format("{}:{}", next.file.string(), d.line);
-            if (!d.problem.empty()) throw CompileError(fmt::format("{}: {}", where, d.problem), "");
-            if (d.keyword == "import" || d.keyword == "embed")
-                throw CompileError(fmt::format("{}: {} is not supported in kernels; use #include", where,
-                                               d.keyword == "import" ? "importing a header" : "#embed"),
-                                   "");
-            const bool existence_only = d.keyword.starts_with("__has_include");
-            if (d.name.empty())
-                throw CompileError(fmt::format("{}: a computed {} (a macro naming the file) cannot be checked before "
-                                               "compiling; name the header in quotes or angle brackets",
-                                               where, existence_only ? d.keyword : "#" + d.keyword),
-                                   "");
-            const std::string directive = spelling(d);
-            const fs::path named(d.name);
-            std::vector<fs::path> candidates;
-            if (named.is_absolute()) {
-                candidates.push_back(named);
-            } else {
-                if (!d.angled) candidates.push_back(next.file.parent_path() / named);
-                for (const auto& dir : search.include_dirs) candidates.push_back(dir / named);
-                for (const auto& dir : search.toolkit_dirs) candidates.push_back(dir / named);
-            }
-            // The _next forms start after the folder that held the including file: every folder counts.
-            const bool searches_on = d.keyword.ends_with("_next");
-            for (const auto& candidate : candidates) {
-                // Refused whether or not the file exists, so that no outcome tells whether it does.
-                const fs::path resolved = canonical_or_lexical(candidate);
-                std::error_code ec;
-                if (!inside_any(resolved, readable))
-                    throw CompileError(fmt::format("{}: {} reaches outside the project ({}); {}", where, directive,
-                                                   named.is_absolute() ? "an absolute path"
-                                                   : fs::is_symlink(fs::symlink_status(candidate, ec)) ||
-                                                           resolved != candidate.lexically_normal()
-                                                       ? "through a symbolic link or \"..\""
-                                                       : "a \"..\" path",
-                                                   allowed),
-                                       "");
-                const auto status = fs::status(candidate, ec);
-                if (ec || !fs::exists(status) || fs::is_directory(status)) continue; // the preprocessor looks on
-                if (!fs::is_regular_file(status))
-                    throw CompileError(fmt::format("{}: {} names a file that is not a regular file", where, directive),
-                                       "");
-                // The toolkit's headers are trusted and many; project files are followed.
-                if (inside_any(resolved, project_roots)) {
-                    check_project_file(resolved, project_roots, toolkit_roots, fmt::format("{}: {}", where, directive));
-                    if (!existence_only) pending.push_back({resolved, next.file, d.line});
-                }
-                if (!searches_on) break;
-            }
-            // A name found nowhere is one of NVRTC's built-in headers, or an error the compiler reports.
-        }
+
+    /// A directive of a project file: refused when it cannot be checked, then followed.
+    void check_and_follow(const Pending& next, const IncludeDirective& d)
+    {
+        const std::string where = fmt::format("{}:{}", next.file.string(), d.line);
+        if (!d.problem.empty()) throw CompileError(fmt::format("{}: {}", where, d.problem), "");
+        if (d.keyword == "import" || d.keyword == "embed")
+            throw CompileError(fmt::format("{}: {} is not supported in kernels; use #include", where,
+                                           d.keyword == "import" ? "importing a header" : "#embed"),
+                               "");
+        if (d.name.empty())
+            throw CompileError(fmt::format("{}: a computed {} (a macro naming the file) cannot be checked before "
+                                           "compiling; name the header in quotes or angle brackets",
+                                           where, d.keyword.starts_with("__has_include") ? d.keyword : "#" + d.keyword),
+                               "");
+        follow(next, d);
     }
-    return order;
+
+    /// Where the compiler's search for `d` leads, in its order; each file found is checked by the
+    /// path rule and followed, the toolkit's headers included.
+    void follow(const Pending& next, const IncludeDirective& d)
+    {
+        const std::string where = fmt::format("{}:{}", next.file.string(), d.line);
+        const bool existence_only = d.keyword.starts_with("__has_include");
+        const std::string directive = spelling(d);
+        const fs::path named(d.name);
+        std::vector<fs::path> candidates;
+        std::size_t own_folder = 0; // candidates found beside the including file, not by a search
+        if (named.is_absolute()) {
+            candidates.push_back(named);
+            own_folder = 1;
+        } else {
+            if (!d.angled) candidates.push_back(next.file.parent_path() / named), own_folder = 1;
+            for (const auto& dir : search_.include_dirs) candidates.push_back(dir / named);
+            for (const auto& dir : search_.toolkit_dirs) candidates.push_back(dir / named);
+        }
+        // The _next forms start after the folder that held the including file: every folder counts.
+        const bool searches_on = d.keyword.ends_with("_next");
+        for (std::size_t k = 0; k < candidates.size(); ++k) {
+            const fs::path& candidate = candidates[k];
+            // Refused whether or not the file exists, so that no outcome tells whether it does.
+            const fs::path resolved = canonical_or_lexical(candidate);
+            std::error_code ec;
+            if (!inside_any(resolved, readable_)) {
+                if (next.toolkit) continue; // the toolkit's own business; confinement still holds
+                throw CompileError(fmt::format("{}: {} reaches outside the project ({}); {}", where, directive,
+                                               named.is_absolute() ? "an absolute path"
+                                               : fs::is_symlink(fs::symlink_status(candidate, ec)) ||
+                                                       resolved != candidate.lexically_normal()
+                                                   ? "through a symbolic link or \"..\""
+                                                   : "a \"..\" path",
+                                               allowed_),
+                                   "");
+            }
+            const auto status = fs::status(candidate, ec);
+            if (ec || !fs::exists(status) || fs::is_directory(status)) continue; // the preprocessor looks on
+            if (!fs::is_regular_file(status)) {
+                if (next.toolkit) continue;
+                throw CompileError(fmt::format("{}: {} names a file that is not a regular file", where, directive), "");
+            }
+            if (!inside_any(resolved, toolkit_roots_)) { // a toolkit inside the project is the toolkit
+                check_project_file(resolved, project_roots_, toolkit_roots_, fmt::format("{}: {}", where, directive));
+                if (next.toolkit || (k >= own_folder && toolkit_has(named)))
+                    shadows_.push_back({where, directive, resolved});
+                if (!existence_only) pending_.push_back({resolved, next.file, d.line, false});
+            } else if (!existence_only) {
+                pending_.push_back({resolved, next.file, d.line, true});
+            }
+            if (!searches_on) break;
+        }
+        // A name found nowhere is one of NVRTC's built-in headers, or an error the compiler reports.
+    }
+
+    bool toolkit_has(const fs::path& named) const
+    {
+        std::error_code ec;
+        return std::any_of(search_.toolkit_dirs.begin(), search_.toolkit_dirs.end(),
+                           [&](const fs::path& dir) { return fs::is_regular_file(dir / named, ec); });
+    }
+
+    const IncludeSearch& search_;
+    std::vector<fs::path> project_roots_, toolkit_roots_, readable_;
+    const std::string allowed_ = "kernels may include files of their project, of the folders the suite's "
+                                 "`include:` names and the CUDA toolkit's headers";
+    std::vector<fs::path> project_files_;
+    std::set<fs::path> seen_;
+    std::vector<Pending> pending_;
+    std::vector<Shadow> shadows_;
+};
+
+} // namespace
+
+std::vector<fs::path> scan_includes(const IncludeSearch& search)
+{
+    return IncludeScan(search).run();
 }
 
 std::string withhold_outside_diagnostics(std::string_view log, const std::vector<fs::path>& readable_roots)

@@ -1,6 +1,7 @@
 #pragma once
 // What a kernel source may include: files of the project (and the folders the suite declares),
 // and the CUDA toolkit's headers. The scan follows every #include of the project's own files
+// (and of the toolkit headers they reach, which must stay in the toolkit)
 // before the compiler sees them, so that an include reaching elsewhere (an absolute path, a "../"
 // climb, a link out of the project, a macro naming the file) is refused with the including file
 // and line, and the file it names is never read.
@@ -55,11 +56,14 @@ struct IncludeDirective {
 /// `#inc\<newline>lude`, `??=include`) is found, and nothing inside a literal or comment is.
 std::vector<IncludeDirective> include_directives(std::string_view text, const SourceLanguage& language = {});
 
-/// The project files a compilation reads (the source first), each once, canonical. Throws
-/// CompileError naming the including file, its line and the reason when an include or a
-/// __has_include reaches outside the project roots and the toolkit (whether or not the file
-/// exists), is computed by a macro, or names a file that is not a regular file or is too large;
-/// the named file is then not read.
+/// The project files a compilation reads (the source first), each once, canonical. The toolkit's
+/// headers are followed too, in the compiler's search order, so that a project file one of them
+/// would read is found. Throws CompileError naming the including file, its line and the reason
+/// when an include or a __has_include of a project file reaches outside the project roots and the
+/// toolkit (whether or not the file exists), is computed by a macro, or names a file that is not a
+/// regular file or is too large (the named file is then not read), or when a project file would
+/// stand in for a toolkit header (found by a search of the include folders where the toolkit has
+/// that header, or read by a toolkit header).
 std::vector<std::filesystem::path> scan_includes(const IncludeSearch& search);
 
 /// Whether `path` (canonical) lies in one of `roots` (canonical).

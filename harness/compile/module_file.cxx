@@ -3,6 +3,7 @@
 #include "harness/compile/cubin_info.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/input_files.hxx"
+#include "harness/core/readable_path.hxx"
 #include "harness/core/sha256.hxx"
 #include "harness/core/text.hxx"
 
@@ -393,12 +394,23 @@ std::map<fs::path, std::string> read_source_manifest(const fs::path& manifest)
 /// Refuses a module that no longer matches a source it was built from. The sources its manifest lists
 /// are compared by content; the others, the files of `built_from` and those its line table names that
 /// exist where it says (nvcc records absolute paths), by time: the module must not be older.
-void check_not_stale(const fs::path& file, std::string_view cubin, const std::vector<fs::path>& built_from)
+void check_not_stale(const fs::path& file, std::string_view cubin, const std::vector<fs::path>& built_from,
+                     const std::vector<fs::path>& project_roots)
 {
     std::error_code ec;
     const fs::path manifest = file.string() + ".sources.sha256";
     const auto recorded = fs::exists(manifest, ec) ? read_source_manifest(manifest) : std::map<fs::path, std::string>();
+    // A file outside the project is refused unread and unlooked-at, with one message whether or not
+    // it exists: the manifest is the project's to write, and its answers reach the reports.
+    const auto verdict = [&](const fs::path& source) {
+        return project_roots.empty() ? PathVerdict::readable : check_readable_file(source, {project_roots, {}}).verdict;
+    };
     for (const auto& [source, sha] : recorded) {
+        if (const PathVerdict v = verdict(source);
+            v == PathVerdict::outside || v == PathVerdict::in_git_folder || v == PathVerdict::hard_link)
+            throw Error(ErrorKind::bad_input,
+                        fmt::format("{}, which {} lists, {}: a module's source manifest lists files of its project",
+                                    source.string(), manifest.string(), path_refusal(v)));
         if (!fs::is_regular_file(source, ec))
             throw Error(ErrorKind::bad_input,
                         fmt::format("{}: no such file, which {} lists", source.string(), manifest.string()));
@@ -413,7 +425,7 @@ void check_not_stale(const fs::path& file, std::string_view cubin, const std::ve
         if (!recorded.contains(fs::weakly_canonical(source, ec))) sources.push_back(source);
     for (const auto& recorded_path : line_table_files(cubin)) {
         const fs::path source = recorded_path;
-        if (source.is_absolute() && fs::is_regular_file(source, ec) &&
+        if (source.is_absolute() && verdict(source) == PathVerdict::readable && fs::is_regular_file(source, ec) &&
             !recorded.contains(fs::weakly_canonical(source, ec)))
             sources.push_back(source);
     }
@@ -434,7 +446,8 @@ void check_not_stale(const fs::path& file, std::string_view cubin, const std::ve
 } // namespace
 
 CompiledModule load_module_file(const fs::path& file, const std::string& arch, const std::vector<std::string>& entries,
-                                const std::vector<fs::path>& built_from, bool allow_stale)
+                                const std::vector<fs::path>& built_from, bool allow_stale,
+                                const std::vector<fs::path>& project_roots)
 {
     std::error_code ec;
     if (!fs::is_regular_file(file, ec))
@@ -442,7 +455,7 @@ CompiledModule load_module_file(const fs::path& file, const std::string& arch, c
     const std::string bytes = read_input_file(file, max_module_bytes, "module file");
     CompiledModule module;
     module.cubin = cubin_for_arch(bytes, file, arch, &module.log);
-    if (!allow_stale) check_not_stale(file, module.cubin, built_from);
+    if (!allow_stale) check_not_stale(file, module.cubin, built_from, project_roots);
     module.lowered_names = find_entries(module.cubin, entries, file);
     const XXH128_hash_t hash = XXH3_128bits(bytes.data(), bytes.size());
     module.cache_key = fmt::format("{}-module-{:016x}{:016x}", arch, hash.high64, hash.low64);

@@ -39,9 +39,12 @@ std::map<std::string, std::string> find_entries(std::string_view cubin, const st
 /// Reads `file` (a missing or unreadable one is an error naming it) and returns its cubin for `arch`
 /// with its entries. Unless `allow_stale`, a module older than a source it was built from is an
 /// error: the files of `built_from` and those its line table names that exist; the files a
-/// `<module>.sources.sha256` manifest lists are compared by content instead of time.
+/// `<module>.sources.sha256` manifest lists are compared by content instead of time. With
+/// `project_roots`, a file the manifest or the line table names outside them (the path rule,
+/// core/readable_path.hxx) is refused (manifest) or left alone (line table), unread and unstat'ed.
 CompiledModule load_module_file(const std::filesystem::path& file, const std::string& arch,
                                 const std::vector<std::string>& entries,
-                                const std::vector<std::filesystem::path>& built_from, bool allow_stale = false);
+                                const std::vector<std::filesystem::path>& built_from, bool allow_stale = false,
+                                const std::vector<std::filesystem::path>& project_roots = {});
 
 } // namespace harness::compile

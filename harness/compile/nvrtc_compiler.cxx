@@ -207,7 +207,7 @@ CompiledModule compile(const CompileRequest& request, const CompileCache* cache)
 {
     if (!request.module_file.empty())
         return load_module_file(request.module_file, request.arch, request.entries, request.built_from,
-                                request.allow_stale_module);
+                                request.allow_stale_module, request.readable_roots);
     CompiledModule module;
     const std::vector<SourceFile> inputs = compile_inputs(request);
     module.cache_key = cache_key(request, inputs);

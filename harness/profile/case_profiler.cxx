@@ -244,15 +244,20 @@ void CaseProfiler::profile(const std::function<void()>& prepare, const std::vect
         }
 
         r.hotspots = rank_hotspots(instructions, hotspots_per_metric);
-        for (auto& h : r.hotspots) {
-            if (h.file.empty() || !source.resolve) continue;
-            const auto path = source.resolve(h.file);
-            if (!source.may_quote || source.may_quote(path)) attach_snippet(h, path, snippet_context);
-            if (source.display) h.file = source.display(path);
-        }
+        quote_hotspot_lines(r.hotspots, source);
         r.cost.profile.teardown += seconds_since(attribution_start);
     }
     add_derived_metrics(r);
+}
+
+void quote_hotspot_lines(std::vector<Hotspot>& hotspots, const CaseSource& source)
+{
+    for (auto& h : hotspots) {
+        if (h.file.empty() || !source.resolve) continue;
+        const auto path = source.resolve(h.file);
+        if (source.may_quote && source.may_quote(path)) attach_snippet(h, path, snippet_context);
+        if (source.display) h.file = source.display(path);
+    }
 }
 
 std::optional<std::string> profiling_problem(CUcontext context, int device_ordinal)

@@ -32,7 +32,7 @@ struct CaseSource {
     const std::string* cubin = nullptr;
     std::function<std::filesystem::path(const std::string& file)> resolve;
     std::function<std::string(const std::filesystem::path& path)> display; ///< path as reports show it
-    /// Whether reports may quote lines of `path` (unset: any). A line table names whatever a
+    /// Whether reports may quote lines of `path` (unset: none). A line table names whatever a
     /// kernel's `#line` or a module's builder wrote, and reports are published.
     std::function<bool(const std::filesystem::path& path)> may_quote;
     /// The line table's folders are the build's (a module built by nvcc): a file is passed to
@@ -41,6 +41,10 @@ struct CaseSource {
     /// compiler's working folder, used only where the file is found in it.
     bool recorded_folders = false;
 };
+
+/// Each hotspot's file as `source` resolves and displays it, with the lines around its line where
+/// `source.may_quote` allows: a file it refuses is named, never quoted.
+void quote_hotspot_lines(std::vector<Hotspot>& hotspots, const CaseSource& source);
 
 /// Profiles cases in one context; create once per worker process.
 class CaseProfiler {

@@ -85,7 +85,11 @@ std::filesystem::path module_source_path(const suite::Suite& suite, const suite:
     namespace fs = std::filesystem;
     std::error_code ec;
     const fs::path path(recorded);
-    if (path.is_absolute() && fs::is_regular_file(path, ec)) return path;
+    // Looked at only where the path rule lets the tool read: a file elsewhere is named, never opened.
+    if (path.is_absolute())
+        if (const PathCheck check = check_readable_file(path, quotable_folders(suite, variant));
+            check.verdict == PathVerdict::readable)
+            return path;
     // The table is the module's, not ours: a name that climbs (..) is never looked for in the
     // project's folders, so that it cannot reach a file outside them.
     if (std::any_of(path.begin(), path.end(), [](const fs::path& part) { return part == ".."; })) return path;
@@ -103,13 +107,48 @@ std::filesystem::path module_source_path(const suite::Suite& suite, const suite:
     return path; // as recorded: reports say where the module's builder found it
 }
 
+ReadableFolders quotable_folders(const suite::Suite& suite, const suite::VariantSpec& variant)
+{
+    ReadableFolders folders;
+    folders.project = {suite.project_root};
+    folders.project.insert(folders.project.end(), suite.include_dirs.begin(), suite.include_dirs.end());
+    if (!variant.source.empty()) folders.project.push_back(variant.source.parent_path());
+    folders.toolkit = compile::toolkit_include_dirs();
+    return folders;
+}
+
 bool may_quote_source(const suite::Suite& suite, const suite::VariantSpec& variant, const std::filesystem::path& path)
 {
-    std::vector<std::filesystem::path> roots = {suite.project_root};
-    roots.insert(roots.end(), suite.include_dirs.begin(), suite.include_dirs.end());
-    if (!variant.source.empty()) roots.push_back(variant.source.parent_path());
-    for (const auto& dir : compile::toolkit_include_dirs()) roots.push_back(dir);
-    return std::any_of(roots.begin(), roots.end(), [&](const auto& root) { return is_inside(path, root); });
+    const PathVerdict verdict = check_readable_file(path, quotable_folders(suite, variant)).verdict;
+    return verdict == PathVerdict::readable || verdict == PathVerdict::missing; // nothing to quote then
+}
+
+profile::CaseSource hotspot_source(const suite::Suite& suite, const suite::VariantSpec& variant,
+                                   const std::string* cubin)
+{
+    profile::CaseSource source;
+    source.cubin = cubin;
+    // The line table names the kernel file as NVRTC was given it, includes by their include path.
+    source.recorded_folders = variant.source.empty();
+    source.resolve = [&suite, &variant](const std::string& file) -> std::filesystem::path {
+        // A module built by nvcc names its sources as nvcc was given them (often absolute).
+        if (variant.source.empty()) return module_source_path(suite, variant, file);
+        if (file == variant.source.filename().string()) return variant.source;
+        for (const auto& dir : suite.include_dirs)
+            if (std::filesystem::exists(dir / file)) return dir / file;
+        return variant.source.parent_path() / file;
+    };
+    source.may_quote = [&suite, &variant](const std::filesystem::path& path) {
+        return may_quote_source(suite, variant, path);
+    };
+    // Relative to the suite's project, so that reports read the same from any folder or machine.
+    source.display = [&suite](const std::filesystem::path& path) {
+        std::error_code ec;
+        const auto relative = std::filesystem::relative(path, suite.project_root, ec);
+        if (ec || relative.empty() || relative.native().starts_with("..")) return path.string();
+        return relative.string();
+    };
+    return source;
 }
 
 CaseRunner::CaseRunner(GpuSession& session, const suite::Suite& suite,
@@ -516,27 +555,7 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, St
     CaseResult& r = staged.result;
     const Driver& d = driver();
     profile::CaseSource source;
-    if (!variant.is_builtin()) {
-        source.cubin = &p.compiled->cubin;
-        // The line table names the kernel file as NVRTC was given it, includes by their include path.
-        source.recorded_folders = variant.source.empty();
-        source.resolve = [&](const std::string& file) -> std::filesystem::path {
-            // A module built by nvcc names its sources as nvcc was given them (often absolute).
-            if (variant.source.empty()) return module_source_path(*suite_, variant, file);
-            if (file == variant.source.filename().string()) return variant.source;
-            for (const auto& dir : suite_->include_dirs)
-                if (std::filesystem::exists(dir / file)) return dir / file;
-            return variant.source.parent_path() / file;
-        };
-        source.may_quote = [&](const std::filesystem::path& path) { return may_quote_source(*suite_, variant, path); };
-        // Relative to the suite's project, so that reports read the same from any folder or machine.
-        source.display = [&](const std::filesystem::path& path) {
-            std::error_code ec;
-            const auto relative = std::filesystem::relative(path, suite_->project_root, ec);
-            if (ec || relative.empty() || relative.native().starts_with("..")) return path.string();
-            return relative.string();
-        };
-    }
+    if (!variant.is_builtin()) source = hotspot_source(*suite_, variant, &p.compiled->cubin);
     // Each profiled run starts with restored inputs and (unless --hot) a cold, clean L2, so its
     // DRAM traffic is its own, as under Nsight Compute's default cache control.
     const auto prepare = [&] { ready_for_profiling(p, r); };

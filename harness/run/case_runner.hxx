@@ -4,6 +4,8 @@
 
 #include "harness/compile/nvrtc_compiler.hxx"
 #include "harness/core/case_result.hxx"
+#include "harness/core/readable_path.hxx"
+#include "harness/profile/case_profiler.hxx"
 #include "harness/profile/counter_cache.hxx"
 #include "harness/run/buffer_data.hxx"
 #include "harness/run/gpu_session.hxx"
@@ -177,15 +179,25 @@ private:
     StartupCost startup_;
 };
 
-/// Whether reports may quote lines of `path`, a file a kernel's line table names: files of the
-/// suite's project, of its include folders, of the variant's own source folder (which
-/// --sources-anywhere may place elsewhere) and the toolkit's headers. A line table names whatever
-/// a kernel's `#line` or a module's builder wrote, and reports are published.
+/// The folders whose files reports may quote for a variant: the suite's project, its include
+/// folders, the variant's own source folder (which --sources-anywhere may place elsewhere), and
+/// the toolkit's headers.
+ReadableFolders quotable_folders(const suite::Suite& suite, const suite::VariantSpec& variant);
+
+/// Whether reports may quote lines of `path`, a file a kernel's line table names: the path rule
+/// (core/readable_path.hxx) over quotable_folders(), so never a file in `.git`, a hard link or a
+/// file outside them. A line table names whatever a kernel's `#line` or a module's builder
+/// wrote, and reports are published: a file refused is named, never quoted.
 bool may_quote_source(const suite::Suite& suite, const suite::VariantSpec& variant, const std::filesystem::path& path);
 
+/// Where the hotspots of `variant`'s kernels find their files (`cubin` is its module's), which of
+/// them reports may quote, and how reports name them. Holds references to `suite` and `variant`.
+profile::CaseSource hotspot_source(const suite::Suite& suite, const suite::VariantSpec& variant,
+                                   const std::string* cubin);
+
 /// The file a module's line table names (`recorded`, as its builder gave it to nvcc, with the
-/// table's folder): as recorded where it exists; else relative to the module's folder, the suite's
-/// folder or the project; else the longest end of it that names a file of the project (a module
+/// table's folder): as recorded where it exists and the path rule lets it be read; else relative to the module's
+/// folder, the suite's folder or the project; else the longest end of it that names a file of the project (a module
 /// built in another folder or on another machine); else as recorded.
 std::filesystem::path module_source_path(const suite::Suite& suite, const suite::VariantSpec& variant,
                                          const std::string& recorded);

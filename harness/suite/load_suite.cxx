@@ -40,7 +40,9 @@ void Loader::include_folders(Suite& s, const YAML::Node& root) const
             s.include_dirs.push_back(p);
         }
     } else if (fs::is_directory(dir_ / ".." / "kernels")) {
-        s.include_dirs.push_back(fs::weakly_canonical(dir_ / ".." / "kernels"));
+        const fs::path p = fs::weakly_canonical(dir_ / ".." / "kernels");
+        check_inside_project(root, "include", p);
+        s.include_dirs.push_back(p);
     }
 }
 

@@ -4,6 +4,7 @@
 #include "harness/core/error.hxx"
 #include "harness/core/input_files.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/core/readable_path.hxx"
 #include "harness/core/text.hxx"
 #include "harness/suite/builtin_signatures.hxx"
 #include "harness/suite/compile_params.hxx"
@@ -380,6 +381,9 @@ fs::path Loader::resolve(const YAML::Node& node, const std::string& field, const
 /// Refuses a source or include folder outside the project, unless the user allowed it.
 void Loader::check_inside_project(const YAML::Node& node, const std::string& field, const fs::path& path) const
 {
+    // Never the project's repository, wherever sources may lie.
+    if (in_git_folder(resolved_path(path), resolved_path(root_)))
+        fail(node, field, fmt::format("{} {}", path.string(), path_refusal(PathVerdict::in_git_folder)));
     if (options_.sources_anywhere || is_inside(path, root_)) return;
     fail(node, field,
          fmt::format("{} lies outside the project {} (the nearest folder above the suite that holds kernels/, "

@@ -124,7 +124,8 @@ public:
     void check_verified_buffers(const Suite& s, const VariantSpec& reference, const YAML::Node& variants) const;
     /// `path` relative to the suite's folder, made absolute with symbolic links resolved.
     fs::path resolve(const YAML::Node& node, const std::string& field, const std::string& path) const;
-    /// Refuses a source or include folder outside the project, unless the user allowed it.
+    /// Refuses a source or include folder outside the project, unless the user allowed it, and one
+    /// in the project's .git folder always (core/readable_path.hxx).
     void check_inside_project(const YAML::Node& node, const std::string& field, const fs::path& path) const;
     /// The value of `e` at sweep point `point`, or an error naming the field and the point.
     std::int64_t value_at(const YAML::Node& node, const std::string& field, const Expression& e,

@@ -2,6 +2,7 @@
 
 #include "harness/core/error.hxx"
 #include "harness/core/input_files.hxx"
+#include "harness/core/readable_path.hxx"
 #include "harness/core/sha256.hxx"
 
 #include <algorithm>
@@ -82,10 +83,12 @@ public:
     {
         const fs::path written = text(object, field, 400);
         if (written.is_absolute()) fail(field, "a path relative to the manifest's folder, not an absolute one");
-        const fs::path resolved = fs::weakly_canonical(file_.parent_path() / written);
-        if (!is_inside(resolved, project))
+        const PathCheck check = check_readable_file(file_.parent_path() / written, {{project}, {}});
+        if (check.verdict == PathVerdict::outside)
             fail(field, fmt::format("'{}' leads out of the project {}", written.string(), project.string()));
-        return resolved;
+        if (check.verdict == PathVerdict::in_git_folder || check.verdict == PathVerdict::hard_link)
+            fail(field, fmt::format("'{}' {}", written.string(), path_refusal(check.verdict)));
+        return check.resolved;
     }
 
 private:
@@ -222,9 +225,12 @@ TritonManifest read_triton_manifest(const fs::path& file, const fs::path& projec
         r.fail("cubin", "the name of a .cubin file beside the manifest");
     m.cubin = file.parent_path() / cubin;
     // A committed link could name a file anywhere: the cubin read is the one inside the project.
-    if (!is_inside(fs::weakly_canonical(m.cubin), project))
+    const PathCheck cubin_check = check_readable_file(m.cubin, {{project}, {}});
+    if (cubin_check.verdict == PathVerdict::outside)
         r.fail("cubin",
                fmt::format("{} leads out of the project {} (through a symbolic link)", cubin, project.string()));
+    if (cubin_check.verdict == PathVerdict::in_git_folder || cubin_check.verdict == PathVerdict::hard_link)
+        r.fail("cubin", fmt::format("{} {}", cubin, path_refusal(cubin_check.verdict)));
     m.cubin_sha256 = r.digest(root, "cubin_sha256");
     const json& launch = r.member(root, "launch");
     m.entry = r.text(launch, "launch.name", 200);

@@ -439,7 +439,7 @@ TEST(CompileDefence, TheGitFolderIsOutsideWhatAKernelMayInclude)
     request.readable_roots = {nested};
     EXPECT_EQ(compile::source_closure(request).size(), 2u);
 
-    const auto folders = compile::without_git_folders({p.root, p.root / "kernels"});
+    const auto folders = compile::confined_readable_folders({p.root, p.root / "kernels"}, {p.root});
     EXPECT_TRUE(std::find(folders.begin(), folders.end(), p.root / "kernels") != folders.end());
     EXPECT_TRUE(std::find(folders.begin(), folders.end(), p.root / "suites") != folders.end());
     EXPECT_TRUE(std::find(folders.begin(), folders.end(), p.root) == folders.end());
@@ -453,7 +453,7 @@ TEST(CompileDefence, TheGitFolderIsOutsideWhatAKernelMayInclude)
     if (pid == 0) {
         int failures = 0;
         try {
-            compile::confine_to(compile::without_git_folders({p.root}), {});
+            compile::confine_to(compile::confined_readable_folders({p.root}, {p.root}), {});
         } catch (...) {
             ::_exit(90);
         }
