@@ -182,6 +182,21 @@ void refuse_unconfined_includes(const std::vector<CompileRequest>& requests)
     }
 }
 
+/// Scans the first kernel's includes here, so that every compiler process forked afterwards finds
+/// the toolkit's headers already read (the scan reads each once per process); its verdict is the
+/// compiler process's to give.
+void warm_include_scan(const std::vector<CompileRequest>& requests)
+{
+    for (const auto& request : requests) {
+        if (request.source.empty()) continue;
+        try {
+            source_closure(request);
+        } catch (const Error&) {
+        }
+        return;
+    }
+}
+
 /// The body of a compiler process: limits, the cache, an empty environment and working folder,
 /// confinement, then NVRTC. Never returns.
 [[noreturn]] void compile_in_this_child(int answer_fd, const CompileRequest& request, const CompileCache* cache,
@@ -308,6 +323,7 @@ SuiteModules compile_suite(const suite::Suite& suite, const std::vector<suite::C
     // Resolved here, from $CUDA_PATH and the like, before any compiler process empties its
     // environment; the compiler gets the folders as --include-path options.
     toolkit_include_dirs();
+    warm_include_scan(requests);
     const EmptyFolder working_folder;
     // Loaded here, once, so no compiler process calls the dynamic loader after fork(): another
     // thread of this process may hold its lock at that moment. Loading the library runs no NVRTC.

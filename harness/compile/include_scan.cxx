@@ -14,6 +14,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace harness::compile {
 
@@ -495,18 +496,50 @@ bool inside_any(const fs::path& path, const std::vector<fs::path>& roots)
 
 namespace {
 
-/// The include directives of a toolkit header, read once per process: the toolkit does not change
-/// under a running command, and every kernel that includes cuda/std or CUB meets the same files.
-const std::vector<IncludeDirective>& toolkit_directives(const fs::path& file, const SourceLanguage& language)
+/// A directive of a toolkit header and where it leads within the toolkit: to a file beside the
+/// header (a quoted name found there, which no include folder can shadow) or to the first of the
+/// toolkit's folders that holds it. Where it leads otherwise depends on the project's include
+/// folders, which are searched before the toolkit's.
+struct ToolkitDirective {
+    IncludeDirective directive;
+    fs::path beside;  ///< canonical, or empty
+    fs::path toolkit; ///< canonical, or empty
+};
+
+/// The directives of a toolkit header, read and resolved in the toolkit once per process: the
+/// toolkit does not change under a running command, and every kernel that includes cuda/std or
+/// CUB meets the same files.
+const std::vector<ToolkitDirective>& toolkit_directives(const fs::path& file, const IncludeSearch& search)
 {
     static std::mutex mutex;
-    static std::map<std::pair<fs::path, bool>, std::vector<IncludeDirective>> read;
+    static std::map<std::tuple<fs::path, bool, std::vector<fs::path>>, std::vector<ToolkitDirective>> read;
     const std::lock_guard lock(mutex);
-    const auto key = std::pair{file, language.trigraphs};
+    const auto key = std::tuple{file, search.language.trigraphs, search.toolkit_dirs};
     if (auto found = read.find(key); found != read.end()) return found->second;
-    std::vector<IncludeDirective> directives;
+    std::vector<ToolkitDirective> directives;
     try {
-        directives = include_directives(read_source(file, {}, 0), language);
+        for (auto& d : include_directives(read_source(file, {}, 0), search.language)) {
+            if (!d.problem.empty() || d.name.empty()) continue; // the compiler's to report
+            ToolkitDirective t{std::move(d), {}, {}};
+            const fs::path named(t.directive.name);
+            std::error_code ec;
+            const auto found = [&](const fs::path& candidate) {
+                const auto status = fs::status(candidate, ec);
+                return !ec && fs::is_regular_file(status);
+            };
+            if (named.is_absolute()) {
+                if (found(named)) t.beside = canonical_or_lexical(named);
+            } else {
+                if (!t.directive.angled && found(file.parent_path() / named))
+                    t.beside = canonical_or_lexical(file.parent_path() / named);
+                for (const auto& dir : search.toolkit_dirs)
+                    if (found(dir / named)) {
+                        t.toolkit = canonical_or_lexical(dir / named);
+                        break;
+                    }
+            }
+            directives.push_back(std::move(t));
+        }
     } catch (const CompileError&) {
         // A toolkit file the scan cannot read is the compiler's to report.
     }
@@ -540,8 +573,7 @@ public:
             pending_.pop_back();
             if (!seen_.insert(next.file).second) continue;
             if (next.toolkit) {
-                for (const IncludeDirective& d : toolkit_directives(next.file, search_.language))
-                    if (d.problem.empty() && !d.name.empty()) follow(next, d);
+                for (const ToolkitDirective& t : toolkit_directives(next.file, search_)) follow_toolkit(next, t);
                 continue;
             }
             project_files_.push_back(next.file);
@@ -583,6 +615,24 @@ private:
                                            where, d.keyword.starts_with("__has_include") ? d.keyword : "#" + d.keyword),
                                "");
         follow(next, d);
+    }
+
+    /// A directive of a toolkit header: a file beside it is the toolkit's; else a file of that name
+    /// in one of the project's include folders, searched first, is what the compiler would read.
+    void follow_toolkit(const Pending& next, const ToolkitDirective& t)
+    {
+        const bool existence_only = t.directive.keyword.starts_with("__has_include");
+        const auto toolkit_file = [&](const fs::path& file) {
+            if (!existence_only && !file.empty()) pending_.push_back({file, next.file, t.directive.line, true});
+        };
+        if (!t.beside.empty() && !t.directive.keyword.ends_with("_next")) return toolkit_file(t.beside);
+        if (!fs::path(t.directive.name).is_absolute())
+            for (const auto& dir : search_.include_dirs) {
+                std::error_code ec;
+                if (fs::exists(fs::status(dir / t.directive.name, ec))) return follow(next, t.directive);
+            }
+        toolkit_file(t.beside);
+        toolkit_file(t.toolkit);
     }
 
     /// Where the compiler's search for `d` leads, in its order; each file found is checked by the
