@@ -4,6 +4,7 @@
 // a hard link, a link out of the project, a ".." climb, a link at the project's top) are given to
 // each, and each refuses every one of them and reads the project's own file.
 
+#include "harness/compile/confinement.hxx"
 #include "harness/compile/include_policy.hxx"
 #include "harness/compile/module_file.hxx"
 #include "harness/compile/nvrtc_compiler.hxx"
@@ -13,12 +14,18 @@
 #include "harness/profile/case_profiler.hxx"
 #include "harness/run/case_runner.hxx"
 #include "harness/suite/suite.hxx"
+#include "harness/suite/triton_manifest.hxx"
 #include "test_files.hxx"
+#include "test_paths.hxx"
 
 #include <algorithm>
 #include <cstdlib>
+#include <fcntl.h>
 #include <functional>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 using namespace harness;
@@ -116,6 +123,20 @@ bool manifest_refuses(const HostileCheckout& c, const fs::path& path)
             }).empty();
 }
 
+/// A Triton export's manifest whose `source` names `path` (relative to the manifest's folder).
+bool triton_manifest_refuses(const HostileCheckout& c, const fs::path& path)
+{
+    const fs::path exported = c.project / "kernels" / "triton" / "exported";
+    const fs::path shipped = repo_root() / "kernels" / "triton" / "exported";
+    fs::create_directories(exported);
+    fs::copy_file(shipped / "softmax_rows_b1024.cubin", exported / "softmax_rows_b1024.cubin",
+                  fs::copy_options::overwrite_existing);
+    auto manifest = nlohmann::json::parse(read_file(shipped / "softmax_rows_b1024.json"));
+    manifest["source"] = path.lexically_relative(exported).string();
+    write_file(exported / "softmax_rows_b1024.json", manifest.dump());
+    return !error_of([&] { suite::read_triton_manifest(exported / "softmax_rows_b1024.json", c.project); }).empty();
+}
+
 } // namespace
 
 TEST(PathRule, EveryReaderRefusesTheSameHostilePaths)
@@ -128,12 +149,14 @@ TEST(PathRule, EveryReaderRefusesTheSameHostilePaths)
         EXPECT_TRUE(scan_refuses(c, path));
         EXPECT_TRUE(quote_refused(c, path));
         EXPECT_TRUE(manifest_refuses(c, path));
+        EXPECT_TRUE(triton_manifest_refuses(c, path));
     }
     // The project's own file passes every reader.
     EXPECT_EQ(check_readable_file(c.own, c.folders()).verdict, PathVerdict::readable);
     EXPECT_FALSE(scan_refuses(c, c.own));
     EXPECT_FALSE(quote_refused(c, c.own));
     EXPECT_FALSE(manifest_refuses(c, c.own));
+    EXPECT_FALSE(triton_manifest_refuses(c, c.own));
 }
 
 TEST(PathRule, AFileOutsideIsJudgedAlikeWhetherOrNotItExists)
@@ -162,6 +185,29 @@ TEST(PathRule, FoldersGrantedWholeAreTheProjectsOwn)
     EXPECT_FALSE(has(c.project));
     // A folder inside .git is never granted, even named on its own.
     EXPECT_TRUE(compile::confined_readable_folders({c.project / ".git"}, {c.project}).empty());
+    // Under Landlock with those rules, the link at the top reads nothing.
+    if (const auto support = compile::confinement_support(); support.available) {
+        std::fflush(nullptr);
+        const pid_t pid = ::fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            int failures = 0;
+            try {
+                compile::confine_to(granted, {});
+            } catch (...) {
+                ::_exit(90);
+            }
+            if (::open((c.project / "rootlink" / "token").c_str(), O_RDONLY) >= 0) failures |= 1;
+            if (::open((c.project / ".git" / "config").c_str(), O_RDONLY) >= 0) failures |= 2;
+            if (::open(c.own.c_str(), O_RDONLY) < 0) failures |= 4;
+            ::_exit(failures);
+        }
+        int status = 0;
+        ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+        ASSERT_TRUE(WIFEXITED(status));
+        EXPECT_EQ(WEXITSTATUS(status), 0) << "failure bits: 1 the link's target read, 2 .git/config read, 4 the "
+                                             "project's file refused, 90 confinement refused";
+    }
     // A suite's include folders: the project's kernels are fine, .git and a link out are refused.
     const auto load_error = [&](const std::string& include) {
         write_file(c.project / "suites" / "s.yaml",
