@@ -115,6 +115,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// The file a request compiles, for messages: its source, or its module.
+std::string compiled_file(const CompileRequest& request)
+{
+    return (request.module_file.empty() ? request.source : request.module_file).string();
+}
+
 /// The message a compiler process sends back: the module, or why there is none.
 std::string pack(const CompiledModule& m)
 {
@@ -216,7 +222,7 @@ void refuse_unconfined_includes(const std::vector<CompileRequest>& requests)
     } catch (const std::bad_alloc&) {
         answer = pack_error(fmt::format("{}: compiling for {} ran out of memory: the limit is {} MiB (the suite's "
                                         "compile.memory_mib)",
-                                        request.source.string(), request.arch, limits.memory_mib),
+                                        compiled_file(request), request.arch, limits.memory_mib),
                             ErrorKind::bad_input);
     } catch (const std::exception& e) {
         std::string message = e.what();
@@ -270,10 +276,10 @@ std::string describe_death(int status, const rusage& usage, const CompileRequest
     if (WIFSIGNALED(status))
         return fmt::format("{}: the compiler process for {} was killed by signal {} ({}); it may have reached the "
                            "compile memory limit of {} MiB (the suite's compile.memory_mib; peak resident {} MiB)",
-                           request.source.string(), request.arch, WTERMSIG(status), strsignal(WTERMSIG(status)),
+                           compiled_file(request), request.arch, WTERMSIG(status), strsignal(WTERMSIG(status)),
                            limits.memory_mib, peak_mib);
     return fmt::format("{}: the compiler process for {} ended without an answer (exit status {}, peak {} MiB)",
-                       request.source.string(), request.arch, WEXITSTATUS(status), peak_mib);
+                       compiled_file(request), request.arch, WEXITSTATUS(status), peak_mib);
 }
 
 } // namespace
@@ -373,12 +379,12 @@ std::vector<ConfinedCompile> compile_confined(std::vector<CompileRequest> reques
                     ErrorKind::bad_input,
                     fmt::format("{}: compiling for {} took {} MiB, more than the limit of {} MiB, and was stopped (the "
                                 "suite's compile.memory_mib)",
-                                request.source.string(), request.arch, over_memory_mib, limits.memory_mib)};
+                                compiled_file(request), request.arch, over_memory_mib, limits.memory_mib)};
             } else if (timed_out) {
                 result = CompileFailure{ErrorKind::bad_input,
                                         fmt::format("{}: compiling for {} took longer than {} s and was stopped (the "
                                                     "suite's compile.timeout_s)",
-                                                    request.source.string(), request.arch, limits.timeout_s)};
+                                                    compiled_file(request), request.arch, limits.timeout_s)};
             } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || c.answer.empty()) {
                 result = CompileFailure{ErrorKind::bad_input, describe_death(status, usage, request, limits)};
             } else {
@@ -389,7 +395,7 @@ std::vector<ConfinedCompile> compile_confined(std::vector<CompileRequest> reques
                 } catch (const std::exception& e) {
                     result = CompileFailure{ErrorKind::internal,
                                             fmt::format("{}: the compiler process's answer is unreadable: {}",
-                                                        request.source.string(), e.what())};
+                                                        compiled_file(request), e.what())};
                 }
             }
             running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));

@@ -280,6 +280,14 @@ std::vector<ListedKernel> list_kernels(const fs::path& file, const std::string& 
     } else if (source) {
         source_text = read_whole(*source, "kernel source");
     }
+    auto out = list_cubin_kernels(cubin, file, source_text);
+    if (out.empty()) notes.push_back(fmt::format("{}: no kernel (entry function) for {}", file.string(), arch));
+    return out;
+}
+
+std::vector<ListedKernel> list_cubin_kernels(std::string_view cubin, const fs::path& file,
+                                             const std::optional<std::string>& source_text)
+{
     CubinInfo info;
     try {
         info = read_cubin_info(cubin);
@@ -323,7 +331,6 @@ std::vector<ListedKernel> list_kernels(const fs::path& file, const std::string& 
         listed.signature = fmt::format("{}({})", listed.name, parameters);
         out.push_back(std::move(listed));
     }
-    if (out.empty()) notes.push_back(fmt::format("{}: no kernel (entry function) for {}", file.string(), arch));
     return out;
 }
 
