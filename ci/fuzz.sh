@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Fuzzing under AddressSanitizer and UndefinedBehaviorSanitizer (docs/fuzzing.md).
 #
-#   ci/fuzz.sh [SECONDS_PER_TARGET]      default 40: about 4 minutes of fuzzing for the five parsers
+#   ci/fuzz.sh [SECONDS_PER_TARGET]      default 40: about 4 minutes of fuzzing for the six parsers
 #
 # 1. builds harness_core, the tool and harness_fuzz with HARNESS_SANITIZE=ON in build-sanitize/;
 # 2. replays tests/fuzz/corpus and mutates it, SECONDS_PER_TARGET per parser;
-# 3. runs the sanitized tool (check, list, run --static; report; run --waivers) over every suite,
-#    results and waiver file of the corpus: each must exit 0, 1, 2 or 3, without "internal error"
-#    and without a sanitizer report.
+# 3. runs the sanitized tool (check, list, run --static; report; run --waivers; scaffold --list and
+#    scaffold -o) over every suite, results, waiver and module file of the corpus: each must exit
+#    0, 1, 2 or 3, without "internal error" and without a sanitizer report.
 # Exits non-zero when anything broke; inputs that did are in build-sanitize/fuzz-findings/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -92,6 +92,13 @@ for file in tests/fuzz/corpus/waivers/*.yaml; do
     name=$(basename "$file" .yaml)
     tool "waivers-$name" run --static --cache-dir cache --waivers "$repo/$file" --out "out/waivers-$name" \
         suites/minimal.yaml
+done
+# Modules as `harness scaffold` takes them: listed, and a skeleton written; PTX through the JIT
+# linker, in the compiler process as every compilation.
+for file in tests/fuzz/corpus/module/*; do
+    name=$(basename "$file")
+    tool "scaffold-list-$name" scaffold --list "$repo/$file"
+    tool "scaffold-$name" scaffold --force -o "out/skeleton-$name.yaml" "$repo/$file"
 done
 checked=$(date +%s)
 

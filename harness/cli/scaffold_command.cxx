@@ -13,6 +13,7 @@
 namespace harness::cli {
 
 namespace fs = std::filesystem;
+using pipeline::shown_name;
 
 int scaffold_command(const std::vector<std::string>& args)
 {
@@ -41,14 +42,14 @@ int scaffold_command(const std::vector<std::string>& args)
     std::vector<std::string> notes;
     const auto listed =
         compile::list_kernels(kernels, arch, source.empty() ? std::nullopt : std::optional<fs::path>(source), notes);
-    fmt::print("{} ({}): {} kernels\n", kernels.string(), arch, listed.size());
+    fmt::print("{} ({}): {} kernels\n", shown_name(kernels.string()), shown_name(arch), listed.size());
     for (const auto& k : listed)
-        fmt::print("  {}\n    {} registers, {} bytes of static shared memory{}\n", k.signature, k.registers,
-                   k.static_shared_bytes, k.symbol != k.name ? fmt::format(", symbol {}", k.symbol) : "");
-    for (const auto& note : notes) fmt::print("note: {}\n", note);
+        fmt::print("  {}\n    {} registers, {} bytes of static shared memory{}\n", shown_name(k.signature), k.registers,
+                   k.static_shared_bytes, k.symbol != k.name ? fmt::format(", symbol {}", shown_name(k.symbol)) : "");
+    for (const auto& note : notes) fmt::print("note: {}\n", shown_name(note));
     if (list_only) return exit_pass;
     if (listed.empty()) {
-        fmt::print(stderr, "harness scaffold: {}: no kernel to write a suite for\n", kernels.string());
+        fmt::print(stderr, "harness scaffold: {}: no kernel to write a suite for\n", shown_name(kernels.string()));
         return exit_bad_input;
     }
 
@@ -65,13 +66,13 @@ int scaffold_command(const std::vector<std::string>& args)
     std::error_code ec;
     if (!force && fs::exists(request.suite_file, ec)) {
         fmt::print(stderr, "harness scaffold: {} exists: give another -o, or --force to replace it\n",
-                   request.suite_file.string());
+                   shown_name(request.suite_file.string()));
         return exit_bad_input;
     }
     if (!request.suite_file.parent_path().empty()) fs::create_directories(request.suite_file.parent_path(), ec);
     write_file_atomically(request.suite_file, pipeline::suite_skeleton(request));
-    fmt::print("wrote {}: fill in every {}, then `harness check {}`\n", request.suite_file.string(),
-               pipeline::placeholder, request.suite_file.string());
+    fmt::print("wrote {}: fill in every {}, then `harness check {}`\n", shown_name(request.suite_file.string()),
+               pipeline::placeholder, shown_name(request.suite_file.string()));
     return exit_pass;
 }
 

@@ -115,6 +115,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// The file a request compiles, for messages: its source, or its module.
+std::string compiled_file(const CompileRequest& request)
+{
+    return (request.module_file.empty() ? request.source : request.module_file).string();
+}
+
 /// The message a compiler process sends back: the module, or why there is none.
 std::string pack(const CompiledModule& m)
 {
@@ -131,17 +137,18 @@ std::string pack(const CompiledModule& m)
     return std::string(bytes.begin(), bytes.end());
 }
 
-std::string pack_error(const std::string& message)
+std::string pack_error(const std::string& message, ErrorKind kind)
 {
-    const auto bytes = nlohmann::json::to_msgpack(nlohmann::json{{"error", message}});
+    const auto bytes = nlohmann::json::to_msgpack(nlohmann::json{{"error", message}, {"kind", static_cast<int>(kind)}});
     return std::string(bytes.begin(), bytes.end());
 }
 
-/// The module or the error message a compiler process sent; throws on a message cut short.
-std::variant<CompiledModule, std::string> unpack(const std::string& packed)
+/// The module or the failure a compiler process sent; throws on a message cut short.
+ConfinedCompile unpack(const std::string& packed)
 {
     const auto j = nlohmann::json::from_msgpack(packed);
-    if (j.contains("error")) return j.at("error").get<std::string>();
+    if (j.contains("error"))
+        return CompileFailure{static_cast<ErrorKind>(j.at("kind").get<int>()), j.at("error").get<std::string>()};
     CompiledModule module;
     const auto& cubin = j.at("cubin").get_binary();
     module.cubin.assign(cubin.begin(), cubin.end());
@@ -230,13 +237,15 @@ void warm_include_scan(const std::vector<CompileRequest>& requests)
     } catch (const std::bad_alloc&) {
         answer = pack_error(fmt::format("{}: compiling for {} ran out of memory: the limit is {} MiB (the suite's "
                                         "compile.memory_mib)",
-                                        request.source.string(), request.arch, limits.memory_mib));
+                                        compiled_file(request), request.arch, limits.memory_mib),
+                            ErrorKind::bad_input);
     } catch (const std::exception& e) {
         std::string message = e.what();
         if (message.find("NVRTC_ERROR_OUT_OF_MEMORY") != std::string::npos)
             message += fmt::format("\n  note: the compile memory limit is {} MiB (the suite's compile.memory_mib)",
                                    limits.memory_mib);
-        answer = pack_error(message);
+        const auto* error = dynamic_cast<const Error*>(&e);
+        answer = pack_error(message, error ? error->kind() : ErrorKind::internal);
     }
     write_all(answer_fd, answer);
     ::_exit(0);
@@ -282,10 +291,10 @@ std::string describe_death(int status, const rusage& usage, const CompileRequest
     if (WIFSIGNALED(status))
         return fmt::format("{}: the compiler process for {} was killed by signal {} ({}); it may have reached the "
                            "compile memory limit of {} MiB (the suite's compile.memory_mib; peak resident {} MiB)",
-                           request.source.string(), request.arch, WTERMSIG(status), strsignal(WTERMSIG(status)),
+                           compiled_file(request), request.arch, WTERMSIG(status), strsignal(WTERMSIG(status)),
                            limits.memory_mib, peak_mib);
     return fmt::format("{}: the compiler process for {} ended without an answer (exit status {}, peak {} MiB)",
-                       request.source.string(), request.arch, WEXITSTATUS(status), peak_mib);
+                       compiled_file(request), request.arch, WEXITSTATUS(status), peak_mib);
 }
 
 } // namespace
@@ -303,15 +312,11 @@ void warn_if_unconfined()
     });
 }
 
-SuiteModules compile_suite(const suite::Suite& suite, const std::vector<suite::Case>& cases, const std::string& arch,
-                           const CompileCache* cache, unsigned jobs)
+std::vector<ConfinedCompile> compile_confined(std::vector<CompileRequest> requests, const suite::CompileLimits& limits,
+                                              const CompileCache* cache, unsigned jobs, const std::string& what)
 {
-    const auto units = compile_units(suite, cases);
-    std::vector<CompileRequest> requests;
-    for (const auto& unit : units) {
-        requests.push_back(request_for(suite, suite.variants[unit.variant], unit.point, arch));
+    for (CompileRequest& request : requests) {
         // The compiler process works in another folder: a relative path would name another file there.
-        CompileRequest& request = requests.back();
         for (auto* paths : {&request.include_dirs, &request.readable_roots, &request.built_from})
             for (auto& path : *paths) path = fs::absolute(path);
         if (!request.source.empty()) request.source = fs::absolute(request.source);
@@ -329,16 +334,14 @@ SuiteModules compile_suite(const suite::Suite& suite, const std::vector<suite::C
     // thread of this process may hold its lock at that moment. Loading the library runs no NVRTC.
     load_nvrtc_builtins();
 
-    std::vector<std::optional<CompiledModule>> modules(units.size());
-    std::vector<std::string> errors(units.size());
-    const auto& limits = suite.compile_limits;
+    std::vector<ConfinedCompile> results(requests.size());
     std::vector<Compiling> running;
     KillOnExit guard{running};
     std::size_t next = 0;
-    while (next < units.size() || !running.empty()) {
-        while (next < units.size() && running.size() < jobs) {
+    while (next < requests.size() || !running.empty()) {
+        while (next < requests.size() && running.size() < jobs) {
             const auto [pid, answer_fd] = fork_with_pipe(
-                fmt::format("compiling {}", suite.name),
+                what,
                 [&](int fd) -> int { compile_in_this_child(fd, requests[next], cache, limits, working_folder.path()); },
                 1);
             const auto timeout =
@@ -354,8 +357,7 @@ SuiteModules compile_suite(const suite::Suite& suite, const std::vector<suite::C
         const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(soonest - Clock::now()).count();
         if (::poll(polled.data(), polled.size(), static_cast<int>(std::clamp<long long>(wait + 1, 0, 200))) < 0 &&
             errno != EINTR)
-            throw Error(ErrorKind::environment,
-                        fmt::format("compiling {}: poll failed: {}", suite.name, std::strerror(errno)));
+            throw Error(ErrorKind::environment, fmt::format("{}: poll failed: {}", what, std::strerror(errno)));
 
         for (std::size_t i = running.size(); i-- > 0;) {
             Compiling& c = running[i];
@@ -387,40 +389,54 @@ SuiteModules compile_suite(const suite::Suite& suite, const std::vector<suite::C
             while (::wait4(c.pid, &status, 0, &usage) < 0 && errno == EINTR) {
             }
             const CompileRequest& request = requests[c.unit];
+            ConfinedCompile& result = results[c.unit];
             if (over_memory_mib > 0) {
-                errors[c.unit] = fmt::format("{}: compiling for {} took {} MiB, more than the limit of {} MiB, and was "
-                                             "stopped (the suite's compile.memory_mib)",
-                                             request.source.string(), request.arch, over_memory_mib, limits.memory_mib);
+                result = CompileFailure{
+                    ErrorKind::bad_input,
+                    fmt::format("{}: compiling for {} took {} MiB, more than the limit of {} MiB, and was stopped (the "
+                                "suite's compile.memory_mib)",
+                                compiled_file(request), request.arch, over_memory_mib, limits.memory_mib)};
             } else if (timed_out) {
-                errors[c.unit] = fmt::format("{}: compiling for {} took longer than {} s and was stopped (the suite's "
-                                             "compile.timeout_s)",
-                                             request.source.string(), request.arch, limits.timeout_s);
+                result = CompileFailure{ErrorKind::bad_input,
+                                        fmt::format("{}: compiling for {} took longer than {} s and was stopped (the "
+                                                    "suite's compile.timeout_s)",
+                                                    compiled_file(request), request.arch, limits.timeout_s)};
             } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || c.answer.empty()) {
-                errors[c.unit] = describe_death(status, usage, request, limits);
+                result = CompileFailure{ErrorKind::bad_input, describe_death(status, usage, request, limits)};
             } else {
                 try {
-                    auto answer = unpack(c.answer);
-                    if (auto* module = std::get_if<CompiledModule>(&answer)) {
+                    result = unpack(c.answer);
+                    if (auto* module = std::get_if<CompiledModule>(&result))
                         if (cache && !module->from_cache && request.module_file.empty()) cache->store(*module);
-                        modules[c.unit] = std::move(*module);
-                    } else {
-                        errors[c.unit] = std::get<std::string>(answer);
-                    }
                 } catch (const std::exception& e) {
-                    errors[c.unit] = fmt::format("{}: the compiler process's answer is unreadable: {}",
-                                                 request.source.string(), e.what());
+                    result = CompileFailure{ErrorKind::internal,
+                                            fmt::format("{}: the compiler process's answer is unreadable: {}",
+                                                        compiled_file(request), e.what())};
                 }
             }
             running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
         }
     }
+    return results;
+}
+
+SuiteModules compile_suite(const suite::Suite& suite, const std::vector<suite::Case>& cases, const std::string& arch,
+                           const CompileCache* cache, unsigned jobs)
+{
+    const auto units = compile_units(suite, cases);
+    std::vector<CompileRequest> requests;
+    for (const auto& unit : units)
+        requests.push_back(request_for(suite, suite.variants[unit.variant], unit.point, arch));
+    auto results = compile_confined(std::move(requests), suite.compile_limits, cache, jobs,
+                                    fmt::format("compiling {}", suite.name));
 
     SuiteModules out;
     for (std::size_t i = 0; i < units.size(); ++i) {
-        if (modules[i])
-            out.modules.emplace(units[i].key, std::move(*modules[i]));
+        if (auto* module = std::get_if<CompiledModule>(&results[i]))
+            out.modules.emplace(units[i].key, std::move(*module));
         else
-            out.errors.emplace(units[i].key, as_written(errors[i], suite.variants[units[i].variant]));
+            out.errors.emplace(units[i].key, as_written(std::get<CompileFailure>(results[i]).message,
+                                                        suite.variants[units[i].variant]));
     }
     return out;
 }

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace harness::compile {
@@ -43,10 +44,29 @@ CompileRequest request_for(const suite::Suite& suite, const suite::VariantSpec& 
 /// Same, for a variant without compile-time parameters.
 CompileRequest request_for(const suite::Suite& suite, const suite::VariantSpec& variant, const std::string& arch);
 
+/// Why a request did not compile in its compiler process: the error's kind (bad input for the
+/// kernel's own errors and for one past the compile limits) and its message.
+struct CompileFailure {
+    ErrorKind kind = ErrorKind::bad_input;
+    std::string message;
+};
+
+/// What one request gave in its compiler process: the module, or why there is none.
+using ConfinedCompile = std::variant<CompiledModule, CompileFailure>;
+
+/// Compiles each of `requests`, `jobs` at a time (0: one per core), each in a process of its own,
+/// as every compilation of the tool runs: within `limits` of time and memory, with an empty
+/// environment and an empty working folder, confined to reading what the request may read
+/// (readable_folders(), less `.git`; confinement.hxx), after the include scan. Relative paths are
+/// taken from this process's working folder. `what` ("compiling gemm") names the work in
+/// messages. Throws Error (environment) as refuse_unconfined_project_includes() says.
+std::vector<ConfinedCompile> compile_confined(std::vector<CompileRequest> requests, const suite::CompileLimits& limits,
+                                              const CompileCache* cache, unsigned jobs, const std::string& what);
+
 /// Compiles each configuration, `jobs` at a time (0: one per core), each in a process of its own:
 /// confined to reading the project and the toolkit (confinement.hxx), within the suite's
 /// `compile:` limits of time and memory, so a compilation that misbehaves fails its configuration
-/// only. The parent process never runs NVRTC itself, so it may later fork CUDA workers (NVRTC in
+/// only (compile_confined). The parent process never runs NVRTC itself, so it may later fork CUDA workers (NVRTC in
 /// a parent breaks cuInit in its forked children). Compiled modules are stored in `cache`.
 SuiteModules compile_suite(const suite::Suite& suite, const std::string& arch, const CompileCache* cache,
                            unsigned jobs = 0);

@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <limits>
 #include <map>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace harness::compile {
 namespace {
@@ -73,9 +76,18 @@ std::string hex(std::uint64_t value)
     return std::string(text, end);
 }
 
+// Whatever is wrong with a cubin is wrong with its bytes: the file a user gave, or what a compiler
+// wrote. Callers that know the file name it (module_file.cxx).
 [[noreturn]] void fail(const std::string& message)
 {
-    throw CubinError(ErrorKind::internal, "cubin: " + message);
+    throw CubinError(ErrorKind::bad_input, "cubin: " + message);
+}
+
+/// A name from the cubin as messages show it: a corrupt one may be as long as the file.
+std::string shown(std::string_view name)
+{
+    constexpr std::size_t longest = 200;
+    return name.size() <= longest ? std::string(name) : std::string(name.substr(0, longest)) + "...";
 }
 
 // Little-endian reads from the cubin, each checked against its size; a failure names what was read.
@@ -120,7 +132,7 @@ private:
 };
 
 struct Section {
-    std::string name;
+    std::string_view name; ///< into the cubin's bytes, which outlive every Section
     std::uint32_t type = 0;
     std::uint64_t flags = 0;
     std::uint64_t offset = 0;
@@ -144,22 +156,51 @@ int checked_int(std::uint64_t value, std::string_view what)
     return static_cast<int>(value);
 }
 
-std::string read_string(const ByteReader& cubin, const Section& table, std::uint64_t offset, std::string_view what)
-{
-    if (table.type == sht_nobits) fail(std::string(what) + ": its string table holds no data");
-    auto bytes = cubin.slice(table.offset, table.size, "string table of " + std::string(what));
-    if (offset >= bytes.size()) {
-        fail(std::string(what) + ": name offset " + std::to_string(offset) + " lies outside its " +
-             std::to_string(bytes.size()) + "-byte string table");
+/// Names from string tables, as views into the cubin, within a budget of bytes. Headers may point
+/// any number of names at one string, so a cubin of N headers naming one string of L bytes holds
+/// N * L bytes of names: a reader that copied or compared each would take memory or time in the
+/// square of the file's size. Real cubins name each section and kernel once (ptxas shares no
+/// strings), so their names add up to less than `budget`: `names_per_byte` times the file's size.
+class NameReader {
+public:
+    NameReader(const ByteReader& cubin, std::uint64_t names_per_byte, std::string_view kind)
+        : cubin_(cubin), names_per_byte_(names_per_byte), budget_(cubin.size() * names_per_byte), kind_(kind)
+    {
     }
-    auto begin = bytes.begin() + static_cast<std::ptrdiff_t>(offset);
-    auto end = std::find(begin, bytes.end(), std::byte{0});
-    if (end == bytes.end()) fail(std::string(what) + ": name at offset " + std::to_string(offset) + " is unterminated");
-    std::string text;
-    text.reserve(static_cast<std::size_t>(end - begin));
-    for (auto it = begin; it != end; ++it) text.push_back(static_cast<char>(std::to_integer<unsigned char>(*it)));
-    return text;
-}
+
+    std::string_view read(const Section& table, std::uint64_t offset, std::string_view what)
+    {
+        if (table.type == sht_nobits) fail(std::string(what) + ": its string table holds no data");
+        const auto bytes = cubin_.slice(table.offset, table.size, "string table of " + std::string(what));
+        if (offset >= bytes.size()) {
+            fail(std::string(what) + ": name offset " + std::to_string(offset) + " lies outside its " +
+                 std::to_string(bytes.size()) + "-byte string table");
+        }
+        const char* begin = reinterpret_cast<const char*>(bytes.data()) + offset;
+        const std::uint64_t left = bytes.size() - offset;
+        const auto* end = static_cast<const char*>(std::memchr(begin, 0, std::min(left, budget_ + 1)));
+        if (!end && left <= budget_)
+            fail(std::string(what) + ": name at offset " + std::to_string(offset) + " is unterminated");
+        if (!end || static_cast<std::uint64_t>(end - begin) > budget_)
+            fail("truncated or corrupt: its " + std::string(kind_) + " add up to more than " +
+                 (names_per_byte_ == 1 ? std::string("the file's size")
+                                       : std::to_string(names_per_byte_) + " times the file's size") +
+                 " (headers that name one string many times)");
+        budget_ -= static_cast<std::uint64_t>(end - begin);
+        return {begin, static_cast<std::size_t>(end - begin)};
+    }
+
+private:
+    const ByteReader& cubin_;
+    std::uint64_t names_per_byte_;
+    std::uint64_t budget_;
+    std::string_view kind_;
+};
+
+// Section names repeat a kernel's name (.text.<k>, .nv.info.<k>, .nv.shared.<k>, ...), and are only
+// compared; kernel names are copied into the result, once each.
+constexpr std::uint64_t section_names_per_byte = 8;
+constexpr std::uint64_t kernel_names_per_byte = 1;
 
 std::vector<Section> read_sections(const ByteReader& cubin)
 {
@@ -184,6 +225,7 @@ std::vector<Section> read_sections(const ByteReader& cubin)
 
     std::vector<Section> sections(static_cast<std::size_t>(count));
     std::vector<std::uint32_t> name_offsets(sections.size());
+    NameReader names(cubin, section_names_per_byte, "section names");
     for (std::size_t i = 0; i < sections.size(); ++i) {
         const std::uint64_t at = section_table + i * entry_bytes;
         const std::string what = "section header " + std::to_string(i);
@@ -197,30 +239,31 @@ std::vector<Section> read_sections(const ByteReader& cubin)
         sections[i].entry_size = cubin.u64(at + 56, what);
     }
     for (std::size_t i = 0; i < sections.size(); ++i)
-        sections[i].name = read_string(cubin, sections[names_index], name_offsets[i], "section " + std::to_string(i));
+        sections[i].name = names.read(sections[names_index], name_offsets[i], "section " + std::to_string(i));
     return sections;
 }
 
 std::vector<NvInfoRecord> read_nv_info(const ByteReader& cubin, const Section& section)
 {
-    auto bytes = cubin.slice(section.offset, section.size, section.name);
+    const std::string name = shown(section.name);
+    auto bytes = cubin.slice(section.offset, section.size, name);
     const ByteReader info(bytes);
     std::vector<NvInfoRecord> records;
     std::uint64_t at = 0;
     while (at + 4 <= bytes.size()) {
         NvInfoRecord record;
-        record.format = info.u8(at, section.name);
-        record.id = info.u8(at + 1, section.name);
+        record.format = info.u8(at, name);
+        record.id = info.u8(at + 1, name);
         switch (static_cast<NvInfoFormat>(record.format)) {
         case NvInfoFormat::nval: break;
-        case NvInfoFormat::bval: record.value = info.u8(at + 2, section.name); break;
-        case NvInfoFormat::hval: record.value = info.u16(at + 2, section.name); break;
+        case NvInfoFormat::bval: record.value = info.u8(at + 2, name); break;
+        case NvInfoFormat::hval: record.value = info.u16(at + 2, name); break;
         case NvInfoFormat::sval:
-            record.value = info.u16(at + 2, section.name);
-            record.payload = info.slice(at + 4, record.value, section.name + " attribute " + hex(record.id));
+            record.value = info.u16(at + 2, name);
+            record.payload = info.slice(at + 4, record.value, name + " attribute " + hex(record.id));
             break;
         default:
-            fail(section.name + ": unknown attribute format " + std::to_string(record.format) + " at offset " +
+            fail(name + ": unknown attribute format " + std::to_string(record.format) + " at offset " +
                  std::to_string(at) + " (attribute " + hex(record.id) + ")");
         }
         records.push_back(record);
@@ -229,7 +272,7 @@ std::vector<NvInfoRecord> read_nv_info(const ByteReader& cubin, const Section& s
     }
     // ptxas pads to 4 bytes; anything left that is not padding means we lost the record framing.
     for (; at < bytes.size(); ++at)
-        if (bytes[at] != std::byte{0}) fail(section.name + ": stray bytes after the last attribute");
+        if (bytes[at] != std::byte{0}) fail(name + ": stray bytes after the last attribute");
     return records;
 }
 
@@ -294,22 +337,39 @@ std::vector<KernelSymbol> read_kernel_symbols(const ByteReader& cubin, const std
     auto table = cubin.slice(symtab->offset, symtab->size, ".symtab");
 
     std::vector<KernelSymbol> kernels;
+    NameReader reader(cubin, kernel_names_per_byte, "kernel names");
+    std::unordered_set<std::string_view> seen;
     for (std::uint64_t i = 0; i < table.size() / entry_bytes; ++i) {
         const std::uint64_t at = symtab->offset + i * entry_bytes;
         const std::string what = "symbol " + std::to_string(i);
         const std::uint8_t type = cubin.u8(at + 4, what) & 0xf;
         const std::uint8_t other = cubin.u8(at + 5, what);
         if (type != stt_func || (other & sto_cuda_entry) == 0) continue;
-        kernels.push_back({read_string(cubin, names, cubin.u32(at, what), what), static_cast<std::uint32_t>(i)});
+        const std::string_view name = reader.read(names, cubin.u32(at, what), what);
+        // Each kernel's attributes are found by its name: two of one name would share them.
+        if (!seen.insert(name).second) fail("two kernel symbols are named '" + shown(name) + "'");
+        kernels.push_back({std::string(name), static_cast<std::uint32_t>(i)});
     }
     return kernels;
 }
 
-const Section* find_section(const std::vector<Section>& sections, std::string_view name)
-{
-    auto it = std::find_if(sections.begin(), sections.end(), [&](const Section& s) { return s.name == name; });
-    return it == sections.end() ? nullptr : &*it;
-}
+/// The sections by name, the first of each name, for lookups in constant time.
+class SectionIndex {
+public:
+    explicit SectionIndex(const std::vector<Section>& sections)
+    {
+        by_name_.reserve(sections.size());
+        for (const Section& section : sections) by_name_.try_emplace(section.name, &section);
+    }
+    const Section* find(std::string_view name) const
+    {
+        const auto it = by_name_.find(name);
+        return it == by_name_.end() ? nullptr : it->second;
+    }
+
+private:
+    std::unordered_map<std::string_view, const Section*> by_name_;
+};
 
 int sm_version_of(const ByteReader& cubin)
 {
@@ -347,6 +407,7 @@ CubinInfo read_cubin_info(std::span<const std::byte> bytes)
     CubinInfo result;
     result.sm_version = sm_version_of(cubin);
     const std::vector<Section> sections = read_sections(cubin);
+    const SectionIndex index(sections);
     const std::vector<KernelSymbol> symbols = read_kernel_symbols(cubin, sections);
 
     // .nv.info holds the per-function attributes keyed by symbol index.
@@ -360,7 +421,7 @@ CubinInfo read_cubin_info(std::span<const std::byte> bytes)
     for (const KernelSymbol& symbol : symbols) {
         KernelResources kernel;
         kernel.name = symbol.name;
-        const std::string context = "kernel " + symbol.name;
+        const std::string context = "kernel " + shown(symbol.name);
         // This kernel's attributes by id: .nv.info's first, then .nv.info.<kernel>'s (where later
         // ptxas versions might move them) for ids .nv.info lacks.
         std::map<NvInfoId, std::uint64_t> attributes;
@@ -369,7 +430,7 @@ CubinInfo read_cubin_info(std::span<const std::byte> bytes)
              {NvInfoId::reg_count, NvInfoId::frame_size, NvInfoId::max_stack_size, NvInfoId::min_stack_size})
             if (auto it = by_symbol.find({symbol.index, static_cast<std::uint8_t>(id)}); it != by_symbol.end())
                 attributes[id] = it->second;
-        if (const Section* info = find_section(sections, ".nv.info." + symbol.name)) {
+        if (const Section* info = index.find(".nv.info." + symbol.name)) {
             for (const NvInfoRecord& record : read_nv_info(cubin, *info)) {
                 switch (const auto id = static_cast<NvInfoId>(record.id)) {
                 case NvInfoId::num_barriers:
@@ -382,7 +443,7 @@ CubinInfo read_cubin_info(std::span<const std::byte> bytes)
                 }
             }
         }
-        if (const Section* text = find_section(sections, ".text." + symbol.name)) {
+        if (const Section* text = index.find(".text." + symbol.name)) {
             if (const std::uint32_t registers = text->info >> shi_registers_shift; registers != 0)
                 attributes.try_emplace(NvInfoId::reg_count, registers);
             attributes.try_emplace(NvInfoId::num_barriers, (text->flags >> shf_barriers_shift) & shf_barriers_mask);
@@ -393,7 +454,7 @@ CubinInfo read_cubin_info(std::span<const std::byte> bytes)
         };
         if (!attributes.contains(NvInfoId::reg_count)) {
             fail(context + ": no register count (no EIATTR_REGCOUNT in .nv.info, no SHI_REGISTERS in .text." +
-                 symbol.name + ")");
+                 shown(symbol.name) + ")");
         }
         kernel.registers = checked_int(attribute(NvInfoId::reg_count, 0), context + " register count");
         kernel.local_bytes = checked_int(attribute(NvInfoId::frame_size, 0), context + " stack frame");
@@ -406,7 +467,7 @@ CubinInfo read_cubin_info(std::span<const std::byte> bytes)
         if (!parameters.empty() || kernel.param_bytes == 0)
             kernel.parameters = ordered_parameters(std::move(parameters), context);
 
-        if (const Section* shared = find_section(sections, ".nv.shared." + symbol.name)) {
+        if (const Section* shared = index.find(".nv.shared." + symbol.name)) {
             int bytes = checked_int(shared->size, context + " shared memory");
             if (result.sm_version >= first_sm_with_shared_window && bytes >= shared_window_bytes)
                 bytes -= shared_window_bytes;
@@ -466,7 +527,7 @@ std::vector<std::string> line_table_files(std::string_view bytes)
     const ByteReader cubin(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())));
     check_header(cubin);
     const std::vector<Section> sections = read_sections(cubin);
-    const Section* line = find_section(sections, ".debug_line");
+    const Section* line = SectionIndex(sections).find(".debug_line");
     if (!line || line->type == sht_nobits) return {};
     const std::uint64_t section_end = line->offset + cubin.slice(line->offset, line->size, ".debug_line").size();
     std::vector<std::string> files;

@@ -1,7 +1,7 @@
 #include "harness/compile/kernel_listing.hxx"
 
+#include "harness/compile/compile_suite.hxx"
 #include "harness/compile/cubin_info.hxx"
-#include "harness/compile/module_file.hxx"
 #include "harness/compile/nvrtc_compiler.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/input_files.hxx"
@@ -186,6 +186,34 @@ bool is_source(const fs::path& file)
     return ext == ".cu" || ext == ".cuh" || ext == ".cpp" || ext == ".cc";
 }
 
+/// The cubin of `file` for `arch`, compiled as a suite's variant is (compile_confined): a source
+/// by NVRTC, a module's PTX by the JIT linker, in a confined process that may read the file's
+/// project (project_root(), never the working folder) and the toolkit. Throws Error naming the
+/// file when it does not compile.
+std::string compile_for_listing(const fs::path& file, const std::string& arch)
+{
+    CompileRequest request;
+    request.arch = arch;
+    const fs::path project = project_root(file);
+    request.readable_roots = {project};
+    if (is_source(file)) {
+        request.source = file;
+        // As a suite compiles it: the project's kernels/ folder is an include folder
+        // ("reduce/block_sum_shuffle.cuh"), and so is the source's own folder.
+        request.include_dirs = {fs::absolute(file).parent_path()};
+        std::error_code ec;
+        if (fs::is_directory(project / "kernels", ec)) request.include_dirs.push_back(project / "kernels");
+    } else {
+        // No entries to find and no sources to compare with: the listing names what the module holds.
+        request.module_file = file;
+        request.allow_stale_module = true;
+    }
+    auto compiled = compile_confined({request}, suite::CompileLimits{}, nullptr, 1,
+                                     fmt::format("listing the kernels of {}", file.string()));
+    if (auto* failure = std::get_if<CompileFailure>(&compiled.front())) throw Error(failure->kind, failure->message);
+    return std::move(std::get<CompiledModule>(compiled.front()).cubin);
+}
+
 } // namespace
 
 std::string pointee_type(const std::string& type)
@@ -240,40 +268,32 @@ std::optional<std::vector<ListedParameter>> declared_parameters(const std::strin
 std::vector<ListedKernel> list_kernels(const fs::path& file, const std::string& arch,
                                        const std::optional<fs::path>& source, std::vector<std::string>& notes)
 {
-    std::string cubin;
+    const std::string cubin = compile_for_listing(file, arch);
     std::optional<std::string> source_text;
     if (is_source(file)) {
-        CompileRequest request;
-        std::error_code ec;
-        request.source = fs::absolute(file, ec);
-        request.arch = arch;
-        const fs::path folder = request.source.parent_path();
-        request.readable_roots = {fs::current_path(ec), folder};
-        request.include_dirs = {folder};
-        // As a suite compiles it: the project's kernels/ folder is an include folder too
-        // ("reduce/block_sum_shuffle.cuh"), and the project may be read.
-        for (fs::path at = folder; !at.empty() && at != at.root_path(); at = at.parent_path()) {
-            const fs::path kernels = at.filename() == "kernels" ? at : at / "kernels";
-            if (fs::is_directory(kernels, ec)) {
-                request.include_dirs.push_back(kernels);
-                request.readable_roots.push_back(kernels.parent_path());
-                break;
-            }
-        }
-        cubin = compile(request).cubin;
         source_text = read_whole(file, "kernel source");
         if (source_text->find("template") != std::string::npos)
             notes.push_back(fmt::format(
                 "{}: template kernels are compiled only when named: list each one you "
                 "want as `entry: name<arguments>`; the skeleton holds the kernels compiled without being named",
                 file.string()));
-    } else {
-        const std::string bytes = read_whole(file, "module");
-        std::string log;
-        cubin = cubin_for_arch(bytes, file, arch, &log);
-        if (source) source_text = read_whole(*source, "kernel source");
+    } else if (source) {
+        source_text = read_whole(*source, "kernel source");
     }
-    const CubinInfo info = read_cubin_info(cubin);
+    auto out = list_cubin_kernels(cubin, file, source_text);
+    if (out.empty()) notes.push_back(fmt::format("{}: no kernel (entry function) for {}", file.string(), arch));
+    return out;
+}
+
+std::vector<ListedKernel> list_cubin_kernels(std::string_view cubin, const fs::path& file,
+                                             const std::optional<std::string>& source_text)
+{
+    CubinInfo info;
+    try {
+        info = read_cubin_info(cubin);
+    } catch (const CubinError& e) {
+        throw Error(ErrorKind::bad_input, fmt::format("{}: {}", file.string(), e.what()));
+    }
     std::vector<ListedKernel> out;
     for (const auto& k : info.kernels) {
         ListedKernel listed;
@@ -311,7 +331,6 @@ std::vector<ListedKernel> list_kernels(const fs::path& file, const std::string& 
         listed.signature = fmt::format("{}({})", listed.name, parameters);
         out.push_back(std::move(listed));
     }
-    if (out.empty()) notes.push_back(fmt::format("{}: no kernel (entry function) for {}", file.string(), arch));
     return out;
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace harness::compile {
@@ -39,6 +40,12 @@ struct ListedKernel {
 std::vector<ListedKernel> list_kernels(const std::filesystem::path& file, const std::string& arch,
                                        const std::optional<std::filesystem::path>& source,
                                        std::vector<std::string>& notes);
+
+/// The kernels of `cubin`, a module's or the compilation of `file`, their parameters named from
+/// `source_text` (the .cu it was built from) where given. Throws Error (bad input) naming `file`
+/// for a cubin that is malformed.
+std::vector<ListedKernel> list_cubin_kernels(std::string_view cubin, const std::filesystem::path& file,
+                                             const std::optional<std::string>& source_text);
 
 /// The parameters of the `__global__` function `name` as `source_text` declares them (comments
 /// removed first); nullopt when it declares none of that name.

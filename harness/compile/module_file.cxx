@@ -40,6 +40,16 @@ template <typename T> std::optional<T> read_at(std::string_view bytes, std::size
     throw Error(ErrorKind::bad_input, file.string() + ": " + message);
 }
 
+/// The kernels of `cubin`, held in or made from `file`; a malformed one is bad input naming the file.
+CubinInfo cubin_info_of(std::string_view cubin, const fs::path& file)
+{
+    try {
+        return read_cubin_info(cubin);
+    } catch (const CubinError& e) {
+        bad(file, e.what());
+    }
+}
+
 /// How a fatbin entry's payload is stored.
 enum class Compression { none, lz4, zstd };
 
@@ -191,7 +201,11 @@ std::string compile_ptx(std::string_view ptx, const fs::path& file, const std::s
         throw Error(ErrorKind::internal, file.string() + ": nvJitLinkCreate failed for " + arch);
     std::unique_ptr<nvJitLinkHandle, void (*)(nvJitLinkHandle*)> owner(&handle,
                                                                        [](nvJitLinkHandle* h) { nvJitLinkDestroy(h); });
-    const std::string text(ptx); // nvJitLink reads PTX up to its terminating zero
+    // nvJitLink reads PTX up to its terminating zero, and writes past the end of its copy of text
+    // whose last line has no line break (nvJitLink 13.0: 2 bytes), as a fatbin's PTX entry cut short
+    // or a hand-edited .ptx file may be.
+    std::string text(ptx);
+    if (text.empty() || text.back() != '\n') text += '\n';
     const bool ok = nvJitLinkAddData(handle, NVJITLINK_INPUT_PTX, text.c_str(), text.size() + 1,
                                      file.filename().c_str()) == NVJITLINK_SUCCESS &&
                     nvJitLinkComplete(handle) == NVJITLINK_SUCCESS;
@@ -272,7 +286,7 @@ std::vector<std::string> module_archs(std::string_view bytes, const fs::path& fi
 {
     std::vector<std::string> archs;
     switch (module_kind(bytes, file)) {
-    case ModuleKind::cubin: archs.push_back(fmt::format("sm_{}", read_cubin_info(bytes).sm_version)); break;
+    case ModuleKind::cubin: archs.push_back(fmt::format("sm_{}", cubin_info_of(bytes, file).sm_version)); break;
     case ModuleKind::fatbin:
         for (const auto& e : fatbin_entries(bytes, file))
             archs.push_back(fmt::format("{}_{}", e.elf ? "sm" : "compute", e.sm));
@@ -296,7 +310,7 @@ std::string cubin_for_arch(std::string_view bytes, const fs::path& file, const s
     const int sm = sm_number(arch);
     switch (module_kind(bytes, file)) {
     case ModuleKind::cubin: {
-        const int held = read_cubin_info(bytes).sm_version;
+        const int held = cubin_info_of(bytes, file).sm_version;
         if (held != sm) bad(file, fmt::format("holds sm_{} code; the run needs {}", held, arch));
         return std::string(bytes);
     }
@@ -322,7 +336,7 @@ std::string cubin_for_arch(std::string_view bytes, const fs::path& file, const s
 std::map<std::string, std::string> find_entries(std::string_view cubin, const std::vector<std::string>& entries,
                                                 const fs::path& file)
 {
-    const CubinInfo info = read_cubin_info(cubin);
+    const CubinInfo info = cubin_info_of(cubin, file);
     std::vector<std::string> names; // as demangled, e.g. "scale<256>"
     for (const auto& k : info.kernels) names.push_back(kernel_name(k.name));
     std::map<std::string, std::string> lowered;

@@ -1,5 +1,6 @@
 #include "harness/pipeline/suite_skeleton.hxx"
 
+#include "harness/core/text.hxx"
 #include "harness/suite/element_type.hxx"
 
 #include <algorithm>
@@ -58,7 +59,66 @@ struct Buffer {
     bool written = false;
 };
 
+/// `text` as a YAML scalar that reads back as exactly `text`: plain where it is a C++-like name or
+/// a path ("scale<256>", "../kernels/k.cu"), else double-quoted with every character that could end
+/// the line, the string or the comment, or show as something else, escaped; nullopt for text that
+/// is not UTF-8, which YAML cannot hold.
+std::optional<std::string> yaml_scalar(std::string_view text)
+{
+    const auto plain_char = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+               std::string_view("_./<>:+-").find(c) != std::string_view::npos;
+    };
+    if (!text.empty() && std::all_of(text.begin(), text.end(), plain_char) &&
+        (std::isalnum(static_cast<unsigned char>(text.front())) != 0 || text.front() == '_' || text.front() == '.' ||
+         text.front() == '/') &&
+        text.back() != ':')
+        return std::string(text);
+    std::string out = "\"";
+    for (std::size_t i = 0; i < text.size();) {
+        const auto point = utf8_code_point(text, i);
+        if (!point) return std::nullopt;
+        const auto [code, length] = *point;
+        if (code == '"' || code == '\\')
+            out += {'\\', static_cast<char>(code)};
+        else if (code >= 0x20 && code < 0x7F)
+            out += static_cast<char>(code);
+        else if (code < 0x80)
+            out += fmt::format("\\x{:02x}", static_cast<unsigned>(code));
+        else
+            out += code <= 0xFFFF ? fmt::format("\\u{:04x}", static_cast<unsigned>(code))
+                                  : fmt::format("\\U{:08x}", static_cast<unsigned>(code));
+        i += length;
+    }
+    return out + "\"";
+}
+
+/// `text` as a YAML key and name of the suite's: letters, digits and '_' ("scale<256>": scale_256);
+/// `otherwise` where nothing is left.
+std::string identifier_of(std::string_view text, std::string_view otherwise)
+{
+    std::string out(text);
+    for (char& c : out)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+    while (!out.empty() && out.back() == '_') out.pop_back();
+    return out.empty() ? std::string(otherwise) : out;
+}
+
 } // namespace
+
+std::string shown_name(std::string_view text)
+{
+    std::string out;
+    for (const char c : escape_control_characters(text)) {
+        if (c == '\n')
+            out += "\\x0a";
+        else if (c == '\t')
+            out += "\\x09";
+        else
+            out += c;
+    }
+    return out;
+}
 
 std::optional<std::string> element_type_for(const std::string& cpp_type)
 {
@@ -76,10 +136,11 @@ std::string suite_skeleton(const SkeletonRequest& request)
         fmt::format("# A suite skeleton for {} (harness scaffold). Every {} is yours to fill in; `harness check {}`\n"
                     "# names each one left, by file, line and field, and then compiles every variant.\n"
                     "# Kernels found ({}):\n",
-                    kernel_path, placeholder, request.suite_file.generic_string(), request.arch);
+                    shown_name(kernel_path), placeholder, shown_name(request.suite_file.generic_string()),
+                    shown_name(request.arch));
     for (const auto& k : request.kernels)
-        out += fmt::format("#   {}: {} registers, {} bytes of static shared memory\n", k.signature, k.registers,
-                           k.static_shared_bytes);
+        out += fmt::format("#   {}: {} registers, {} bytes of static shared memory\n", shown_name(k.signature),
+                           k.registers, k.static_shared_bytes);
     out += "# What to check before trusting it:\n"
            "#   - block and grid: the launch each kernel expects (its own benchmark or host code says);\n"
            "#   - buffer counts: elements, not bytes; every kernel of a variant reads within them;\n"
@@ -87,7 +148,7 @@ std::string suite_skeleton(const SkeletonRequest& request)
            "#     `inout` both (restored before each run); give scratch buffers role `in`;\n"
            "#   - reference: the simplest, trusted version; every other variant must match its outputs\n"
            "#     within `tolerance`.\n";
-    out += fmt::format("suite: {}\n", request.suite_name);
+    out += fmt::format("suite: {}\n", yaml_scalar(request.suite_name).value_or(placeholder));
     out += fmt::format("description: {} what these kernels compute\n", placeholder);
     out += "params:\n";
     out += fmt::format("  N: [{}]   # problem sizes, e.g. [1048576, 16777216]; add a parameter per dimension\n",
@@ -99,9 +160,7 @@ std::string suite_skeleton(const SkeletonRequest& request)
         std::string variant = k.name;
         const auto colon = variant.substr(0, variant.find('<')).rfind(':');
         if (colon != std::string::npos) variant = variant.substr(colon + 1);
-        for (char& c : variant)
-            if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
-        while (!variant.empty() && variant.back() == '_') variant.pop_back();
+        variant = identifier_of(variant, "kernel");
         while (std::find(variant_names.begin(), variant_names.end(), variant) != variant_names.end()) variant += "_";
         variant_names.push_back(variant);
     }
@@ -115,14 +174,14 @@ std::string suite_skeleton(const SkeletonRequest& request)
         for (const auto& p : k.parameters) {
             if (!p.pointer) continue;
             const std::string type = element_type_for(p.pointee).value_or(placeholder);
-            std::string name = p.name;
+            std::string name = identifier_of(p.name, "buffer");
             auto same = std::find_if(buffers.begin(), buffers.end(), [&](const Buffer& b) { return b.name == name; });
             if (same != buffers.end() && same->type != type) {
-                name = k.name.substr(0, k.name.find('<')) + "_" + p.name;
+                name = identifier_of(k.name.substr(0, k.name.find('<')) + "_" + p.name, "buffer");
                 same = std::find_if(buffers.begin(), buffers.end(), [&](const Buffer& b) { return b.name == name; });
             }
             if (same == buffers.end()) {
-                buffers.push_back({name, type, p.type + " " + p.name, !p.const_pointee});
+                buffers.push_back({name, type, shown_name(p.type + " " + p.name), !p.const_pointee});
             } else {
                 same->written = same->written || !p.const_pointee;
             }
@@ -142,15 +201,21 @@ std::string suite_skeleton(const SkeletonRequest& request)
     for (std::size_t i = 0; i < request.kernels.size(); ++i) {
         const auto& k = request.kernels[i];
         out += fmt::format("  {}:\n", variant_names[i]);
+        const auto path_scalar = [](const std::string& path) { return yaml_scalar(path).value_or(placeholder); };
         if (request.module) {
-            out += fmt::format("    module: {}\n", kernel_path);
+            out += fmt::format("    module: {}\n", path_scalar(kernel_path));
             if (request.module_source)
                 out += fmt::format("    built_from: [{}]\n",
-                                   relative_to_suite(*request.module_source, request.suite_file));
+                                   path_scalar(relative_to_suite(*request.module_source, request.suite_file)));
         } else {
-            out += fmt::format("    source: {}\n", kernel_path);
+            out += fmt::format("    source: {}\n", path_scalar(kernel_path));
         }
-        out += fmt::format("    entry: {}\n", k.name);
+        // A symbol that is not UTF-8 cannot be named in a suite: the placeholder says so.
+        if (const auto entry = yaml_scalar(k.name))
+            out += fmt::format("    entry: {}\n", *entry);
+        else
+            out += fmt::format("    entry: {}   # not UTF-8, which a suite cannot name: {}\n", placeholder,
+                               shown_name(k.name));
         out += "    block: [256]   # threads per block, as the kernel expects\n";
         out += fmt::format("    grid: [{}]   # blocks, e.g. ceil_div(N, 256)\n", placeholder);
         std::string args;
@@ -162,7 +227,8 @@ std::string suite_skeleton(const SkeletonRequest& request)
             } else {
                 args += scalar_argument(p);
                 comment += fmt::format("{}{} {}", comment.empty() ? "" : "; ",
-                                       p.type.empty() ? fmt::format("{} bytes", p.size_bytes) : p.type, p.name);
+                                       p.type.empty() ? fmt::format("{} bytes", p.size_bytes) : shown_name(p.type),
+                                       shown_name(p.name));
             }
         }
         out += fmt::format("    args: [{}]{}\n", args, comment.empty() ? "" : "   # " + comment);

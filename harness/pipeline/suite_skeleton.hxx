@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace harness::pipeline {
@@ -26,8 +27,14 @@ struct SkeletonRequest {
     std::vector<compile::ListedKernel> kernels;
 };
 
-/// The suite text: comments say what each placeholder asks for and what to check.
+/// The suite text: comments say what each placeholder asks for and what to check. Names read from
+/// the module (a symbol is any bytes but NUL) are written so that YAML reads them back as they are:
+/// plain, or as double-quoted strings with escapes; in comments, escaped as shown_name() does.
 std::string suite_skeleton(const SkeletonRequest& request);
+
+/// A kernel's name, signature or a path on one line, as the console and the skeleton's comments show
+/// it: control characters escaped as escape_control_characters() does, line feeds and tabs as well.
+std::string shown_name(std::string_view text);
 
 /// "file:line:column: field: still a placeholder (...)" for each FILL_IN left in a suite's text
 /// (the YAML's own positions); empty when none is left.

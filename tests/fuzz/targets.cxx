@@ -14,6 +14,8 @@ std::span<const Target> target_table()
         {"waivers", "parse_waivers", ".yaml", false, waiver_tokens, run_waivers},
         {"results", "read_results_json, then every report rendered from what it read", ".json", false, results_tokens,
          run_results},
+        {"module", "a cubin or fatbin's kinds, architectures and kernels as scaffold lists them, and its skeleton",
+         ".cubin", false, module_tokens, run_module},
     };
     return table;
 }

@@ -50,5 +50,7 @@ Reception run_waivers(const std::string& input, const InputContext& context);
 std::span<const std::string_view> waiver_tokens();
 Reception run_results(const std::string& input, const InputContext& context);
 std::span<const std::string_view> results_tokens();
+Reception run_module(const std::string& input, const InputContext& context);
+std::span<const std::string_view> module_tokens();
 
 } // namespace harness::fuzz

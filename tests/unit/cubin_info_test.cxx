@@ -2,17 +2,20 @@
 // for sm_80, sm_90 and sm_100, and what the ELF says must equal what ptxas -v said.
 
 #include "harness/compile/cubin_info.hxx"
+#include "harness/core/child_process.hxx"
 
 #include <gtest/gtest.h>
 #include <nvrtc.h>
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <sys/resource.h>
 #include <vector>
 
 namespace harness::compile {
@@ -437,6 +440,110 @@ TEST(DemangledBaseName, KernelNames)
     EXPECT_EQ(demangled_base_name("_ZN2ns4gemmILi32EEvPf"), "ns::gemm");
     EXPECT_EQ(demangled_base_name("copy"), "copy");
     EXPECT_EQ(demangled_base_name("_Z99short"), "_Z99short") << "a length past the end leaves the name as is";
+}
+
+// A CUDA ELF64 whose `headers` section headers all name one string of `name_bytes` letters, held
+// by section 1, a string table; with `kernel_symbols`, section 2 is a symbol table of that many
+// entry functions, each named by that string too. Nothing else: what a reader of the names meets
+// before anything else is looked at.
+std::string one_name_for_everything(std::size_t name_bytes, std::size_t headers, std::size_t kernel_symbols)
+{
+    const auto put = [](std::string& bytes, std::size_t at, std::uint64_t value, int width) {
+        for (int i = 0; i < width; ++i) bytes[at + static_cast<std::size_t>(i)] = static_cast<char>(value >> (8 * i));
+    };
+    const std::size_t strings = 64, symbols = (strings + name_bytes + 1 + 7) / 8 * 8;
+    const std::size_t section_table = symbols + kernel_symbols * 24;
+    std::string bytes(section_table + headers * 64, '\0');
+    bytes.replace(0, 4,
+                  "\x7f"
+                  "ELF");
+    bytes[4] = 2;           // ELFCLASS64
+    bytes[5] = 1;           // little-endian
+    bytes[6] = 1;           // EV_CURRENT
+    bytes[7] = 0x33;        // CUDA
+    bytes[8] = 8;           // ABI version 8: the SM number in e_flags bits 8-15
+    put(bytes, 16, 2, 2);   // ET_EXEC
+    put(bytes, 18, 190, 2); // EM_CUDA
+    put(bytes, 0x28, section_table, 8);
+    put(bytes, 0x30, 90 << 8, 4);
+    put(bytes, 0x34, 64, 2); // e_ehsize
+    put(bytes, 0x3a, 64, 2); // e_shentsize
+    put(bytes, 0x3c, headers, 2);
+    put(bytes, 0x3e, 1, 2); // e_shstrndx
+    bytes.replace(strings, name_bytes, name_bytes, 'A');
+    for (std::size_t i = 0; i < kernel_symbols; ++i) {
+        bytes[symbols + i * 24 + 4] = 0x12; // STB_GLOBAL, STT_FUNC
+        bytes[symbols + i * 24 + 5] = 0x10; // an entry function
+    }
+    for (std::size_t i = 0; i < headers; ++i) {
+        const std::size_t at = section_table + i * 64;
+        const bool symbol_table = i == 2 && kernel_symbols > 0;
+        put(bytes, at + 4, symbol_table ? 2 : 3, 4); // SHT_SYMTAB, else SHT_STRTAB
+        put(bytes, at + 24, symbol_table ? symbols : strings, 8);
+        put(bytes, at + 32, symbol_table ? kernel_symbols * 24 : name_bytes + 1, 8);
+        if (symbol_table) put(bytes, at + 40, 1, 4);  // sh_link: the names in section 1
+        if (symbol_table) put(bytes, at + 56, 24, 8); // sh_entsize
+    }
+    return bytes;
+}
+
+/// What read_cubin_info makes of `bytes` in a child process whose address space may grow by
+/// `mib` MiB only: "read", "refused: <message>", or "out of memory".
+std::string read_within(const std::string& bytes, std::size_t mib)
+{
+    return run_in_child("reading a cubin", [&]() -> std::string {
+        std::ifstream status("/proc/self/status");
+        std::size_t used_kib = 0;
+        for (std::string line; std::getline(status, line);)
+            if (line.starts_with("VmSize:")) used_kib = std::stoul(line.substr(7));
+        const rlim_t limit = static_cast<rlim_t>(used_kib * 1024 + (mib << 20));
+        const rlimit address_space{limit, limit};
+        if (used_kib == 0 || ::setrlimit(RLIMIT_AS, &address_space) != 0) return "no limit";
+        try {
+            (void)read_cubin_info(bytes);
+            return "read";
+        } catch (const CubinError& e) {
+            return std::string("refused: ") + e.what();
+        } catch (const std::bad_alloc&) {
+            return "out of memory";
+        }
+    });
+}
+
+TEST(CubinInfo, SectionsThatAllNameOneLongStringAreRefusedInMemoryOfTheFilesSize)
+{
+    // 4096 headers naming one 256 KiB string: 1 GiB of names, were each copied, in a 512 KiB file.
+    const std::string cubin = one_name_for_everything(256 * 1024, 4096, 0);
+    const std::string outcome = read_within(cubin, 64);
+    EXPECT_TRUE(outcome.starts_with("refused: cubin: truncated or corrupt: its section names add up to more than 8 "
+                                    "times the file's size"))
+        << outcome;
+}
+
+TEST(CubinInfo, KernelSymbolsThatAllNameOneLongStringAreRefusedInMemoryOfTheFilesSize)
+{
+    // 2048 entry functions named by one 256 KiB string: 512 MiB of kernel names in a 304 KiB file.
+    const std::string cubin = one_name_for_everything(256 * 1024, 3, 2048);
+    const std::string outcome = read_within(cubin, 64);
+    EXPECT_TRUE(outcome.starts_with("refused: cubin: truncated or corrupt: its kernel names add up to more than "
+                                    "the file's size"))
+        << outcome;
+    // Two kernels of one name would share their attributes: a cubin that has them is corrupt.
+    const std::string outcome_short = read_within(one_name_for_everything(8, 3, 2), 64);
+    EXPECT_EQ(outcome_short, "refused: cubin: two kernel symbols are named 'AAAAAAAA'");
+}
+
+TEST(CubinInfo, AMalformedCubinIsBadInput)
+{
+    std::string header = one_name_for_everything(8, 25, 0).substr(0, 100); // 25 headers cut away
+    try {
+        (void)read_cubin_info(header);
+        FAIL() << "a cubin cut short must be refused";
+    } catch (const CubinError& error) {
+        EXPECT_EQ(error.kind(), ErrorKind::bad_input) << error.what();
+        EXPECT_NE(std::string(error.what()).find("25 section headers cannot fit in 100 bytes"), std::string::npos)
+            << error.what();
+    }
 }
 
 } // namespace

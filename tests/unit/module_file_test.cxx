@@ -5,6 +5,7 @@
 #include "harness/compile/module_file.hxx"
 #include "harness/compile/nvrtc_compiler.hxx"
 #include "harness/compile/static_tier.hxx"
+#include "harness/core/child_process.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/core/sha256.hxx"
@@ -15,7 +16,10 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fmt/format.h>
+#include <functional>
 #include <gtest/gtest.h>
+#include <iostream>
 #include <random>
 #include <thread>
 
@@ -507,4 +511,127 @@ TEST(ModuleSourcePath, ASourceRecordedByABuildElsewhereIsFoundInTheProject)
     EXPECT_EQ(run::module_source_path(s, v, climbing), std::filesystem::path(climbing));
     const std::string tail_climbing = "/ci/work/kernels/../../../../../../../../etc/passwd";
     EXPECT_EQ(run::module_source_path(s, v, tail_climbing), std::filesystem::path(tail_climbing));
+}
+
+namespace {
+
+/// A cubin's first 100 bytes as nvcc wrote them: a header that promises section headers the file
+/// does not hold.
+std::string cut_short_cubin()
+{
+    return fixtures().bytes("k.cubin").substr(0, 100);
+}
+
+} // namespace
+
+TEST(ModuleFile, ACorruptCubinIsBadInputNamingItsFile)
+{
+    REQUIRE_FIXTURES();
+    const std::string cut = cut_short_cubin();
+    for (const auto& read :
+         std::vector<std::function<void()>>{[&] { compile::module_archs(cut, "build/cut.cubin"); },
+                                            [&] { compile::cubin_for_arch(cut, "build/cut.cubin", "sm_90"); },
+                                            [&] { compile::find_entries(cut, {"plain_copy"}, "build/cut.cubin"); }}) {
+        try {
+            read();
+            ADD_FAILURE() << "a cubin cut short must be refused";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::bad_input) << e.what();
+            EXPECT_TRUE(std::string(e.what()).starts_with("build/cut.cubin: cubin: truncated or corrupt")) << e.what();
+        }
+    }
+    // As a suite's module the same bytes fail their variant as a compile error, naming the file.
+    const auto& f = fixtures();
+    write_file(f.dir / "build" / "cut.cubin", cut);
+    ::setenv("HARNESS_TEST_BUILD_DIR", (f.dir / "build").c_str(), 1);
+    const auto s = suite::parse_suite(suite_text("  shipped:\n    module: ${HARNESS_TEST_BUILD_DIR}/cut.cubin\n"
+                                                 "    stale: allow\n    entry: plain_copy\n    block: [256]\n"
+                                                 "    grid: [4]\n    args: [in, out, {i32: N}]\n"),
+                                      f.dir / "suites" / "modules.yaml");
+    int failed = 0;
+    for (const auto& r : compile::run_static_tier(s, {"sm_90"}, nullptr)) {
+        if (r.variant != "shipped") continue;
+        EXPECT_EQ(r.status, CaseStatus::compile_error);
+        EXPECT_NE(r.message.find("cut.cubin: cubin: truncated or corrupt"), std::string::npos) << r.message;
+        ++failed;
+    }
+    EXPECT_EQ(failed, 2);
+}
+
+// PTX as a tool may write it, without indentation, cut after its last '}' (as a fatbin's entry
+// cut short is): two entry functions, the first with a body.
+constexpr const char* unindented_ptx = R"(.version 9.0
+.target sm_80
+.address_size 64
+.visible .entry staged(
+.param .u64 staged_param_0,
+.param .u32 staged_param_1
+)
+{
+.reg .pred %p<2>;
+.reg .f32 %f<3>;
+.reg .b32 %r<12>;
+.reg .b64 %rd<5>;
+.shared .align 4 .b8 staged_tile[256];
+ld.param.u64 %rd2, [staged_param_0];
+ld.param.u32 %r2, [staged_param_1];
+cvta.to.global.u64 %rd3, %rd2;
+add.s64 %rd1, %rd3, %rd4;
+ld.global.f32 %f1, [%rd1];
+shl.b32 %r3, %r1, 2;
+and.b32 %r4, %r3, 252;
+mov.u32 %r5, staged_tile;
+add.s32 %r6, %r5, %r4;
+st.shared.f32 [%r6], %f1;
+bar.sync 0;
+setp.ge.u32 %p1, %r1, %r2;
+@%p1 bra $L__BB0_2;
+add.s32 %r8, %r3, 4;
+and.b32 %r9, %r8, 252;
+ld.shared.f32 %f2, [%r11];
+st.global.f32 [%rd1], %f2;
+$L__BB0_2:
+ret;
+}
+.visible .entry empty(
+.param .u64 empty_param_0,
+.param .u64 empty_param_1,
+.param .u32 empty_param_2
+)
+{
+.reg .pred %p<2>;
+.reg .f32 %f<3>;
+.reg .b32 %r<6>;
+.reg .b64 %rd<8>;
+ret;
+})";
+
+// nvJitLink writes past the end of its copy of PTX whose last line has no line break, where the
+// text's length falls on some of the 8 byte offsets. glibc's malloc check (libc_malloc_debug) turns
+// that into an abort, so the test runs itself again under it, and compiles the PTX there at each
+// of 8 lengths.
+TEST(ModuleFile, PtxWithoutAFinalLineBreakCompilesAndLeavesTheHeapIntact)
+{
+    if (std::getenv("HARNESS_TEST_PTX_UNDER_MALLOC_CHECK")) {
+        for (int padding = 0; padding < 8; ++padding) {
+            std::string ptx = unindented_ptx;
+            ptx.insert(ptx.find(".address_size 64") + 16, static_cast<std::size_t>(padding), ' ');
+            const std::string cubin = compile::cubin_for_arch(ptx, "cut.ptx", "sm_90");
+            std::cout << "kernels: " << compile::read_cubin_info(cubin).kernels.size() << std::endl;
+        }
+        return;
+    }
+    fs::path malloc_check;
+    for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"})
+        if (fs::exists(fs::path(dir) / "libc_malloc_debug.so.0"))
+            malloc_check = fs::path(dir) / "libc_malloc_debug.so.0";
+    if (malloc_check.empty()) GTEST_SKIP() << "glibc's libc_malloc_debug.so.0 is not installed";
+    const auto* test = testing::UnitTest::GetInstance()->current_test_info();
+    const auto o = run_program({"env", "LD_PRELOAD=" + malloc_check.string(), "GLIBC_TUNABLES=glibc.malloc.check=3",
+                                "HARNESS_TEST_PTX_UNDER_MALLOC_CHECK=1", fs::read_symlink("/proc/self/exe").string(),
+                                fmt::format("--gtest_filter={}.{}", test->test_suite_name(), test->name())});
+    EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+    std::size_t compiled = 0;
+    for (std::size_t at = 0; (at = o.out.find("kernels: 2\n", at)) != std::string::npos; ++at) ++compiled;
+    EXPECT_EQ(compiled, 8u) << o.out << o.err;
 }
