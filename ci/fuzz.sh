@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Fuzzing under AddressSanitizer and UndefinedBehaviorSanitizer (docs/fuzzing.md).
 #
-#   ci/fuzz.sh [SECONDS_PER_TARGET]      default 40: about 4 minutes of fuzzing for the five parsers
+#   ci/fuzz.sh [SECONDS_PER_TARGET]      default 40: about 5 minutes of fuzzing for the seven parsers
 #
 # 1. builds harness_core, the tool and harness_fuzz with HARNESS_SANITIZE=ON in build-sanitize/;
 # 2. replays tests/fuzz/corpus and mutates it, SECONDS_PER_TARGET per parser;
 # 3. runs the sanitized tool (check, list, run --static; report; run --waivers) over every suite,
-#    results and waiver file of the corpus: each must exit 0, 1, 2 or 3, without "internal error"
-#    and without a sanitizer report.
+#    results and waiver file of the corpus, and run --static of a suite against each cliffs file:
+#    each must exit 0, 1, 2 or 3, without "internal error" and without a sanitizer report.
 # Exits non-zero when anything broke; inputs that did are in build-sanitize/fuzz-findings/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -92,6 +92,17 @@ for file in tests/fuzz/corpus/waivers/*.yaml; do
     name=$(basename "$file" .yaml)
     tool "waivers-$name" run --static --cache-dir cache --waivers "$repo/$file" --out "out/waivers-$name" \
         suites/minimal.yaml
+done
+# Each cliffs file of the corpus as its suite's committed one: the static tier of the suite against it.
+for file in tests/fuzz/corpus/cliffs/*/*.cliffs.csv tests/fuzz/corpus/cliffs/*/*/*.cliffs.csv; do
+    [ -f "$file" ] || continue
+    suite=$(basename "$(dirname "$file")")
+    [ -f "suites/$suite.yaml" ] || continue
+    name=cliffs-$(echo "${file#tests/fuzz/corpus/cliffs/}" | tr '/' '-')
+    mkdir -p "$scratch/$name"
+    cp -r "baselines/$suite" "$scratch/$name/"
+    cp "$file" "$scratch/$name/$suite/"
+    tool "$name" run --static --cache-dir cache --baseline-dir "$name" --out "out/$name" "$repo/suites/$suite.yaml"
 done
 checked=$(date +%s)
 

@@ -14,6 +14,10 @@ std::span<const Target> target_table()
         {"waivers", "parse_waivers", ".yaml", false, waiver_tokens, run_waivers},
         {"results", "read_results_json, then every report rendered from what it read", ".json", false, results_tokens,
          run_results},
+        {"cliffs", "parse_cliff_baseline, read as baselines/<suite>/<key>.cliffs.csv, and its maps looked up",
+         ".cliffs.csv", true, cliff_tokens, run_cliffs},
+        {"cliff_levels", "parse_cliff_levels, read as baselines/<suite>/<key>.levels.csv, and its maps looked up",
+         ".levels.csv", true, cliff_tokens, run_cliff_levels},
     };
     return table;
 }
