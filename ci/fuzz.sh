@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Fuzzing under AddressSanitizer and UndefinedBehaviorSanitizer (docs/fuzzing.md).
 #
-#   ci/fuzz.sh [SECONDS_PER_TARGET]      default 40: about 4 minutes of fuzzing for the six parsers
+#   ci/fuzz.sh [SECONDS_PER_TARGET]      default 40: about 5 minutes of fuzzing for the eight parsers
 #
 # 1. builds harness_core, the tool and harness_fuzz with HARNESS_SANITIZE=ON in build-sanitize/;
 # 2. replays tests/fuzz/corpus and mutates it, SECONDS_PER_TARGET per parser;
 # 3. runs the sanitized tool (check, list, run --static; report; run --waivers; scaffold --list and
-#    scaffold -o) over every suite, results, waiver and module file of the corpus: each must exit
-#    0, 1, 2 or 3, without "internal error" and without a sanitizer report.
+#    scaffold -o) over every suite, results, waiver and module file of the corpus, and run --static
+#    of a suite against each cliffs file: each must exit 0, 1, 2 or 3, without "internal error" and
+#    without a sanitizer report.
 # Exits non-zero when anything broke; inputs that did are in build-sanitize/fuzz-findings/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -99,6 +100,17 @@ for file in tests/fuzz/corpus/module/*; do
     name=$(basename "$file")
     tool "scaffold-list-$name" scaffold --list "$repo/$file"
     tool "scaffold-$name" scaffold --force -o "out/skeleton-$name.yaml" "$repo/$file"
+done
+# Each cliffs file of the corpus as its suite's committed one: the static tier of the suite against it.
+for file in tests/fuzz/corpus/cliffs/*/*.cliffs.csv tests/fuzz/corpus/cliffs/*/*/*.cliffs.csv; do
+    [ -f "$file" ] || continue
+    suite=$(basename "$(dirname "$file")")
+    [ -f "suites/$suite.yaml" ] || continue
+    name=cliffs-$(echo "${file#tests/fuzz/corpus/cliffs/}" | tr '/' '-')
+    mkdir -p "$scratch/$name"
+    cp -r "baselines/$suite" "$scratch/$name/"
+    cp "$file" "$scratch/$name/$suite/"
+    tool "$name" run --static --cache-dir cache --baseline-dir "$name" --out "out/$name" "$repo/suites/$suite.yaml"
 done
 checked=$(date +%s)
 

@@ -34,6 +34,7 @@ import importlib.util
 import json
 import os
 import re
+import stat
 import sys
 import tempfile
 
@@ -50,9 +51,57 @@ def fail(message):
     sys.exit(2)
 
 
-def sha256_of(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
+# The largest source or cubin read: the harness reads a cubin of at most 256 MiB, and a kernel's
+# .py file is far smaller than this.
+MAX_INPUT_BYTES = 256 * 1024 * 1024
+
+
+def project_root(folder):
+    """The repository folder holds: the nearest folder from `folder` upwards with a .git; else `folder`."""
+    at = os.path.realpath(folder)
+    while True:
+        if os.path.lexists(os.path.join(at, ".git")):
+            return at
+        parent = os.path.dirname(at)
+        if parent == at:
+            return os.path.realpath(folder)
+        at = parent
+
+
+def input_path(path, root, what):
+    """`path` resolved, when it lies inside `root`; fail() for a path that resolves outside."""
+    resolved = os.path.realpath(path)
+    if os.path.commonpath([resolved, root]) != root:
+        fail(f"{what} {path} resolves to {resolved}, outside {root}: sources and cubins are files of the project")
+    return resolved
+
+
+def read_bounded(path, root, what):
+    """The bytes of `path`, a regular file inside `root` of at most MAX_INPUT_BYTES; fail() for anything else.
+
+    Opened without following a last link and without blocking, and judged by what was opened: a
+    device, a FIFO or a folder named as a source is bad input, never read."""
+    resolved = input_path(path, root, what)
+    try:
+        fd = os.open(resolved, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        fail(f"{what} {path}: {e.strerror}")
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        fail(f"{what} {path} is not a regular file")
+    if info.st_size > MAX_INPUT_BYTES:
+        os.close(fd)
+        fail(f"{what} {path} has {info.st_size} bytes, more than the {MAX_INPUT_BYTES} read")
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        fail(f"{what} {path} has more than the {MAX_INPUT_BYTES} bytes read")
+    return data
+
+
+def sha256_of(path, root, what):
+    return hashlib.sha256(read_bounded(path, root, what)).hexdigest()
 
 
 def read_spec(path):
@@ -77,6 +126,10 @@ def read_spec(path):
         names.add(k["name"])
         if not isinstance(k["signature"], dict) or not k["signature"]:
             fail(f"{where}.signature: a map of parameter name to Triton type ('*fp32', 'i32', ...)")
+        if not isinstance(k["source"], str) or not k["source"]:
+            fail(f"{where}.source: the path of the kernel's .py file, relative to the spec")
+    if not isinstance(spec.get("out", "exported"), str):
+        fail(f"{path}: 'out' must be a folder's path, relative to the spec")
     out = os.path.normpath(os.path.join(base, spec.get("out", "exported")))
     return spec, base, out
 
@@ -136,7 +189,7 @@ def export_kernel(kernel, base, out, target_spec):
         "kernel": kernel["name"],
         "function": kernel["function"],
         "source": os.path.relpath(source, out),
-        "source_sha256": sha256_of(source),
+        "source_sha256": sha256_of(source, project_root(base), f"{kernel['name']}: source"),
         "triton_version": triton.__version__,
         "target": {"backend": "cuda", "arch": arch, "warp_size": target.warp_size},
         "parameters": [dict({"name": p, "type": kernel["signature"][p]}, **({"divisibility": 16} if p in divisible else {}))
@@ -163,20 +216,28 @@ def export_kernel(kernel, base, out, target_spec):
 
 def check_kernel(kernel, base, out, version):
     path = os.path.join(out, kernel["name"] + ".json")
+    root = project_root(base)
+    if not os.path.lexists(path):
+        return [f"{path}: missing (not exported yet?)"]
     try:
-        with open(path) as f:
-            manifest = json.load(f)
-    except (OSError, ValueError) as e:
-        return [f"{path}: {e} (not exported yet?)"]
+        manifest = json.loads(read_bounded(path, root, "manifest"))
+    except ValueError as e:
+        fail(f"{path}: {e}")
+    if not isinstance(manifest, dict):
+        fail(f"{path}: a manifest is a JSON object")
     problems = []
     source = os.path.normpath(os.path.join(base, kernel["source"]))
-    if manifest.get("source_sha256") != sha256_of(source):
+    if manifest.get("source_sha256") != sha256_of(source, root, f"{kernel['name']}: source"):
         problems.append(f"{path}: {os.path.relpath(source)} changed since it was exported")
     if version and manifest.get("triton_version") != version:
         problems.append(f"{path}: exported with Triton {manifest.get('triton_version')}, installed is {version}")
-    cubin = os.path.join(out, manifest.get("cubin", ""))
-    if not os.path.isfile(cubin) or sha256_of(cubin) != manifest.get("cubin_sha256"):
-        problems.append(f"{path}: {cubin} is missing or not the cubin this manifest was written with")
+    name = manifest.get("cubin")
+    # The manifest names its cubin beside it, as the export writes it.
+    if not isinstance(name, str) or not NAME.match(name.removesuffix(".cubin")) or not name.endswith(".cubin"):
+        fail(f"{path}: 'cubin' must name a .cubin file beside the manifest, not {str(name)[:100]!r}")
+    cubin = os.path.join(out, name)
+    if sha256_of(cubin, root, f"{path}: cubin") != manifest.get("cubin_sha256"):
+        problems.append(f"{path}: {cubin} is not the cubin this manifest was written with")
     return problems
 
 

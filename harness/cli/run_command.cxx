@@ -159,11 +159,20 @@ std::vector<pipeline::SuiteJob> suite_jobs(const RunCommandLine& line, const std
 }
 
 /// Whether a suite's gated report fails the run: a failed, regressed or ungated figure, or in CI
-/// mode nothing gated at all (said on stdout).
+/// mode nothing gated at all (said on stdout), unless the run is a shard that holds no case.
 bool fails_run(const harness::RunReport& rep, bool fail_on_improvement, bool ci)
 {
     const harness::Totals t = harness::totals(rep, fail_on_improvement);
     bool fails = t.failed > 0 || t.regressed > 0 || t.not_gated > 0;
+    // A shard of more shards than the suite has points holds none of them: it has nothing to gate
+    // and passes; the merged gate of every shard (`harness merge --gate`) fails if nothing was
+    // gated over the whole.
+    if (rep.shard.sharded() && rep.results.empty()) {
+        fmt::print("shard {} holds no case of {}: nothing to gate there, which passes; `harness merge --gate` of "
+                   "every shard gates the suite\n",
+                   rep.shard.text(), rep.suite);
+        return fails;
+    }
     // CI mode never passes a suite that gated nothing, whatever the reason (no case at all, every
     // figure unmeasured): a green check must mean something was compared.
     if (const auto g = harness::gate_counts(rep); ci && g.compared + g.expected == 0) {

@@ -70,6 +70,12 @@ double parse_double(const std::string& text, const std::string& name, int line, 
     throw InputError(name, line, 1, what, fmt::format("'{}' is not a number", shortened(text)));
 }
 
+/// One text for a row's variant, params and metric, each told from the next by its length.
+std::string row_key(const std::string& variant, const std::string& params, const std::string& metric)
+{
+    return fmt::format("{}:{}{}:{}{}", variant.size(), variant, params.size(), params, metric);
+}
+
 } // namespace
 
 std::string number_text(double v)
@@ -122,9 +128,26 @@ void BaselineHeader::set_meta(const std::string& name, const std::string& value)
 const BaselineRow* BaselineFile::find(const std::string& variant, const std::string& params,
                                       const std::string& metric) const
 {
-    for (const auto& r : rows)
-        if (r.variant == variant && r.params == params && r.metric == metric) return &r;
-    return nullptr;
+    const auto is = [&](const BaselineRow& r) {
+        return r.variant == variant && r.params == params && r.metric == metric;
+    };
+    if (indexed_ && indexed_rows_ == rows.size()) {
+        const auto it = index_.find(row_key(variant, params, metric));
+        if (it == index_.end()) return nullptr;
+        if (is(rows[it->second])) return &rows[it->second];
+    }
+    const auto it = std::find_if(rows.begin(), rows.end(), is);
+    return it == rows.end() ? nullptr : &*it;
+}
+
+void BaselineFile::index_rows()
+{
+    index_.clear();
+    index_.reserve(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        index_.emplace(row_key(rows[i].variant, rows[i].params, rows[i].metric), i);
+    indexed_rows_ = rows.size();
+    indexed_ = true;
 }
 
 std::string exact_baseline_key(const std::string& arch)
@@ -297,6 +320,7 @@ BaselineFile parse_baseline(const std::string& text, const std::string& name)
         for (std::string s; samples >> s;) r.samples.push_back(parse_double(s, name, at, "samples"));
         file.rows.push_back(std::move(r));
     }
+    file.index_rows();
     return file;
 }
 

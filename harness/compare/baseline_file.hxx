@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -54,8 +55,18 @@ struct BaselineHeader {
 struct BaselineFile : BaselineHeader {
     std::vector<BaselineRow> rows;
 
-    /// The row for this case and metric, or nullptr.
+    /// The row for this case and metric (the first, when rows made here hold two), or nullptr: in
+    /// constant time through the index of index_rows(), by a scan of the rows while their number
+    /// differs from the one indexed (rows added or removed since).
     const BaselineRow* find(const std::string& variant, const std::string& params, const std::string& metric) const;
+    /// Indexes the rows for find; parse_baseline does it, and whoever changes a row's variant,
+    /// params or metric in place does it again.
+    void index_rows();
+
+private:
+    std::unordered_map<std::string, std::size_t> index_; ///< by row_key, the position in rows
+    std::size_t indexed_rows_ = 0;                       ///< rows.size() when indexed
+    bool indexed_ = false;
 };
 
 /// Key of the file that holds exact figures: the architecture, "sm_90".

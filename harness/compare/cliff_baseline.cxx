@@ -33,7 +33,7 @@ std::string optional_text(const std::optional<double>& v)
     return v ? number_text(*v) : std::string();
 }
 
-using MapKey = std::tuple<std::string, std::string, std::string, std::string>; // variant, axis, others, figure
+using MapKey = CliffBaselineFile::MapKey;
 
 /// A row of the map named by its four fields, without a cliff yet.
 CliffRow map_row(std::string variant, std::string axis, std::string others, std::string figure)
@@ -44,6 +44,17 @@ CliffRow map_row(std::string variant, std::string axis, std::string others, std:
     r.others = std::move(others);
     r.figure = std::move(figure);
     return r;
+}
+
+/// The map a row belongs to, for the lookups by map.
+CliffMap map_of(const CliffRow& r)
+{
+    CliffMap m;
+    m.variant = r.variant;
+    m.axis = r.axis;
+    m.others = r.others;
+    m.figure = r.figure;
+    return m;
 }
 
 MapKey key_of(const CliffRow& r)
@@ -61,6 +72,26 @@ MapKey key_of(const LevelRow& r)
     return {r.variant, r.axis, r.others, r.figure};
 }
 
+/// The maps a suite can have, and where each sorts: its variants in their order, along the axis it
+/// scans, at each value of the other parameters its sweep has, in the sweep's order.
+struct SuiteMaps {
+    const suite::ParamSpec* scanned = nullptr;
+    std::map<std::string, std::size_t> variant_order;
+    std::map<std::string, std::size_t> others_order;
+
+    explicit SuiteMaps(const suite::Suite& suite) : scanned(suite.scanned_param())
+    {
+        for (const auto& v : suite.variants) variant_order.emplace(v.name, variant_order.size());
+        if (scanned)
+            for (const auto& point : suite::sweep_points(suite))
+                others_order.emplace(suite::others_text(suite, point, scanned->name), others_order.size());
+    }
+    bool known(const std::string& variant, const std::string& axis, const std::string& others) const
+    {
+        return scanned && axis == scanned->name && variant_order.contains(variant) && others_order.contains(others);
+    }
+};
+
 } // namespace
 
 bool CliffRow::of(const CliffMap& map) const
@@ -68,14 +99,37 @@ bool CliffRow::of(const CliffMap& map) const
     return key_of(*this) == key_of(map);
 }
 
+const CliffBaselineFile::MapRows& CliffBaselineFile::rows_of(const CliffMap& map) const
+{
+    static const MapRows none;
+    const auto it = index_.find(key_of(map));
+    return it == index_.end() ? none : it->second;
+}
+
+void CliffBaselineFile::index_maps()
+{
+    index_.clear();
+    for (std::size_t i = 0; i < rows.size(); ++i) index_[key_of(rows[i])].rows.push_back(i);
+    for (std::size_t i = 0; i < levels.size(); ++i) index_[key_of(levels[i])].levels.push_back(i);
+    indexed_rows_ = rows.size();
+    indexed_levels_ = levels.size();
+    indexed_ = true;
+}
+
 bool CliffBaselineFile::holds(const CliffMap& map) const
 {
+    if (indexed_ && indexed_rows_ == rows.size()) return !rows_of(map).rows.empty();
     return std::any_of(rows.begin(), rows.end(), [&](const CliffRow& r) { return r.of(map); });
 }
 
 std::vector<const CliffRow*> CliffBaselineFile::cliffs_of(const CliffMap& map) const
 {
     std::vector<const CliffRow*> out;
+    if (indexed_ && indexed_rows_ == rows.size()) {
+        for (const std::size_t i : rows_of(map).rows)
+            if (rows[i].is_cliff()) out.push_back(&rows[i]);
+        return out;
+    }
     for (const auto& r : rows)
         if (r.is_cliff() && r.of(map)) out.push_back(&r);
     return out;
@@ -84,8 +138,12 @@ std::vector<const CliffRow*> CliffBaselineFile::cliffs_of(const CliffMap& map) c
 std::vector<const LevelRow*> CliffBaselineFile::levels_of(const CliffMap& map) const
 {
     std::vector<const LevelRow*> out;
-    for (const auto& r : levels)
-        if (key_of(r) == key_of(map)) out.push_back(&r);
+    if (indexed_ && indexed_levels_ == levels.size()) {
+        for (const std::size_t i : rows_of(map).levels) out.push_back(&levels[i]);
+    } else {
+        for (const auto& r : levels)
+            if (key_of(r) == key_of(map)) out.push_back(&r);
+    }
     std::stable_sort(out.begin(), out.end(), [](const LevelRow* a, const LevelRow* b) { return a->x < b->x; });
     return out;
 }
@@ -217,6 +275,7 @@ void parse_cliff_levels(const std::string& text, const std::string& name, CliffB
                                          r.figure.substr(0, 80), f[4].substr(0, 40), it->second));
         file.levels.push_back(std::move(r));
     }
+    file.index_maps();
 }
 
 CliffBaselineFile parse_cliff_baseline(const std::string& text, const std::string& name)
@@ -253,15 +312,16 @@ CliffBaselineFile parse_cliff_baseline(const std::string& text, const std::strin
                                          r.axis, r.others, r.figure, flat ? "" : " at " + f[4], it->second));
         file.rows.push_back(std::move(r));
     }
-    // A map is flat or has cliffs, never both.
-    for (const auto& r : file.rows)
-        if (!r.is_cliff())
-            for (const auto& other : file.rows)
-                if (other.is_cliff() && key_of(other) == key_of(r))
-                    throw InputError(name, r.line, 1, "",
-                                     fmt::format("the map {} {} {} {} has cliffs (line {}) and a row saying it has "
-                                                 "none",
-                                                 r.variant, r.axis, r.others, r.figure, other.line));
+    // A map is flat or has cliffs, never both: each flat row against its own map's rows alone (a
+    // map has one flat row at most), so that the check is linear in the rows.
+    file.index_maps();
+    for (const auto& r : file.rows) {
+        if (r.is_cliff()) continue;
+        if (const auto cliffs = file.cliffs_of(map_of(r)); !cliffs.empty())
+            throw InputError(name, r.line, 1, "",
+                             fmt::format("the map {} {} {} {} has cliffs (line {}) and a row saying it has none",
+                                         r.variant, r.axis, r.others, r.figure, cliffs.front()->line));
+    }
     return file;
 }
 
@@ -275,21 +335,25 @@ CliffBaselineFile read_cliff_baseline(const std::filesystem::path& path)
     return file;
 }
 
+std::size_t rows_of_unknown_maps(const CliffBaselineFile& file, const suite::Suite& suite)
+{
+    const SuiteMaps maps(suite);
+    const auto unknown = [&](const auto& r) { return !maps.known(r.variant, r.axis, r.others); };
+    return static_cast<std::size_t>(std::count_if(file.rows.begin(), file.rows.end(), unknown) +
+                                    std::count_if(file.levels.begin(), file.levels.end(), unknown));
+}
+
 CliffBaselineChanges cliff_baseline_changes(const suite::Suite& suite, const harness::RunReport& report,
                                             const std::filesystem::path& dir)
 {
     CliffBaselineChanges out;
-    const suite::ParamSpec* scanned = suite.scanned_param();
     // Where each map sorts: the suite's variant order, then its sweep's order of the other values.
-    std::map<std::string, std::size_t> variant_order;
-    for (const auto& v : suite.variants) variant_order.emplace(v.name, variant_order.size());
-    std::map<std::string, std::size_t> others_order;
-    if (scanned)
-        for (const auto& point : suite::sweep_points(suite))
-            others_order.emplace(suite::others_text(suite, point, scanned->name), others_order.size());
-
+    const SuiteMaps maps(suite);
+    const suite::ParamSpec* scanned = maps.scanned;
+    const auto& variant_order = maps.variant_order;
+    const auto& others_order = maps.others_order;
     const auto known_map = [&](const std::string& variant, const std::string& axis, const std::string& others) {
-        return scanned && axis == scanned->name && variant_order.contains(variant) && others_order.contains(others);
+        return maps.known(variant, axis, others);
     };
 
     std::map<std::string, std::vector<CliffRow>> fresh;        // by file key

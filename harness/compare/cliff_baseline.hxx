@@ -27,8 +27,10 @@
 #include "harness/suite/suite.hxx"
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -78,6 +80,24 @@ struct CliffBaselineFile : BaselineHeader {
     std::vector<const CliffRow*> cliffs_of(const CliffMap& map) const;
     /// The levels it records for `map`, in axis order; empty when it records none.
     std::vector<const LevelRow*> levels_of(const CliffMap& map) const;
+    /// Indexes the rows and levels by map for the three lookups above, which then take the
+    /// logarithm of the maps' number and not a scan of every row (rows or levels added or
+    /// removed since are scanned). parse_cliff_baseline and parse_cliff_levels do it; whoever
+    /// changes a row's map in place does it again.
+    void index_maps();
+
+    /// A map's identity: variant, axis, others, figure.
+    using MapKey = std::tuple<std::string, std::string, std::string, std::string>;
+
+private:
+    struct MapRows {
+        std::vector<std::size_t> rows;   ///< positions in rows, in file order
+        std::vector<std::size_t> levels; ///< positions in levels, in file order
+    };
+    std::map<MapKey, MapRows> index_;
+    std::size_t indexed_rows_ = 0, indexed_levels_ = 0;
+    bool indexed_ = false;
+    const MapRows& rows_of(const CliffMap& map) const;
 };
 
 /// Whether `map`'s figure is exact (no noise): its cliffs are kept by architecture, else by GPU model.
@@ -113,6 +133,11 @@ void parse_cliff_levels(const std::string& text, const std::string& name, CliffB
 /// Reads a cliff baseline file, and the levels file beside it where there is one; throws
 /// InputError (bad input) when either is malformed or unreadable.
 CliffBaselineFile read_cliff_baseline(const std::filesystem::path& path);
+
+/// How many rows and levels of `file` belong to maps `suite` cannot have: a variant it does not
+/// have, an axis other than the one it scans, values of the other parameters outside its sweep.
+/// They gate nothing; `harness baseline update` drops them.
+std::size_t rows_of_unknown_maps(const CliffBaselineFile& file, const suite::Suite& suite);
 
 /// What recording a run's cliff maps changes, for baseline_update: the new text of each cliff
 /// baseline file that changes, and the files left as they were.

@@ -174,6 +174,12 @@ void judge_cliffs(harness::RunReport& report, const suite::Suite& suite, const C
                 file = read_cliff_baseline(path);
                 check_baseline_identity(*file, path.string(), suite.name, key);
                 report.baseline_files.push_back(shown(path));
+                if (const std::size_t unknown = rows_of_unknown_maps(*file, suite); unknown > 0)
+                    report.comparison_notes.push_back(
+                        fmt::format("{} holds {} rows of cliff maps the suite cannot have (a variant, axis or value "
+                                    "of the other parameters it does not have): they gate nothing, and `harness "
+                                    "baseline update` drops them",
+                                    shown(path), unknown));
             } else {
                 report.comparison_notes.push_back(fmt::format(
                     "no cliff baseline {}{}: record one with `harness baseline update{} {}`", shown(path),

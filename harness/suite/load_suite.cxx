@@ -123,6 +123,7 @@ void Loader::variant_sweeps(const Suite& s, const YAML::Node& root)
     const YAML::Node variants = root["variants"];
     if (!variants.IsMap()) return; // variant_list says what is wrong
     const std::string reference = root["reference"] && root["reference"].IsScalar() ? root["reference"].Scalar() : "";
+    std::size_t own_cases = 0;
     for (const auto& kv : variants) {
         if (!kv.first.IsScalar() || !kv.second.IsMap() || !kv.second["params"]) continue;
         const std::string name = kv.first.Scalar();
@@ -153,6 +154,22 @@ void Loader::variant_sweeps(const Suite& s, const YAML::Node& root)
                 fail(param.second, f, "a variant's values are a list or a range; only the suite scans a parameter");
             values.push_back(this->param(param_name, param.second, f));
         }
+        // Counted before a point is built: the variants' values together may make a product of
+        // every value far beyond what memory holds, while each variant's own is what runs.
+        VariantSpec probe;
+        probe.params = values;
+        const std::size_t points = product_size(s, probe, max_cases);
+        if (points > max_cases)
+            fail(own, field,
+                 fmt::format("the variant's values make more than {} points (the product of its own values and the "
+                             "suite's for the other parameters)",
+                             max_cases));
+        own_cases += points;
+        if (own_cases > max_cases)
+            fail(own, field,
+                 fmt::format("the variants with values of their own have {} cases up to here, more than the {} "
+                             "allowed",
+                             own_cases, max_cases));
         variant_params_[name] = std::move(values);
     }
 }

@@ -21,8 +21,14 @@ struct Case {
 /// declaration order (the last varies fastest), each parameter taking the suite's values and then
 /// the variants' own values (VariantSpec::params) the suite does not have, keeping only the points
 /// of the suite's product and of each variant's own. Cases of different variants at the same
-/// values share the point's index.
+/// values share the point's index. Only those points are built: the work is the sum of the
+/// products' sizes (product_size), never the product of every value.
 std::vector<Bindings> sweep_points(const Suite& suite);
+
+/// How many points the product of `variant`'s values holds (its own, or else the suite's), which
+/// are its cases unless it is the reference; counted without building them, any count beyond
+/// `limit` (below SIZE_MAX) given as limit + 1.
+std::size_t product_size(const Suite& suite, const VariantSpec& variant, std::size_t limit);
 
 /// Whether `variant` has a case at `point` (one of sweep_points): the reference runs at every
 /// point, so that each variant's output is verified at its own values; another variant where each

@@ -66,7 +66,7 @@ int replay(const Target& target, const std::vector<std::string>& files, const fs
 
 void print_totals(const std::vector<std::pair<const Target*, CampaignTotals>>& results)
 {
-    fmt::print("\n{:<11} {:>8} {:>8} {:>8} {:>8} {:>8}", "target", "inputs", "exec/s", "refused", "accepted",
+    fmt::print("\n{:<12} {:>8} {:>8} {:>8} {:>8} {:>8}", "target", "inputs", "exec/s", "refused", "accepted",
                "findings");
     for (std::size_t k = 0; k < finding_kind_count; ++k)
         fmt::print(" {:>9}", finding_kind_name(static_cast<FindingKind>(k)));
@@ -74,7 +74,7 @@ void print_totals(const std::vector<std::pair<const Target*, CampaignTotals>>& r
     for (const auto& [target, t] : results) {
         std::uint64_t distinct = 0;
         for (auto d : t.distinct) distinct += d;
-        fmt::print("{:<11} {:>8} {:>8.0f} {:>8} {:>8} {:>8}", target->name, t.inputs(),
+        fmt::print("{:<12} {:>8} {:>8.0f} {:>8} {:>8} {:>8}", target->name, t.inputs(),
                    t.seconds > 0 ? static_cast<double>(t.inputs()) / t.seconds : 0.0, t.refused, t.accepted, distinct);
         for (std::size_t k = 0; k < finding_kind_count; ++k) fmt::print(" {:>9}", t.failing[k]);
         fmt::print("\n");
@@ -213,7 +213,7 @@ int main(int argc, char** argv)
     CampaignOptions& o = settings.campaign;
 
     if (settings.list) {
-        for (const auto& t : target_table()) fmt::print("{:<11} {}\n", t.name, t.description);
+        for (const auto& t : target_table()) fmt::print("{:<12} {}\n", t.name, t.description);
         return 0;
     }
     std::vector<const Target*> targets;

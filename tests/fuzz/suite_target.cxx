@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <fmt/format.h>
+#include <set>
 #include <yaml-cpp/yaml.h>
 
 namespace harness::fuzz {
@@ -220,6 +221,32 @@ void require_launchable(const suite::VariantSpec& v, const std::vector<suite::Bu
     if (v.bytes) (void)value_at(*v.bytes, c.params);
 }
 
+/// With values of a variant's own (`params:` under it): each variant's cases are the points of its
+/// own product, each once; the reference has one case at every point; at most 10000 cases.
+void require_variant_points(const suite::Suite& s, const std::vector<suite::Case>& cases)
+{
+    constexpr std::size_t max_cases = 10000;
+    require(cases.size() <= max_cases, "case-count", fmt::format("accepted {} cases", cases.size()));
+    std::vector<std::size_t> per_variant(s.variants.size(), 0);
+    std::vector<std::set<std::size_t>> points(s.variants.size());
+    for (const auto& c : cases) {
+        const auto& v = s.variants.at(c.variant);
+        ++per_variant[c.variant];
+        require(points[c.variant].insert(c.point).second, "variant-points",
+                fmt::format("variant '{}' has two cases at {}", v.name, excerpt(c.params_text)));
+        require(suite::runs_at(s, v, c.params), "variant-points",
+                fmt::format("variant '{}' has a case at {}, outside its values", v.name, excerpt(c.params_text)));
+    }
+    const std::size_t point_count = suite::sweep_points(s).size();
+    for (std::size_t v = 0; v < s.variants.size(); ++v) {
+        const bool reference = s.variants[v].name == s.reference;
+        const std::size_t expected = reference ? point_count : suite::product_size(s, s.variants[v], max_cases);
+        require(per_variant[v] == expected, "variant-points",
+                fmt::format("variant '{}' has {} cases, its values {} points", s.variants[v].name, per_variant[v],
+                            expected));
+    }
+}
+
 /// Expands the sweep and checks every case; past 20000 cases, an even sample of them, so that a
 /// sweep the loader allows does not read as a hang. A sweep may have as many points as one
 /// parameter may have values (10000): a product past that is expanded by every run and report.
@@ -234,6 +261,7 @@ void require_cases(const suite::Suite& s)
         points *= p.values.size();
     }
     const auto cases = suite::expand_cases(s);
+    require_variant_points(s, cases);
     std::vector<std::vector<suite::BufferSpec>> buffers;
     for (const auto& v : s.variants) buffers.push_back(s.buffers_of(v));
     const std::size_t stride = cases.size() / 20000 + 1;
@@ -295,6 +323,8 @@ std::span<const std::string_view> suite_tokens()
         "\"rel 5%\""sv, "\"samples 5%\""sv, "\"<= 64\""sv, "registers"sv, "time_median"sv,
         "theoretical_occupancy"sv, "../kernels/gemm/gemm_naive.cu"sv, "../kernels"sv,
         "../../../../etc/passwd"sv, "/etc"sv, "gemm_naive\n#include \"/etc/passwd\""sv,
+        "    params: {N: [1, 2, 3]}\n"sv, "    params: {BS: {from: 1, to: 10000}}\n"sv, "params: {N: {from: 2, to: 200}}, "sv,
+        "{P1: [1], P2: [1], P3: [1]}"sv,
     };
     // clang-format on
     return tokens;

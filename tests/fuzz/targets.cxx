@@ -16,6 +16,10 @@ std::span<const Target> target_table()
          run_results},
         {"module", "a cubin or fatbin's kinds, architectures and kernels as scaffold lists them, and its skeleton",
          ".cubin", false, module_tokens, run_module},
+        {"cliffs", "parse_cliff_baseline, read as baselines/<suite>/<key>.cliffs.csv, and its maps looked up",
+         ".cliffs.csv", true, cliff_tokens, run_cliffs},
+        {"cliff_levels", "parse_cliff_levels, read as baselines/<suite>/<key>.levels.csv, and its maps looked up",
+         ".levels.csv", true, cliff_tokens, run_cliff_levels},
     };
     return table;
 }

@@ -52,5 +52,8 @@ Reception run_results(const std::string& input, const InputContext& context);
 std::span<const std::string_view> results_tokens();
 Reception run_module(const std::string& input, const InputContext& context);
 std::span<const std::string_view> module_tokens();
+Reception run_cliffs(const std::string& input, const InputContext& context);
+Reception run_cliff_levels(const std::string& input, const InputContext& context);
+std::span<const std::string_view> cliff_tokens();
 
 } // namespace harness::fuzz

@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <map>
@@ -29,8 +30,9 @@ struct ScratchProject {
     }
 };
 
-/// Runs the tool with the working folder set to `cwd` and CI taken from `ci` ("" unsets it).
-int run_in(const fs::path& cwd, const std::vector<std::string>& args, const char* ci = "")
+/// Runs the tool with the working folder set to `cwd` and CI taken from `ci` ("" unsets it); what it
+/// printed on stdout goes to `out` where given.
+int run_in(const fs::path& cwd, const std::vector<std::string>& args, const char* ci = "", std::string* out = nullptr)
 {
     const fs::path before = fs::current_path();
     const char* saved = std::getenv("CI");
@@ -42,7 +44,8 @@ int run_in(const fs::path& cwd, const std::vector<std::string>& args, const char
     fs::current_path(cwd);
     testing::internal::CaptureStdout();
     const int code = cli::run_tool(args);
-    testing::internal::GetCapturedStdout();
+    const std::string printed = testing::internal::GetCapturedStdout();
+    if (out) *out = printed;
     fs::current_path(before);
     if (saved)
         setenv("CI", saved_value.c_str(), 1);
@@ -86,6 +89,35 @@ TEST(CiMode, AMissingBaselineFailsAsNotGated)
     EXPECT_NE(junit.find("no baseline file"), std::string::npos) << junit.substr(0, 2000);
     EXPECT_EQ(run_in(p.root, {"run", "--static", "--ci", "--no-cache", "suites/transpose.yaml"}), 1);
     EXPECT_EQ(run_in(p.root, {"run", "--static", "--no-ci", "--no-cache", "suites/transpose.yaml"}, "true"), 0);
+}
+
+TEST(CiMode, ShardsAsTheTemplatesRunThemPassWhereTheyHoldNoCaseAndTheMergedGateGatesTheWhole)
+{
+    // triton_softmax has 3 points: of 4 shards one holds none (ci/github, ci/gitlab: `harness run
+    // $HARNESS_SUITES --ci --shard i/4`, then `harness merge --gate` of the shards with CI=true).
+    ScratchProject p;
+    std::vector<std::string> shards;
+    std::size_t empty = 0;
+    for (int i = 1; i <= 4; ++i) {
+        const std::string shard = fmt::format("{}/4", i), folder = fmt::format("shard-{}", i);
+        std::string out;
+        EXPECT_EQ(run_in(p.root,
+                         {"run", "--static", "--ci", "--no-cache", "--shard", shard, "suites/triton_softmax.yaml",
+                          "--out", folder},
+                         "true", &out),
+                  0)
+            << out;
+        shards.push_back((p.root / folder / "triton_softmax" / "results.json").string());
+        if (out.find("shard " + shard + " holds no case of triton_softmax") != std::string::npos) ++empty;
+        EXPECT_EQ(out.find("nothing was gated"), std::string::npos) << out;
+    }
+    EXPECT_EQ(empty, 1u);
+    std::vector<std::string> merge = {"merge", "--gate"};
+    merge.insert(merge.end(), shards.begin(), shards.end());
+    merge.insert(merge.end(), {"-o", "merged/triton_softmax/results.json"});
+    std::string out;
+    EXPECT_EQ(run_in(p.root, merge, "true", &out), 0) << out;
+    EXPECT_EQ(out.find("nothing was gated"), std::string::npos) << out;
 }
 
 TEST(CiMode, AMissingGpuFailsUnlessStaticWasAsked)

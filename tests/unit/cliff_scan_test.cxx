@@ -17,8 +17,10 @@
 #include "test_paths.hxx"
 #include "tool_output.hxx"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <limits>
 #include <string>
@@ -367,6 +369,102 @@ TEST(CliffScan, CliffBaselineReadsBackAndRefusesMalformedRows)
               std::string::npos);
     EXPECT_NE(error("a,N,,t,3,4\n").find("expected 10 fields, found 6"), std::string::npos);
     EXPECT_TRUE(compare::parse_cliff_baseline(head, "f").rows.empty());
+}
+
+TEST(CliffScan, ACliffBaselineOfManyMapsIsLookedUpByMapAsAScanOfItsRowsWould)
+{
+    // 3,000 flat maps and 3,000 stepped ones, and the suite's own map, in one file.
+    compare::CliffBaselineFile file;
+    file.set_meta("schema_version", "1");
+    for (int i = 0; i < 3000; ++i) {
+        CliffMap flat = map_with({});
+        flat.variant = fmt::format("flat_{}", i);
+        CliffMap stepped = map_with({cliff_at(20 + i % 10, 1.0, 0.875), cliff_at(31, 0.875, 0.75)});
+        stepped.others = fmt::format("N={}", i);
+        for (auto& r : compare::cliff_rows(flat)) file.rows.push_back(std::move(r));
+        for (auto& r : compare::cliff_rows(stepped)) file.rows.push_back(std::move(r));
+    }
+    const CliffMap own = map_with({cliff_at(27, 1.0, 0.875)});
+    for (auto& r : compare::cliff_rows(own)) file.rows.push_back(std::move(r));
+    const std::string text = compare::cliff_baseline_text(file);
+    auto read = compare::parse_cliff_baseline(text, "sm_90.cliffs.csv");
+    ASSERT_EQ(read.rows.size(), 9001u);
+    const auto scanned = [&](const CliffMap& m) {
+        std::vector<const compare::CliffRow*> out;
+        for (const auto& r : read.rows)
+            if (r.is_cliff() && r.of(m)) out.push_back(&r);
+        return out;
+    };
+    for (const int i : {0, 1, 1234, 2999}) {
+        CliffMap flat = map_with({});
+        flat.variant = fmt::format("flat_{}", i);
+        EXPECT_TRUE(read.holds(flat));
+        EXPECT_TRUE(read.cliffs_of(flat).empty());
+        CliffMap stepped = map_with({});
+        stepped.others = fmt::format("N={}", i);
+        EXPECT_TRUE(read.holds(stepped));
+        ASSERT_EQ(read.cliffs_of(stepped), scanned(stepped));
+        ASSERT_EQ(read.cliffs_of(stepped).size(), 2u);
+        EXPECT_EQ(*read.cliffs_of(stepped)[0]->x_before, 20 + i % 10);
+    }
+    EXPECT_EQ(read.cliffs_of(own), scanned(own));
+    CliffMap absent = map_with({});
+    absent.figure = "blocks_per_sm";
+    EXPECT_FALSE(read.holds(absent));
+    // Rows added since the file was read are found too.
+    read.rows.push_back(compare::cliff_rows(absent).front());
+    EXPECT_TRUE(read.holds(absent));
+    // A flat row and a cliff of one map, 9,000 rows apart, are still refused, naming both lines.
+    const std::string clash = text + "\"flat_7\",\"SLOTS_KIB\",\"N=1048576\",\"theoretical_occupancy\",\"27\",\"28\","
+                                     "\"1\",\"0.875\",\"-0.125\",\"occupancy\"\n";
+    const auto last_line = std::count(text.begin(), text.end(), '\n') + 1;
+    try {
+        compare::parse_cliff_baseline(clash, "sm_90.cliffs.csv");
+        ADD_FAILURE() << "a map with cliffs and a flat row was read";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find(fmt::format("the map flat_7 SLOTS_KIB N=1048576 theoretical_occupancy has "
+                                                         "cliffs (line {}) and a row saying it has none",
+                                                         last_line)),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(CliffScan, RowsOfMapsTheSuiteCannotHaveAreNamedByTheGate)
+{
+    TempDir dir;
+    fs::copy(repo_root() / "baselines" / "occupancy_scan", dir.path / "occupancy_scan");
+    const fs::path cliffs = dir.path / "occupancy_scan" / "sm_90.cliffs.csv";
+    const auto suite = suite::load_suite(repo_root() / "suites" / "occupancy_scan.yaml");
+    auto file = compare::read_cliff_baseline(cliffs);
+    EXPECT_EQ(compare::rows_of_unknown_maps(file, suite), 0u);
+    const std::size_t rows = file.rows.size();
+    // A variant, an axis and a value of the other parameters the suite does not have.
+    compare::CliffRow ghost = file.rows.front();
+    ghost.variant = "no_such_variant";
+    file.rows.push_back(ghost);
+    ghost = file.rows.front();
+    ghost.axis = "N";
+    file.rows.push_back(ghost);
+    ghost = file.rows.front();
+    ghost.others = "N=7";
+    file.rows.push_back(ghost);
+    write_file(cliffs, compare::cliff_baseline_text(file));
+    EXPECT_EQ(compare::rows_of_unknown_maps(compare::read_cliff_baseline(cliffs), suite), 3u);
+    ASSERT_GT(rows, 0u);
+
+    const fs::path out = dir.path / "out";
+    const auto o = run_tool_captured({"run", "--static", "--no-ci", "--no-cache", "--arch", "sm_90", "--baseline-dir",
+                                      dir.path.string(), "--out", out.string(),
+                                      (repo_root() / "suites" / "occupancy_scan.yaml").string()});
+    EXPECT_EQ(o.code, 0) << o.out << o.err;
+    const auto report = read_results_json(out / "occupancy_scan" / "results.json");
+    const auto note =
+        std::find_if(report.comparison_notes.begin(), report.comparison_notes.end(),
+                     [](const std::string& n) { return n.find("rows of cliff maps") != std::string::npos; });
+    ASSERT_NE(note, report.comparison_notes.end()) << o.out;
+    EXPECT_NE(note->find("sm_90.cliffs.csv holds 3 rows of cliff maps the suite cannot have"), std::string::npos)
+        << *note;
 }
 
 TEST(CliffScan, BaselineUpdateRecordsCliffsBesideTheFiguresOnce)

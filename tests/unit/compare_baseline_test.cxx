@@ -18,6 +18,7 @@
 #include <cmath>
 #include <csignal>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <map>
@@ -119,6 +120,39 @@ TEST(BaselineFile, WriteReadRoundTrip)
     EXPECT_EQ(back.rows[1].value, 0.1);
     EXPECT_EQ(back.rows[1].source, "static");
     EXPECT_EQ(exact_baseline_key("sm_90"), "sm_90");
+}
+
+TEST(BaselineFile, FindTakesTheIndexAndSeesRowsChangedSince)
+{
+    BaselineFile file;
+    file.set_meta("schema_version", "1");
+    for (int i = 0; i < 5000; ++i)
+        file.rows.push_back({fmt::format("v{}", i % 50), fmt::format("N={}", i / 50), "registers", double(i), {}, ""});
+    // Names that would run together without their lengths: "a" + "bc" and "ab" + "c".
+    file.rows.push_back({"a", "bc", "m", 1, {}, ""});
+    file.rows.push_back({"ab", "c", "m", 2, {}, ""});
+    BaselineFile read = parse_baseline(baseline_text(file), "b.csv");
+    ASSERT_EQ(read.rows.size(), 5002u);
+    for (const int i : {0, 49, 50, 2500, 4999}) {
+        const BaselineRow* row = read.find(fmt::format("v{}", i % 50), fmt::format("N={}", i / 50), "registers");
+        ASSERT_NE(row, nullptr) << i;
+        EXPECT_EQ(row->value, i);
+    }
+    EXPECT_EQ(read.find("v1", "N=0", "spills"), nullptr);
+    EXPECT_EQ(read.find("v1", "N=100", "registers"), nullptr);
+    EXPECT_EQ(read.find("a", "bc", "m")->value, 1);
+    EXPECT_EQ(read.find("ab", "c", "m")->value, 2);
+    EXPECT_EQ(read.find("abc", "", "m"), nullptr);
+    // Rows added, removed or renamed since it was read are found as they are now.
+    read.rows.push_back({"new", "N=1", "registers", 7, {}, ""});
+    ASSERT_NE(read.find("new", "N=1", "registers"), nullptr);
+    read.rows.erase(read.rows.begin());
+    EXPECT_EQ(read.find("v0", "N=0", "registers"), nullptr);
+    EXPECT_EQ(read.find("v1", "N=0", "registers")->value, 1);
+    read.rows.front().metric = "spills";
+    read.index_rows();
+    EXPECT_EQ(read.find("v1", "N=0", "spills")->value, 1);
+    EXPECT_EQ(read.find("v1", "N=0", "registers"), nullptr);
 }
 
 TEST(BaselineFile, MalformedFilesNameTheLine)

@@ -102,17 +102,36 @@ TEST(HostileSuitePaths, ARangeOrScanOverTheWholeInt64SpanIsRefusedNotWrappedToNo
     EXPECT_NE(Project("", "N: {from: 0, to: 10000}").load_error().find("10001 values"), std::string::npos);
 }
 
-TEST(HostileSuitePaths, CiModeFailsARunThatGatedNothing)
+TEST(HostileSuitePaths, ACiShardWithNoCasePassesAndTheMergedGateOfEveryShardStillFailsWhenNothingWasGated)
 {
-    // Two shards of a one-point suite: the second has no case, so it gates nothing.
+    // Two shards of a one-point suite without baselines: the second holds no case, and passes in CI
+    // mode, saying so.
     Project p("");
     const fs::path out = p.dir.path / "reports";
-    auto o = run_tool_captured({"run", "--static", "--ci", "--shard", "2/2", p.suite.string(), "--out", out.string()});
+    auto o = run_tool_captured(
+        {"run", "--static", "--ci", "--shard", "2/2", p.suite.string(), "--out", (out / "2").string()});
+    EXPECT_EQ(o.code, 0) << o.out << o.err;
+    EXPECT_NE(o.out.find("shard 2/2 holds no case of paths"), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("CI mode: nothing was gated"), std::string::npos) << o.out;
+    // The shard that holds the point gated nothing of it (no baseline): it fails.
+    o = run_tool_captured(
+        {"run", "--static", "--ci", "--shard", "1/2", p.suite.string(), "--out", (out / "1").string()});
     EXPECT_EQ(o.code, 1) << o.out << o.err;
-    EXPECT_NE(o.out.find("paths: CI mode: nothing was gated (0 cases), which fails the run"), std::string::npos)
+    EXPECT_NE(o.out.find("paths: CI mode: nothing was gated (1 cases), which fails the run"), std::string::npos)
         << o.out;
-    // Outside CI mode it passes, saying that nothing was gated.
-    o = run_tool_captured({"run", "--static", "--no-ci", "--shard", "2/2", p.suite.string(), "--out", out.string()});
+    EXPECT_EQ(o.out.find("holds no case"), std::string::npos) << o.out;
+    // Every shard merged and gated in CI mode: nothing was gated over the whole, which fails.
+    const std::vector<std::string> shards = {(out / "1/paths/results.json").string(),
+                                             (out / "2/paths/results.json").string()};
+    const std::string merged = (p.dir.path / "merged/results.json").string();
+    o = run_tool_captured({"merge", shards[0], shards[1], "--gate", "--ci", "-o", merged});
+    EXPECT_EQ(o.code, 1) << o.out << o.err;
+    EXPECT_NE(o.out.find("paths: CI mode: nothing was gated (1 cases), which fails the run"), std::string::npos)
+        << o.out;
+    // Outside CI mode the run and the merge pass, saying that nothing was gated.
+    o = run_tool_captured({"run", "--static", "--no-ci", p.suite.string(), "--out", (out / "whole").string()});
     EXPECT_EQ(o.code, 0) << o.out << o.err;
     EXPECT_NE(o.out.find("NOTHING WAS GATED"), std::string::npos) << o.out;
+    o = run_tool_captured({"merge", shards[0], shards[1], "--gate", "--no-ci", "-o", merged});
+    EXPECT_EQ(o.code, 0) << o.out << o.err;
 }

@@ -10,10 +10,15 @@
 #include "test_files.hxx"
 #include "tool_output.hxx"
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <map>
+#include <random>
 #include <set>
+#include <sys/resource.h>
 
 namespace fs = std::filesystem;
 using namespace harness;
@@ -84,7 +89,144 @@ std::string replace_block(std::string text, const std::string& block)
     return text.replace(text.find(old), old.size(), block);
 }
 
+/// The sweep as the product of every parameter's values (the suite's, then the variants' own in
+/// order of appearance, the last parameter fastest), keeping the points of the suite's own product
+/// and those some variant other than the reference runs at: what sweep_points gives, built the
+/// long way.
+std::vector<suite::Bindings> whole_product_kept(const suite::Suite& s)
+{
+    const auto holds = [](const std::vector<std::int64_t>& values, std::int64_t v) {
+        return std::find(values.begin(), values.end(), v) != values.end();
+    };
+    std::vector<std::vector<std::int64_t>> values;
+    for (const auto& p : s.params) {
+        auto& all = values.emplace_back(p.values);
+        for (const auto& v : s.variants)
+            for (const auto& own : v.params)
+                if (own.name == p.name)
+                    for (const auto value : own.values)
+                        if (!holds(all, value)) all.push_back(value);
+    }
+    std::vector<suite::Bindings> points{suite::Bindings{}};
+    for (std::size_t k = 0; k < s.params.size(); ++k) {
+        std::vector<suite::Bindings> next;
+        for (const auto& point : points)
+            for (const auto value : values[k]) {
+                auto b = point;
+                b[s.params[k].name] = value;
+                next.push_back(std::move(b));
+            }
+        points = std::move(next);
+    }
+    std::erase_if(points, [&](const suite::Bindings& point) {
+        const bool in_suite = std::all_of(s.params.begin(), s.params.end(),
+                                          [&](const suite::ParamSpec& p) { return holds(p.values, point.at(p.name)); });
+        return !in_suite && std::none_of(s.variants.begin(), s.variants.end(), [&](const suite::VariantSpec& v) {
+            return v.name != s.reference && suite::runs_at(s, v, point);
+        });
+    });
+    return points;
+}
+
+/// Five parameters of one value, and five variants that each give one of them `values` values of
+/// their own (`{from: 2, to: 1 + values}`): the product of every value is values^5 points, of which
+/// 1 + 5 x values run.
+std::string five_own_ranges_suite(int values)
+{
+    std::string text = "suite: five_ranges\narchs: [sm_90]\nparams: {P1: [1], P2: [1], P3: [1], P4: [1], P5: [1]}\n"
+                       "reference: r\nbuffers:\n  in: {type: f32, count: 256, init: uniform, seed: 1}\n"
+                       "  out: {type: f32, count: 256, role: out}\nvariants:\n";
+    const std::string fields =
+        "source: ../kernels/scale.cu, entry: scale, block: [256], grid: [1], args: [in, out, {i32: 256}]}\n";
+    text += "  r: {" + fields;
+    for (int i = 1; i <= 5; ++i)
+        text += fmt::format("  v{}: {{params: {{P{}: {{from: 2, to: {}}}}}, ", i, i, 1 + values) + fields;
+    return text;
+}
+
 } // namespace
+
+TEST(VariantSweepValues, OnlyThePointsSomeVariantRunsAtAreBuiltNeverTheProductOfEveryValue)
+{
+    TempDir dir;
+    const fs::path file = write_project(dir.path, five_own_ranges_suite(199));
+    // 199^5 = 3e11 points in the product of every value; the loader builds the 996 that run, and
+    // does it within a 1 GiB address space (in a child process, so that the limit stays there).
+    const auto load_within_a_gibibyte = [&] {
+        rlimit limit{};
+        limit.rlim_cur = limit.rlim_max = rlim_t{1} << 30;
+        setrlimit(RLIMIT_AS, &limit);
+        try {
+            const auto s = suite::load_suite(file);
+            const bool right = suite::sweep_points(s).size() == 996 && suite::expand_cases(s).size() == 1991;
+            std::_Exit(right ? 0 : 1);
+        } catch (const std::bad_alloc&) {
+            std::_Exit(3);
+        }
+    };
+    EXPECT_EXIT(load_within_a_gibibyte(), testing::ExitedWithCode(0), "");
+    const auto s = suite::load_suite(file);
+    const auto cases = cases_by_variant(s);
+    ASSERT_EQ(cases.at("v3").size(), 199u);
+    EXPECT_EQ(cases.at("v3").front(), "P1=1 P2=1 P3=2 P4=1 P5=1");
+    EXPECT_EQ(cases.at("v3").back(), "P1=1 P2=1 P3=200 P4=1 P5=1");
+    EXPECT_EQ(cases.at("r").size(), 996u);
+}
+
+TEST(VariantSweepValues, ThePointsAreThoseOfTheWholeProductKeptInItsOrder)
+{
+    // Random sweeps, with values a suite lists twice and variants that share values, against the
+    // product of every value filtered point by point.
+    std::mt19937 random(20261201);
+    std::uniform_int_distribution<int> param_count(1, 3), value_count(1, 4), value(1, 6), coin(0, 2);
+    for (int trial = 0; trial < 300; ++trial) {
+        suite::Suite s;
+        s.reference = "ref";
+        const int params = param_count(random);
+        for (int k = 0; k < params; ++k) {
+            auto& p = s.params.emplace_back();
+            p.name = "P" + std::to_string(k);
+            for (int n = value_count(random); n > 0; --n) p.values.push_back(value(random));
+        }
+        s.variants.emplace_back().name = "ref";
+        for (int v = 0; v < 3; ++v) {
+            auto& variant = s.variants.emplace_back();
+            variant.name = "v" + std::to_string(v);
+            for (const auto& p : s.params)
+                if (coin(random) == 0) {
+                    auto& own = variant.params.emplace_back();
+                    own.name = p.name;
+                    for (int n = value_count(random); n > 0; --n) own.values.push_back(value(random));
+                }
+        }
+        const auto expected = whole_product_kept(s);
+        ASSERT_EQ(suite::sweep_points(s), expected) << "trial " << trial;
+        for (const auto& v : s.variants) {
+            if (v.name == s.reference) continue;
+            const auto points = std::count_if(expected.begin(), expected.end(),
+                                              [&](const suite::Bindings& b) { return suite::runs_at(s, v, b); });
+            EXPECT_EQ(suite::product_size(s, v, 10000), static_cast<std::size_t>(points)) << "trial " << trial;
+        }
+    }
+}
+
+TEST(VariantSweepValues, OwnValuesBeyondTheLimitsAreRefusedBeforeAPointIsBuilt)
+{
+    TempDir dir;
+    const fs::path file = write_project(dir.path, block_sizes_suite);
+    // 2 x 10000 points for one variant.
+    std::string e = load_error_after_edit(block_sizes_suite, file, "params: {BS: [32, 64, 256]}",
+                                          "params: {BS: {from: 1, to: 10000}}");
+    EXPECT_NE(e.find("block_sizes.yaml:17:13: variants.small.params: the variant's values make more than 10000 points"),
+              std::string::npos)
+        << e;
+    // 4000 points each, 12000 cases by the third: refused at the variant that passes the limit.
+    e = load_error_after_edit(five_own_ranges_suite(4000), file, "suite: five_ranges", "suite: five_ranges");
+    EXPECT_NE(e.find("variants.v3.params: the variants with values of their own have 12000 cases up to here, more "
+                     "than the 10000 allowed"),
+              std::string::npos)
+        << e;
+}
 
 TEST(VariantSweepValues, AVariantRunsAtItsOwnValuesAndTheReferenceAtEveryPoint)
 {
