@@ -23,23 +23,22 @@ Sectors global_sectors(const std::array<std::uint64_t, 32>& addresses, std::uint
                        std::uint32_t bytes_per_lane)
 {
     // A lane's access is naturally aligned (PTX requires it) and at most 16 bytes, so it lies in
-    // one 32-byte sector; lanes that read the same element are one set of bytes.
-    std::array<std::uint64_t, 32> sectors{}, elements{};
+    // one 32-byte sector. The ideal is the sectors of the lanes' bytes laid end to end, and never
+    // more than the sectors touched: lanes that share a sector (a broadcast) cost nothing extra.
+    // This is the GPU's smsp__sass_sectors_mem_global_ideal: gemm_naive's 16 x 16 block reads two
+    // elements of A per warp, two sectors, and the GPU counts no excess for them.
+    std::array<std::uint64_t, 64> sectors{};
     std::uint32_t n = 0;
     for (std::uint32_t lane = 0; lane < 32; ++lane) {
         if (!(active >> lane & 1u)) continue;
         const std::uint64_t first = addresses[lane] / 32, last = (addresses[lane] + bytes_per_lane - 1) / 32;
-        sectors[n] = first;
-        elements[n] = addresses[lane];
-        ++n;
-        if (last != first && n < 32) sectors[n++] = last; // a misaligned access (never from a valid kernel)
+        sectors[n++] = first;
+        if (last != first) sectors[n++] = last; // a misaligned access (never from a valid kernel)
     }
     Sectors s;
-    const std::uint32_t lanes = static_cast<std::uint32_t>(std::popcount(active));
-    std::array<std::uint64_t, 32> e = elements;
-    const std::uint64_t bytes = std::uint64_t{count_distinct(e.data(), lanes)} * bytes_per_lane;
+    const std::uint64_t bytes = std::uint64_t{static_cast<std::uint32_t>(std::popcount(active))} * bytes_per_lane;
     s.actual = count_distinct(sectors.data(), n);
-    s.ideal = static_cast<std::uint32_t>((bytes + 31) / 32);
+    s.ideal = std::min(s.actual, static_cast<std::uint32_t>((bytes + 31) / 32));
     return s;
 }
 

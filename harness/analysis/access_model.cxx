@@ -4,6 +4,7 @@
 #include "harness/core/error.hxx"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <map>
 #include <set>
@@ -184,6 +185,10 @@ KernelPrediction predict_accesses(const PtxModule& module, const PtxKernel& kern
                 const auto [it, added] = first_of_category.try_emplace({x.category, y.category, z.category}, block);
                 if (!added && it->second != block) p.exact = false;
             }
+    // Equal samples scaled by weights of thirds: whole numbers, up to rounding.
+    if (p.exact)
+        for (auto& figures : sums)
+            for (auto& f : figures) f = std::round(f);
     p.sampling = fmt::format(
         "{} of {} blocks (x {}; y {}; z {}), every warp of each: {} warps, {} instructions; "
         "interior blocks {}",

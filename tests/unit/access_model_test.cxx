@@ -286,6 +286,37 @@ TEST(AccessModel, SharedWavefrontRulesFollowTheHardware)
     for (int l = 0; l < 32; ++l) a[l] = 4100u + 4u * l;
     EXPECT_EQ(global_sectors(a, all, 4).actual, 5u);
     EXPECT_EQ(global_sectors(a, all, 4).ideal, 4u);
+    // Two rows of a 16 x 16 block reading one element each: two sectors, and no excess.
+    for (int l = 0; l < 32; ++l) a[l] = l < 16 ? 4096u : 8192u;
+    EXPECT_EQ(global_sectors(a, all, 4).actual, 2u);
+    EXPECT_EQ(global_sectors(a, all, 4).ideal, 2u);
+}
+
+// gemm through 32 x 32 shared tiles at N = 256: every warp loads one tile row of A and of B per
+// step, 128 contiguous bytes, 4 sectors; 64 blocks x 32 warps x 8 steps x 2 = 32768 requests.
+// Shared reads of A's row are broadcasts and of B's row conflict-free: no excess anywhere.
+TEST(AccessModel, TiledGemmIsCoalescedAndConflictFree)
+{
+    const int n = 256;
+    const auto p = predict(
+        "kernels/gemm/gemm_smem_tiled.cu", "gemm_smem_tiled<32>",
+        launch_of({8, 8, 1}, {32, 32, 1}, {buffer("A", 0), buffer("B", 1), buffer("C", 2), i32(n), i32(n), i32(n)}));
+    ASSERT_TRUE(p.complete) << reasons(p);
+    EXPECT_EQ(p.totals.global_ld_requests, 32768);
+    EXPECT_EQ(p.totals.global_ld_sectors, 131072);
+    EXPECT_EQ(p.totals.global_st_sectors, 8192);
+    EXPECT_EQ(p.totals.global_sectors, p.totals.global_sectors_ideal);
+    EXPECT_GT(p.totals.shared_wavefronts, 0);
+    EXPECT_EQ(p.totals.shared_wavefronts, p.totals.shared_wavefronts_ideal);
+
+    // The naive kernel's warp is two rows of 16 threads: A's element is two sectors, B's row two.
+    const auto naive = predict(
+        "kernels/gemm/gemm_naive.cu", "gemm_naive",
+        launch_of({16, 16, 1}, {16, 16, 1}, {buffer("A", 0), buffer("B", 1), buffer("C", 2), i32(n), i32(n), i32(n)}));
+    ASSERT_TRUE(naive.complete) << reasons(naive);
+    EXPECT_EQ(naive.totals.global_ld_requests, 1048576);
+    EXPECT_EQ(naive.totals.global_ld_sectors, 2097152);
+    EXPECT_EQ(naive.totals.global_sectors, naive.totals.global_sectors_ideal);
 }
 
 namespace {
@@ -304,6 +335,22 @@ std::string parse_error(const std::string& text)
 }
 
 } // namespace
+
+// Interleaved addressing, index = 2 * stride * tid over 256 threads: at stride s the active lanes
+// hit one bank in 32 / (2s) ways, so per access of the tree (two loads and a store, at s = 1 ..
+// 128) the warps take 8+8+8+8+8+4+2+1 = 47 wavefronts against 4+2+1+1+1+1+1+1 = 12: 3 x 35 = 105
+// excess per block, 26880 over the 256 blocks of N = 65536 (the GPU's figure for this launch).
+TEST(AccessModel, InterleavedReductionHasBankConflictsOfTheTree)
+{
+    const int n = 65536;
+    const auto p = predict("kernels/reduce/reduce_interleaved_strided.cu", "reduce_interleaved_strided<256>",
+                           launch_of({256, 1, 1}, {256, 1, 1}, {buffer("in", 0), buffer("partials", 1), i32(n)}));
+    ASSERT_TRUE(p.complete) << reasons(p);
+    EXPECT_TRUE(p.exact) << p.sampling;
+    EXPECT_EQ(p.totals.shared_wavefronts - p.totals.shared_wavefronts_ideal, 26880);
+    EXPECT_EQ(p.totals.global_ld_requests, 2048);
+    EXPECT_EQ(p.totals.global_ld_sectors, 8192);
+}
 
 TEST(AccessModel, MalformedPtxIsBadInputNamingFileAndLine)
 {
