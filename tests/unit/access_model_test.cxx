@@ -414,3 +414,17 @@ $L_self:
     EXPECT_NE(p.reasons[0].find("budget"), std::string::npos) << p.reasons[0];
     EXPECT_EQ(p.warps_evaluated, 1u);
 }
+
+// The harness's own compilation keeps NVRTC's PTX beside the cubin, with the lines the model reads.
+TEST(AccessModel, CompiledModulesKeepTheirPtx)
+{
+    compile::CompileRequest request;
+    request.source = repo_root() / "kernels/memory/vector_add.cu";
+    request.entries = {"vector_add"};
+    const auto module = compile::compile(request);
+    const PtxModule ptx = parse_ptx(module.ptx, request.source.string());
+    const PtxKernel* kernel = ptx.find(module.lowered_names.at("vector_add"));
+    ASSERT_NE(kernel, nullptr);
+    EXPECT_EQ(kernel->params.size(), 4u);
+    EXPECT_NE(ptx.file_name(1).find("vector_add.cu"), std::string::npos);
+}
