@@ -43,6 +43,24 @@ const Hotspot* top_hotspot(const CaseResult& r, std::string_view name)
     return any;
 }
 
+/// The worst predicted access that explains a regression of the predicted figure `name`: of its
+/// family's access kind (any global, or any shared access) and of the launch it names; accesses are
+/// worst first.
+const PredictedAccess* top_predicted_access(const CaseResult& r, std::string_view name)
+{
+    const auto [metric, label] = split_launch_metric(name);
+    const auto info = find_metric(metric);
+    if (!info || info->collector != Collector::access_model || info->roles.hotspot.metric.empty()) return nullptr;
+    const HotspotFamily& family = info->roles.hotspot;
+    const bool shared = family.metric == metric::predicted_excess_shared_wavefronts;
+    for (const auto& a : r.predicted_accesses) {
+        if (!label.empty() && a.launch != label) continue;
+        if (a.is_shared() != shared || a.excess() <= 0) continue;
+        if (family.access.empty() || a.access == family.access) return &a;
+    }
+    return nullptr;
+}
+
 /// The occupancy figures of a case, or of one of its launches (`label`, CaseLaunch::label).
 /// "kernel rstd_kernel, launch 2 of 3 (kernels/layernorm.cu)": which launch a figure is of.
 std::string launch_text(const CaseResult& r, const CaseLaunch& launch)
@@ -142,6 +160,20 @@ void add_not_measured(CaseResult& r, const suite::Suite& suite, const suite::Var
                 continue;
             const auto info = find_metric(row.metric);
             if (!info || suite.rule_for(spec, row.metric).kind == RuleKind::ignore) continue;
+            // A prediction the model could not make is never gated: it says why, and does not fail.
+            if (info->collector == Collector::access_model) {
+                const Rule rule = suite.rule_for(spec, row.metric);
+                if (!r.not_predicted.empty() && rule.kind != RuleKind::report) {
+                    MetricVerdict v;
+                    v.metric = row.metric;
+                    v.verdict = Verdict::skipped;
+                    v.baseline = row.value;
+                    v.rule = rule.text;
+                    v.message = fmt::format("{}: not predicted: {}", row.metric, r.not_predicted.front());
+                    r.verdicts.push_back(std::move(v));
+                }
+                continue;
+            }
             if (!measured_by_this_run(*info, r, suite)) continue;
             MetricVerdict v;
             v.metric = row.metric;
@@ -303,7 +335,12 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
             else if (v.verdict == Verdict::drifted)
                 v.message += "; theoretical occupancy unchanged";
         }
-        if (v.verdict == Verdict::regressed)
+        if (v.verdict == Verdict::regressed && info.collector == Collector::access_model) {
+            if (const PredictedAccess* a = top_predicted_access(r, name)) {
+                v.location = fmt::format("{}:{}", a->file, a->line);
+                v.message += fmt::format("; worst line: {}, kernel {}", a->text(), a->kernel);
+            }
+        } else if (v.verdict == Verdict::regressed)
             if (const Hotspot* h = top_hotspot(r, name)) {
                 v.location = fmt::format("{}:{}", h->file, h->line);
                 v.message += fmt::format("; top source line {} ({} in {}: {:.0f} excess of {:.0f})", v.location,

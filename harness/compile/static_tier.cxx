@@ -5,6 +5,7 @@
 #include "harness/compile/kernel_arguments.hxx"
 #include "harness/compile/launch_resources.hxx"
 #include "harness/compile/occupancy.hxx"
+#include "harness/compile/predicted_accesses.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/suite/compile_params.hxx"
 #include "harness/suite/sweep.hxx"
@@ -57,6 +58,7 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
         const ArchLimits& limits = arch_limits(arch);
         const SuiteModules compiled = compile_suite(suite, cases, arch, cache);
         check_kernel_arguments(suite, compiled);
+        PtxModules ptx;
         std::map<std::string, CubinInfo> infos;
         std::map<std::string, std::string> read_errors;
         for (const auto& [name, module] : compiled.modules) {
@@ -125,6 +127,7 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
                                r.launches[li].label);
                 }
                 totals.write(r);
+                add_predicted_accesses(r, suite, variant, c.params, module, key, ptx);
                 const auto& worst = *totals.least_occupied();
                 r.status = CaseStatus::passed;
                 if (worst.blocks_per_sm == 0) {

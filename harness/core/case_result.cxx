@@ -4,6 +4,7 @@
 #include "harness/core/error.hxx"
 #include "harness/core/text.hxx"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <type_traits>
@@ -328,6 +329,43 @@ void to_json(nlohmann::json& j, const CaseLaunch& l)
     if (l.occupancy_limiter) j["occupancy_limiter"] = occupancy_limiter_name(*l.occupancy_limiter);
 }
 
+std::string PredictedAccess::text() const
+{
+    const std::string where = fmt::format("{}:{} {}{}", file.empty() ? kernel : file, line, access,
+                                          buffer.empty() ? "" : " " + buffer + "[]");
+    if (is_shared())
+        return fmt::format("{}: {:.4g} wavefronts per request, ideal {:.4g} (predicted)", where,
+                           requests > 0 ? wavefronts / requests : 0.0, requests > 0 ? ideal_wavefronts / requests : 0.0);
+    return fmt::format("{}: {:.4g} sectors per request, ideal {:.4g} (predicted)", where,
+                       requests > 0 ? sectors / requests : 0.0, requests > 0 ? ideal_sectors / requests : 0.0);
+}
+
+void to_json(nlohmann::json& j, const PredictedAccess& a)
+{
+    j = {{"kernel", a.kernel},         {"launch", a.launch},          {"file", a.file},
+         {"line", a.line},             {"access", a.access},          {"buffer", a.buffer},
+         {"order", a.order},           {"opcode", a.opcode},          {"requests", a.requests},
+         {"sectors", a.sectors},       {"ideal_sectors", a.ideal_sectors}, {"wavefronts", a.wavefronts},
+         {"ideal_wavefronts", a.ideal_wavefronts}, {"excess", a.excess()}, {"text", a.text()}};
+}
+
+void from_json(const nlohmann::json& j, PredictedAccess& a)
+{
+    a.kernel = j.value("kernel", "");
+    a.launch = j.value("launch", "");
+    a.file = j.value("file", "");
+    a.line = j.value("line", 0);
+    a.access = j.value("access", "");
+    a.buffer = j.value("buffer", "");
+    a.order = j.value("order", 0);
+    a.opcode = j.value("opcode", "");
+    a.requests = j.value("requests", 0.0);
+    a.sectors = j.value("sectors", 0.0);
+    a.ideal_sectors = j.value("ideal_sectors", 0.0);
+    a.wavefronts = j.value("wavefronts", 0.0);
+    a.ideal_wavefronts = j.value("ideal_wavefronts", 0.0);
+}
+
 void from_json(const nlohmann::json& j, CaseLaunch& l)
 {
     l.label = j.value("label", "");
@@ -356,6 +394,8 @@ void to_json(nlohmann::json& j, const CaseResult& r)
     if (r.cost.total() > 0) j["cost"] = r.cost;
     if (!r.reused_metrics.empty()) j["reused_metrics"] = r.reused_metrics;
     if (!r.launches.empty()) j["launches"] = r.launches;
+    if (!r.predicted_accesses.empty()) j["predicted_accesses"] = r.predicted_accesses;
+    if (!r.not_predicted.empty()) j["not_predicted"] = r.not_predicted;
 }
 
 void from_json(const nlohmann::json& j, CaseResult& r)
@@ -379,6 +419,8 @@ void from_json(const nlohmann::json& j, CaseResult& r)
     r.cost = j.value("cost", CaseCost{});
     r.reused_metrics = j.value("reused_metrics", std::vector<std::string>{});
     r.launches = j.value("launches", std::vector<CaseLaunch>{});
+    r.predicted_accesses = j.value("predicted_accesses", std::vector<PredictedAccess>{});
+    r.not_predicted = j.value("not_predicted", std::vector<std::string>{});
 }
 
 } // namespace harness

@@ -102,6 +102,27 @@ struct Hotspot {
     int snippet_first_line = 0;       ///< line number of snippet[0]
 };
 
+/// One memory instruction's figures predicted from the kernel's PTX at the case's launch, without a
+/// GPU (analysis/access_model.hxx): predicted, never measured. A case keeps its accesses worst first.
+struct PredictedAccess {
+    std::string kernel; ///< the launch's entry
+    std::string launch; ///< the launch's label (CaseLaunch::label), empty for a single launch
+    std::string file;   ///< the source file of the instruction's line, as the PTX's line table names it
+    int line = 0;
+    std::string access; ///< "global load", "global store", "global atomic", "shared load", ...
+    std::string buffer; ///< the kernel parameter (the suite's buffer) or shared variable addressed
+    int order = 0;      ///< its rank among the kernel's accesses of the same buffer and kind
+    std::string opcode; ///< the PTX instruction, "st.global.f32"
+    double requests = 0.0;
+    double sectors = 0.0, ideal_sectors = 0.0;       ///< global
+    double wavefronts = 0.0, ideal_wavefronts = 0.0; ///< shared
+
+    bool is_shared() const { return access.starts_with("shared"); }
+    double excess() const { return is_shared() ? wavefronts - ideal_wavefronts : sectors - ideal_sectors; }
+    /// "kernels/transpose/transpose_naive.cu:14 global store out[]: 32 sectors per request, ideal 4 (predicted)"
+    std::string text() const;
+};
+
 /// A named figure of a case; unit and meaning come from the metric table.
 struct MetricValue {
     std::string name;
@@ -186,6 +207,11 @@ struct CaseResult {
     std::vector<CaseLaunch> launches; ///< the variant's launches in order (empty for a built-in library call)
     std::vector<double> time_samples_us;
     std::vector<Hotspot> hotspots;       ///< source lines by excess, largest first
+    /// The accesses the static tier predicted from PTX, worst first (excess, then sectors per request).
+    std::vector<PredictedAccess> predicted_accesses;
+    /// Why the case's access figures are not predicted (none of its predicted_* totals is set), one
+    /// reason per launch or access that was not; empty when predicted or when no prediction was tried.
+    std::vector<std::string> not_predicted;
     std::vector<MetricVerdict> verdicts; ///< filled by the comparison stage
     CaseCost cost;                       ///< where its wall time went
     /// Exact figures taken from the counter cache instead of measured in this run (with the hotspots).
@@ -204,6 +230,8 @@ void to_json(nlohmann::json& j, const CaseLaunch& l);
 void from_json(const nlohmann::json& j, CaseLaunch& l);
 void to_json(nlohmann::json& j, const Hotspot& h);
 void from_json(const nlohmann::json& j, Hotspot& h);
+void to_json(nlohmann::json& j, const PredictedAccess& a);
+void from_json(const nlohmann::json& j, PredictedAccess& a);
 void to_json(nlohmann::json& j, const ProfileCost& c);
 void to_json(nlohmann::json& j, const TimingCost& c);
 void from_json(const nlohmann::json& j, TimingCost& c);

@@ -24,6 +24,12 @@ constexpr HotspotFamily shared_store{"excess_shared_wavefronts", "shared store"}
 constexpr HotspotFamily shared_any{"excess_shared_wavefronts", ""};
 constexpr HotspotFamily local{"local_sectors", "local"};
 constexpr HotspotFamily branch{"divergent_branch_targets", "branch"};
+// Predicted figures are explained by the predicted accesses (CaseResult::predicted_accesses), not
+// by hotspots; their family names the access kind a regression's line is taken from.
+constexpr HotspotFamily predicted_load{"predicted_excess_global_sectors", "global load"};
+constexpr HotspotFamily predicted_store{"predicted_excess_global_sectors", "global store"};
+constexpr HotspotFamily predicted_global{"predicted_excess_global_sectors", ""};
+constexpr HotspotFamily predicted_shared{"predicted_excess_shared_wavefronts", ""};
 
 constexpr MetricInfo table[] = {
     // Timing pass.
@@ -176,6 +182,45 @@ constexpr MetricInfo table[] = {
      "operations per byte of device-memory traffic (roofline x axis)"},
     {"achieved_gflops", "flops / time_median", "GFLOP/s", higher_is_better, noisy, derived, "ignore", true,
      "executed FP32 throughput (roofline y axis)"},
+
+    // Predicted from the kernel's PTX at the case's own launch, without a GPU (analysis/access_model,
+    // docs/static-analysis.md): the figures the GPU measures under the names without "predicted_",
+    // for cases whose every access is predicted; a case that is not gets none of them, never a zero.
+    // Raw counts follow the work (reported); the pathologies are gated as the GPU's are.
+    {"predicted_global_ld_requests", "PTX access model: warp-level global loads", "requests (predicted)",
+     lower_is_better, exact, access_model, "report", true, "predicted, not measured: global load requests"},
+    {"predicted_global_ld_sectors", "PTX access model: sectors of global loads", "sectors (predicted)", lower_is_better,
+     exact, access_model, "report", true, "predicted, not measured: 32-byte sectors the global loads touch",
+     Roles{.hotspot = predicted_load}},
+    {"predicted_global_st_requests", "PTX access model: warp-level global stores", "requests (predicted)",
+     lower_is_better, exact, access_model, "report", true, "predicted, not measured: global store requests"},
+    {"predicted_global_st_sectors", "PTX access model: sectors of global stores", "sectors (predicted)",
+     lower_is_better, exact, access_model, "report", true,
+     "predicted, not measured: 32-byte sectors the global stores touch", Roles{.hotspot = predicted_store}},
+    {"predicted_global_sectors", "PTX access model: sectors of global loads, stores and atomics",
+     "sectors (predicted)", lower_is_better, exact, access_model, "ignore", true,
+     "predicted, not measured: global sectors accessed", Roles{.hotspot = predicted_global}},
+    {"predicted_global_sectors_ideal", "PTX access model: the same bytes, aligned and contiguous",
+     "sectors (predicted)", neither, exact, access_model, "ignore", true,
+     "predicted, not measured: global sectors a perfectly coalesced pattern would touch"},
+    {"predicted_shared_wavefronts", "PTX access model: shared-memory wavefronts", "wavefronts (predicted)",
+     lower_is_better, exact, access_model, "ignore", true, "predicted, not measured: shared-memory wavefronts",
+     Roles{.hotspot = predicted_shared}},
+    {"predicted_shared_wavefronts_ideal", "PTX access model: wavefronts without bank conflicts",
+     "wavefronts (predicted)", neither, exact, access_model, "ignore", true,
+     "predicted, not measured: shared-memory wavefronts without bank conflicts"},
+    {"predicted_global_ld_sectors_per_request", "predicted_global_ld_sectors / predicted_global_ld_requests",
+     "sectors/request (predicted)", lower_is_better, exact, access_model, "exact", true,
+     "predicted, not measured: global_ld_sectors_per_request", Roles{.hotspot = predicted_load}},
+    {"predicted_global_st_sectors_per_request", "predicted_global_st_sectors / predicted_global_st_requests",
+     "sectors/request (predicted)", lower_is_better, exact, access_model, "exact", true,
+     "predicted, not measured: global_st_sectors_per_request", Roles{.hotspot = predicted_store}},
+    {"predicted_excess_global_sectors", "predicted_global_sectors - predicted_global_sectors_ideal",
+     "sectors (predicted)", lower_is_better, exact, access_model, "exact", true,
+     "predicted, not measured: excess_global_sectors (uncoalesced traffic)", Roles{.hotspot = predicted_global}},
+    {"predicted_excess_shared_wavefronts", "predicted_shared_wavefronts - predicted_shared_wavefronts_ideal",
+     "wavefronts (predicted)", lower_is_better, exact, access_model, "exact", true,
+     "predicted, not measured: excess_shared_wavefronts (bank conflicts)", Roles{.hotspot = predicted_shared}},
 };
 
 } // namespace
@@ -209,6 +254,12 @@ bool is_noisy_counter(std::string_view name)
     const auto info = find_metric(name);
     if (!info || info->stability != Stability::noisy) return false;
     return info->collector == Collector::range_profiler || info->roles.from_noisy_counters;
+}
+
+bool is_predicted(std::string_view name)
+{
+    const auto info = find_metric(name);
+    return info && info->collector == Collector::access_model;
 }
 
 std::string launch_metric_name(std::string_view metric, std::string_view label)
@@ -252,6 +303,7 @@ const char* to_string(Collector collector)
     case Collector::range_profiler: return "range_profiler";
     case Collector::sass_metrics: return "sass_metrics";
     case Collector::derived: return "derived";
+    case Collector::access_model: return "access_model";
     }
     return "?";
 }

@@ -26,6 +26,7 @@ enum class Collector {
     range_profiler, ///< CUPTI Range Profiler, user replay; `source` is the CUPTI metric
     sass_metrics,   ///< CUPTI SASS Metrics API, per instruction; `source` is the CUPTI metric
     derived,        ///< computed from other metrics; `source` is the formula
+    access_model,   ///< predicted from the kernel's PTX at the case's launch, not measured (analysis/access_model)
 };
 
 /// How a metric relates to the theoretical occupancy: when one moves, comparison recomputes the
@@ -132,6 +133,18 @@ inline constexpr const char* flops = "flops";
 inline constexpr const char* dram_bytes = "dram_bytes";
 inline constexpr const char* arithmetic_intensity = "arithmetic_intensity";
 inline constexpr const char* achieved_gflops = "achieved_gflops";
+inline constexpr const char* predicted_global_ld_requests = "predicted_global_ld_requests";
+inline constexpr const char* predicted_global_ld_sectors = "predicted_global_ld_sectors";
+inline constexpr const char* predicted_global_st_requests = "predicted_global_st_requests";
+inline constexpr const char* predicted_global_st_sectors = "predicted_global_st_sectors";
+inline constexpr const char* predicted_global_sectors = "predicted_global_sectors";
+inline constexpr const char* predicted_global_sectors_ideal = "predicted_global_sectors_ideal";
+inline constexpr const char* predicted_shared_wavefronts = "predicted_shared_wavefronts";
+inline constexpr const char* predicted_shared_wavefronts_ideal = "predicted_shared_wavefronts_ideal";
+inline constexpr const char* predicted_global_ld_sectors_per_request = "predicted_global_ld_sectors_per_request";
+inline constexpr const char* predicted_global_st_sectors_per_request = "predicted_global_st_sectors_per_request";
+inline constexpr const char* predicted_excess_global_sectors = "predicted_excess_global_sectors";
+inline constexpr const char* predicted_excess_shared_wavefronts = "predicted_excess_shared_wavefronts";
 
 /// Every constant above, in table order.
 inline constexpr const char* all[] = {time_median,
@@ -182,7 +195,19 @@ inline constexpr const char* all[] = {time_median,
                                       flops,
                                       dram_bytes,
                                       arithmetic_intensity,
-                                      achieved_gflops};
+                                      achieved_gflops,
+                                      predicted_global_ld_requests,
+                                      predicted_global_ld_sectors,
+                                      predicted_global_st_requests,
+                                      predicted_global_st_sectors,
+                                      predicted_global_sectors,
+                                      predicted_global_sectors_ideal,
+                                      predicted_shared_wavefronts,
+                                      predicted_shared_wavefronts_ideal,
+                                      predicted_global_ld_sectors_per_request,
+                                      predicted_global_st_sectors_per_request,
+                                      predicted_excess_global_sectors,
+                                      predicted_excess_shared_wavefronts};
 } // namespace metric
 
 /// All metrics, in report order.
@@ -198,6 +223,10 @@ std::vector<MetricInfo> report_metrics(ReportPlace MetricRoles::*place);
 /// one whose regression may come from where a process's buffers landed. A launch's figure
 /// ("dram_bytes@rstd_kernel") is its metric's.
 bool is_noisy_counter(std::string_view name);
+
+/// A figure predicted from the kernel's PTX without a GPU (Collector::access_model), not measured;
+/// a launch's figure ("predicted_excess_global_sectors@rstd_kernel") is its metric's.
+bool is_predicted(std::string_view name);
 
 /// The name of one launch's own figure in a variant of several launches: "registers@rstd_kernel".
 /// `label` is the launch's label (suite::launch_labels), never empty.

@@ -209,6 +209,7 @@ void write_console_table(const RunReport& report, std::ostream& console)
     }
     if (report.mode == RunMode::static_tier) {
         write_static_table(report, out, variant_width, params_width);
+        write_console_predictions(report, out);
     } else {
         const std::size_t status_columns = status_width(report);
         write_heading(out, fmt::format("{:<{}}  {:<{}}  {:<{}}  {:>10}  {:>6}  {:>9}  {:>8}  {:>4}  {:>6}  {:>5}  {}",

@@ -346,7 +346,8 @@ std::string html_report(const RunReport& report)
     std::string body = header_section(report, t);
     if (static_tier)
         body += "<p class=\"note\">Static tier: every variant was compiled for each architecture and read, never "
-                "launched, so this report has no times, throughputs, counters or source hotspots.</p>\n";
+                "launched, so this report has no times, throughputs, counters or source hotspots; its access figures "
+                "are predicted from the kernels' PTX, not measured.</p>\n";
     if (failing) {
         // What failed and where first, then the charts that show it.
         body += regressions_section(report, anchors) + failures_section(report) + hotspots_section(report) + charts +
@@ -356,6 +357,7 @@ std::string html_report(const RunReport& report)
         body += regressions_section(report, anchors) + charts + improvements_section(report, anchors) +
                 hotspots_section(report);
     }
+    body += predicted_accesses_section(report);
     body += cases_section(report);
     body += notes_section(report);
     const std::string title = fmt::format("{} — {}", report.suite,

@@ -32,6 +32,16 @@ void write_console_table(const RunReport& report, std::ostream& out);
 /// The verdicts section of the console output: regressions first, with their messages, then totals.
 void write_console_verdicts(const RunReport& report, std::ostream& out);
 
+/// A case's predicted access figures in one line, labelled as predicted, or "not predicted: <reason>";
+/// "" when the case has no prediction (predicted_report.cxx).
+std::string predicted_summary_text(const CaseResult& r);
+
+/// The console's section of predicted access figures: per case its totals or why not, and its worst lines.
+void write_console_predictions(const RunReport& report, std::ostream& out);
+
+/// The HTML page's section of predicted accesses, worst lines first; "" when no case has a prediction.
+std::string predicted_accesses_section(const RunReport& report);
+
 /// junit.xml: one <testcase> per case (classname = suite, name = "variant params").
 std::string junit_xml(const RunReport& report);
 

@@ -1,0 +1,233 @@
+#include "harness/compile/predicted_accesses.hxx"
+
+#include "harness/core/metrics.hxx"
+#include "harness/suite/compile_params.hxx"
+#include "harness/suite/element_type.hxx"
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <stdexcept>
+#include <tuple>
+
+namespace harness::compile {
+
+namespace {
+
+namespace fs = std::filesystem;
+using analysis::AccessKind;
+
+std::array<std::uint32_t, 3> dimensions(const std::vector<suite::Expression>& exprs, const suite::Bindings& point,
+                                        const std::string& what)
+{
+    std::array<std::uint32_t, 3> d{1, 1, 1};
+    for (std::size_t i = 0; i < exprs.size() && i < 3; ++i) {
+        const std::int64_t v = exprs[i].evaluate(point);
+        if (v < 1 || v > 0x7fffffff) throw std::runtime_error(fmt::format("{}[{}] = {} is out of range", what, i, v));
+        d[i] = static_cast<std::uint32_t>(v);
+    }
+    return d;
+}
+
+/// A scalar argument's bits as the runner passes them (run/buffer_data.cxx, scalar_bytes): integers
+/// in two's complement truncated to the type's width, floats rounded to the type.
+std::uint64_t scalar_bits(const suite::ArgSpec& a, const suite::Bindings& point)
+{
+    const std::size_t size = suite::element_size(a.scalar_type);
+    if (a.literal) return suite::to_bits(a.scalar_type, *a.literal);
+    const std::int64_t v = a.scalar.evaluate(point);
+    if (!suite::is_integer(a.scalar_type)) return suite::to_bits(a.scalar_type, static_cast<double>(v));
+    const auto bits = static_cast<std::uint64_t>(v);
+    return size >= 8 ? bits : bits & ((std::uint64_t{1} << (8 * size)) - 1);
+}
+
+/// A path of the PTX's line table as reports name files: relative to the suite's project when inside it.
+std::string shown_file(const std::string& file, const fs::path& project_root)
+{
+    if (file.empty() || project_root.empty()) return file;
+    const fs::path path(file);
+    if (!path.is_absolute()) return file;
+    std::error_code ec;
+    const fs::path relative = fs::relative(path, project_root, ec);
+    return ec || relative.empty() || relative.native().starts_with("..") ? file : relative.string();
+}
+
+/// The reason without the access model's own "not predicted: " (reports add it once).
+std::string reason_text(std::string reason)
+{
+    if (const auto at = reason.find(": not predicted: "); at != std::string::npos)
+        reason.replace(at, std::string(": not predicted: ").size(), ": ");
+    return reason;
+}
+
+void add(analysis::PredictedTotals& sum, const analysis::PredictedTotals& t)
+{
+    sum.global_ld_requests += t.global_ld_requests;
+    sum.global_ld_sectors += t.global_ld_sectors;
+    sum.global_st_requests += t.global_st_requests;
+    sum.global_st_sectors += t.global_st_sectors;
+    sum.global_sectors += t.global_sectors;
+    sum.global_sectors_ideal += t.global_sectors_ideal;
+    sum.shared_wavefronts += t.shared_wavefronts;
+    sum.shared_wavefronts_ideal += t.shared_wavefronts_ideal;
+}
+
+/// The predicted_* figures of `t`, as the variant's own (`label` empty) or one launch's.
+void write_figures(CaseResult& r, const analysis::PredictedTotals& t, const std::string& label)
+{
+    const auto set = [&](const char* name, double value) {
+        r.set_metric(label.empty() ? std::string(name) : launch_metric_name(name, label), value);
+    };
+    set(metric::predicted_global_ld_requests, t.global_ld_requests);
+    set(metric::predicted_global_ld_sectors, t.global_ld_sectors);
+    set(metric::predicted_global_st_requests, t.global_st_requests);
+    set(metric::predicted_global_st_sectors, t.global_st_sectors);
+    set(metric::predicted_global_sectors, t.global_sectors);
+    set(metric::predicted_global_sectors_ideal, t.global_sectors_ideal);
+    set(metric::predicted_shared_wavefronts, t.shared_wavefronts);
+    set(metric::predicted_shared_wavefronts_ideal, t.shared_wavefronts_ideal);
+    // As the GPU's derived figures: no ratio without requests.
+    if (t.global_ld_requests > 0)
+        set(metric::predicted_global_ld_sectors_per_request, t.global_ld_sectors / t.global_ld_requests);
+    if (t.global_st_requests > 0)
+        set(metric::predicted_global_st_sectors_per_request, t.global_st_sectors / t.global_st_requests);
+    set(metric::predicted_excess_global_sectors, t.global_sectors - t.global_sectors_ideal);
+    set(metric::predicted_excess_shared_wavefronts, t.shared_wavefronts - t.shared_wavefronts_ideal);
+}
+
+/// Worst first: the largest excess, then the most sectors (or wavefronts) per request beyond the ideal.
+bool worse(const PredictedAccess& a, const PredictedAccess& b)
+{
+    if (a.excess() != b.excess()) return a.excess() > b.excess();
+    const auto ratio = [](const PredictedAccess& x) {
+        const double actual = x.is_shared() ? x.wavefronts : x.sectors;
+        const double ideal = x.is_shared() ? x.ideal_wavefronts : x.ideal_sectors;
+        return ideal > 0 ? actual / ideal : 0.0;
+    };
+    if (ratio(a) != ratio(b)) return ratio(a) > ratio(b);
+    return std::tie(a.launch, a.file, a.line) < std::tie(b.launch, b.file, b.line);
+}
+
+} // namespace
+
+analysis::LaunchShape predicted_launch_shape(const suite::Suite& suite, const suite::VariantSpec& variant,
+                                             std::size_t index, const suite::Bindings& point)
+{
+    const suite::LaunchSpec& spec = variant.launches.at(index);
+    const std::string where = variant.launches.size() > 1 ? fmt::format("launches[{}].", index) : "";
+    analysis::LaunchShape shape;
+    try {
+        shape.grid = dimensions(spec.grid, point, where + "grid");
+        shape.block = dimensions(spec.block, point, where + "block");
+        const std::int64_t shared = spec.shared_bytes.evaluate(point);
+        if (shared < 0 || shared > 0x7fffffff)
+            throw std::runtime_error(fmt::format("{}shared_bytes = {} is out of range", where, shared));
+        shape.dynamic_shared_bytes = static_cast<std::uint32_t>(shared);
+        // The runner allocates the buffers the variant's launches pass, in the suite's order
+        // (run/case_runner.cxx, prepare): each is a cudaMalloc'ed block, 256-byte aligned.
+        std::vector<std::string> allocated;
+        for (const auto& b : suite.buffers_of(variant))
+            if (suite::uses_buffer(variant, b.name)) allocated.push_back(b.name);
+        for (std::size_t ai = 0; ai < spec.args.size(); ++ai) {
+            const suite::ArgSpec& a = spec.args[ai];
+            analysis::KernelArgument arg;
+            if (a.is_buffer()) {
+                const auto at = std::find(allocated.begin(), allocated.end(), a.buffer);
+                if (at == allocated.end())
+                    throw std::runtime_error(fmt::format("{}args[{}]: no buffer {}", where, ai, a.buffer));
+                arg.kind = analysis::KernelArgument::Kind::buffer;
+                arg.name = a.buffer;
+                arg.value = analysis::model_buffer_address(static_cast<std::size_t>(at - allocated.begin()));
+            } else {
+                arg.name = a.literal ? fmt::format("{}", *a.literal) : a.scalar.text();
+                arg.value = scalar_bits(a, point);
+            }
+            shape.args.push_back(std::move(arg));
+        }
+    } catch (const suite::ExpressionError& e) {
+        throw std::runtime_error(fmt::format("{}: {}", where.empty() ? "launch" : where, e.what()));
+    }
+    return shape;
+}
+
+const analysis::PtxModule* PtxModules::find(const std::string& key, const CompiledModule& module, std::string& why)
+{
+    auto it = parsed_.find(key);
+    if (it == parsed_.end()) {
+        Parsed p;
+        if (module.ptx.empty()) {
+            p.error = "the module has no PTX";
+        } else {
+            try {
+                p.module = std::make_unique<analysis::PtxModule>(analysis::parse_ptx(module.ptx, key + ".ptx"));
+            } catch (const std::exception& e) {
+                p.error = fmt::format("its PTX does not parse: {}", e.what());
+            }
+        }
+        it = parsed_.emplace(key, std::move(p)).first;
+    }
+    why = it->second.error;
+    return it->second.module.get();
+}
+
+void add_predicted_accesses(CaseResult& r, const suite::Suite& suite, const suite::VariantSpec& variant,
+                            const suite::Bindings& point, const CompiledModule& module, const std::string& module_key,
+                            PtxModules& ptx)
+{
+    std::string why;
+    const analysis::PtxModule* parsed = ptx.find(module_key, module, why);
+    if (!parsed) {
+        r.not_predicted.push_back(why);
+        return;
+    }
+    analysis::PredictedTotals sum;
+    bool every_launch = true;
+    for (std::size_t li = 0; li < variant.launches.size() && li < r.launches.size(); ++li) {
+        const CaseLaunch& launch = r.launches[li];
+        const std::string kernel = fmt::format("kernel {}", launch.entry);
+        const analysis::PtxKernel* k = nullptr;
+        if (const auto symbol = module.lowered_names.find(suite::resolve_entry(variant.launches[li].entry, point));
+            symbol != module.lowered_names.end())
+            k = parsed->find(symbol->second);
+        if (!k) {
+            every_launch = false;
+            r.not_predicted.push_back(kernel + ": the kernel is not in the module's PTX");
+            continue;
+        }
+        analysis::KernelPrediction p;
+        try {
+            p = analysis::predict_accesses(*parsed, *k, predicted_launch_shape(suite, variant, li, point));
+        } catch (const std::exception& e) {
+            every_launch = false;
+            r.not_predicted.push_back(fmt::format("{}: {}", kernel, e.what()));
+            continue;
+        }
+        for (const auto& a : p.accesses) {
+            if (!a.predicted || !(analysis::is_global(a.kind) || analysis::is_shared(a.kind))) continue;
+            r.predicted_accesses.push_back({.kernel = launch.entry,
+                                            .launch = launch.label,
+                                            .file = shown_file(a.file, suite.project_root),
+                                            .line = a.line,
+                                            .access = analysis::to_string(a.kind),
+                                            .buffer = a.buffer,
+                                            .order = a.order,
+                                            .opcode = a.opcode,
+                                            .requests = a.requests,
+                                            .sectors = a.sectors,
+                                            .ideal_sectors = a.ideal_sectors,
+                                            .wavefronts = a.wavefronts,
+                                            .ideal_wavefronts = a.ideal_wavefronts});
+        }
+        if (!p.complete) {
+            every_launch = false;
+            for (const auto& reason : p.reasons) r.not_predicted.push_back(kernel + ": " + reason_text(reason));
+            continue;
+        }
+        if (!launch.label.empty()) write_figures(r, p.totals, launch.label);
+        add(sum, p.totals);
+    }
+    if (every_launch) write_figures(r, sum, "");
+    std::stable_sort(r.predicted_accesses.begin(), r.predicted_accesses.end(), worse);
+}
+
+} // namespace harness::compile

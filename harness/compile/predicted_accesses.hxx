@@ -1,0 +1,48 @@
+#pragma once
+// The static tier's predicted access figures: each launch of a case evaluated through its module's
+// PTX (analysis/access_model.hxx) at the launch the GPU run would make (grid, block, dynamic shared
+// memory, scalar arguments, buffers in the order the runner allocates them), its totals written as
+// the predicted_* figures of the metric table and its accesses kept, worst first. A case whose
+// accesses are not all predicted gets no totals, only the reasons (CaseResult::not_predicted).
+
+#include "harness/analysis/access_model.hxx"
+#include "harness/compile/kernel_cache.hxx"
+#include "harness/core/case_result.hxx"
+#include "harness/suite/suite.hxx"
+
+#include <map>
+#include <memory>
+#include <string>
+
+namespace harness::compile {
+
+/// The launch `index` of `variant` at `point` as the case runner launches it, each buffer at
+/// analysis::model_buffer_address(its rank among the buffers the variant's cases allocate).
+/// Throws std::runtime_error naming the field when the geometry or an argument does not evaluate.
+analysis::LaunchShape predicted_launch_shape(const suite::Suite& suite, const suite::VariantSpec& variant,
+                                             std::size_t index, const suite::Bindings& point);
+
+/// Each module's PTX parsed once, for the cases that share it.
+class PtxModules {
+public:
+    /// The parsed PTX of `module` (keyed by `key`), or nullptr with `why` set: no PTX, or PTX the
+    /// parser refused (its message names the line).
+    const analysis::PtxModule* find(const std::string& key, const CompiledModule& module, std::string& why);
+
+private:
+    struct Parsed {
+        std::unique_ptr<analysis::PtxModule> module;
+        std::string error;
+    };
+    std::map<std::string, Parsed> parsed_;
+};
+
+/// Predicts every launch of the case `r` (its launches already listed) from `module`'s PTX and adds
+/// its figures: per launch under launch_metric_name() when the variant has several, summed over the
+/// launches as the GPU's totals are, and its accesses worst first; or, where any access or launch is
+/// not predicted, the reasons and no totals.
+void add_predicted_accesses(CaseResult& r, const suite::Suite& suite, const suite::VariantSpec& variant,
+                            const suite::Bindings& point, const CompiledModule& module, const std::string& module_key,
+                            PtxModules& ptx);
+
+} // namespace harness::compile
