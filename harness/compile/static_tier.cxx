@@ -51,7 +51,8 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
 }
 
 std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::vector<suite::Case>& cases,
-                                        const std::vector<std::string>& archs, const CompileCache* cache)
+                                        const std::vector<std::string>& archs, const CompileCache* cache,
+                                        bool predict_accesses)
 {
     std::vector<CaseResult> results;
     for (const auto& arch : archs) {
@@ -127,7 +128,7 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
                                r.launches[li].label);
                 }
                 totals.write(r);
-                add_predicted_accesses(r, suite, variant, c.params, module, key, ptx);
+                if (predict_accesses) add_predicted_accesses(r, suite, variant, c.params, module, key, ptx);
                 const auto& worst = *totals.least_occupied();
                 r.status = CaseStatus::passed;
                 if (worst.blocks_per_sm == 0) {

@@ -92,6 +92,9 @@ TEST(MetricTable, EveryHotspotFamilyIsARankedMetricOfItsOwnFamily)
         {"excess_shared_wavefronts", {"", "shared load", "shared store"}},
         {"local_sectors", {"local"}},
         {"divergent_branch_targets", {"branch"}},
+        // Predicted figures are explained by the predicted accesses of their kind (compare_run.cxx).
+        {"predicted_excess_global_sectors", {"", "global load", "global store"}},
+        {"predicted_excess_shared_wavefronts", {""}},
     };
     for (const auto& m : metric_table()) {
         const HotspotFamily& family = m.roles.hotspot;
@@ -105,7 +108,11 @@ TEST(MetricTable, EveryHotspotFamilyIsARankedMetricOfItsOwnFamily)
         const auto row = find_metric(family.metric);
         ASSERT_TRUE(row) << family.metric;
         EXPECT_EQ(row->roles.hotspot.metric, family.metric) << family.metric << " does not explain itself";
-        EXPECT_TRUE(row->collector == Collector::sass_metrics || row->collector == Collector::derived) << row->name;
+        EXPECT_TRUE(row->collector == Collector::sass_metrics || row->collector == Collector::derived ||
+                    row->collector == Collector::access_model)
+            << row->name;
+        // A measured figure is never explained by a prediction, nor a prediction by a measurement.
+        EXPECT_EQ(m.collector == Collector::access_model, row->collector == Collector::access_model) << m.name;
     }
     // What the names once decided: a load figure prefers load lines, spills and local memory are
     // explained by local-memory lines, and raw requests or the hardware's own counters by none.
@@ -116,6 +123,30 @@ TEST(MetricTable, EveryHotspotFamilyIsARankedMetricOfItsOwnFamily)
     EXPECT_EQ(find_metric(metric::local_bytes)->roles.hotspot.metric, metric::local_sectors);
     EXPECT_TRUE(find_metric(metric::global_ld_requests)->roles.hotspot.metric.empty());
     EXPECT_TRUE(find_metric(metric::shared_bank_conflicts_raw)->roles.hotspot.metric.empty());
+}
+
+// Every predicted figure says so: its own name, its unit and its description; it is exact and
+// gated where its measured twin is.
+TEST(MetricTable, PredictedFiguresAreNamedAsPredictions)
+{
+    std::size_t predicted = 0;
+    for (const auto& m : metric_table()) {
+        const std::string name(m.name);
+        EXPECT_EQ(m.collector == Collector::access_model, name.starts_with("predicted_")) << name;
+        if (m.collector != Collector::access_model) continue;
+        ++predicted;
+        EXPECT_TRUE(is_predicted(name)) << name;
+        EXPECT_TRUE(is_predicted(launch_metric_name(name, "rstd_kernel"))) << name;
+        EXPECT_NE(std::string(m.unit).find("(predicted)"), std::string::npos) << name;
+        EXPECT_TRUE(std::string(m.description).starts_with("predicted, not measured")) << name;
+        EXPECT_EQ(m.stability, Stability::exact) << name;
+        const auto measured = find_metric(name.substr(std::string("predicted_").size()));
+        ASSERT_TRUE(measured) << name;
+        EXPECT_EQ(m.default_rule, measured->default_rule) << name;
+        EXPECT_EQ(m.direction, measured->direction) << name;
+    }
+    EXPECT_EQ(predicted, 12u);
+    EXPECT_FALSE(is_predicted(metric::excess_global_sectors));
 }
 
 // Occupancy cliffs are described for the calculator's inputs and for the occupancy itself: static
