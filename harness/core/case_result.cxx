@@ -335,18 +335,29 @@ std::string PredictedAccess::text() const
                                           buffer.empty() ? "" : " " + buffer + "[]");
     if (is_shared())
         return fmt::format("{}: {:.4g} wavefronts per request, ideal {:.4g} (predicted)", where,
-                           requests > 0 ? wavefronts / requests : 0.0, requests > 0 ? ideal_wavefronts / requests : 0.0);
+                           requests > 0 ? wavefronts / requests : 0.0,
+                           requests > 0 ? ideal_wavefronts / requests : 0.0);
     return fmt::format("{}: {:.4g} sectors per request, ideal {:.4g} (predicted)", where,
                        requests > 0 ? sectors / requests : 0.0, requests > 0 ? ideal_sectors / requests : 0.0);
 }
 
 void to_json(nlohmann::json& j, const PredictedAccess& a)
 {
-    j = {{"kernel", a.kernel},         {"launch", a.launch},          {"file", a.file},
-         {"line", a.line},             {"access", a.access},          {"buffer", a.buffer},
-         {"order", a.order},           {"opcode", a.opcode},          {"requests", a.requests},
-         {"sectors", a.sectors},       {"ideal_sectors", a.ideal_sectors}, {"wavefronts", a.wavefronts},
-         {"ideal_wavefronts", a.ideal_wavefronts}, {"excess", a.excess()}, {"text", a.text()}};
+    j = {{"kernel", a.kernel},
+         {"launch", a.launch},
+         {"file", a.file},
+         {"line", a.line},
+         {"access", a.access},
+         {"buffer", a.buffer},
+         {"order", a.order},
+         {"opcode", a.opcode},
+         {"requests", a.requests},
+         {"sectors", a.sectors},
+         {"ideal_sectors", a.ideal_sectors},
+         {"wavefronts", a.wavefronts},
+         {"ideal_wavefronts", a.ideal_wavefronts},
+         {"excess", a.excess()},
+         {"text", a.text()}};
 }
 
 void from_json(const nlohmann::json& j, PredictedAccess& a)

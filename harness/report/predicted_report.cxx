@@ -48,8 +48,10 @@ void write_console_predictions(const RunReport& report, std::ostream& out)
 {
     std::size_t predicted = 0, not_predicted = 0;
     for (const auto& r : report.results) {
-        if (!r.not_predicted.empty()) ++not_predicted;
-        else if (has_prediction(r)) ++predicted;
+        if (!r.not_predicted.empty())
+            ++not_predicted;
+        else if (has_prediction(r))
+            ++predicted;
     }
     if (predicted + not_predicted == 0) return;
     fmt::print(out,
@@ -85,11 +87,11 @@ std::string predicted_accesses_section(const RunReport& report)
             const bool shared = a.is_shared();
             const double per = a.requests > 0 ? (shared ? a.wavefronts : a.sectors) / a.requests : 0.0;
             const double ideal = a.requests > 0 ? (shared ? a.ideal_wavefronts : a.ideal_sectors) / a.requests : 0.0;
-            rows += fmt::format(
-                "<tr>{}{}<td><code>{}:{}</code></td>{}{}{}</tr>\n", text_cell(case_label(r)), text_cell(a.kernel),
-                html_escape(a.file), a.line, text_cell(a.access + (a.buffer.empty() ? "" : " " + a.buffer + "[]")),
-                number_cell(per, fmt::format("{:.4g} {}", per, shared ? "wavefronts" : "sectors")),
-                number_cell(ideal, fmt::format("{:.4g}", ideal)));
+            rows += fmt::format("<tr>{}{}<td><code>{}:{}</code></td>{}{}{}</tr>\n", text_cell(case_label(r)),
+                                text_cell(a.kernel), html_escape(a.file), a.line,
+                                text_cell(a.access + (a.buffer.empty() ? "" : " " + a.buffer + "[]")),
+                                number_cell(per, fmt::format("{:.4g} {}", per, shared ? "wavefronts" : "sectors")),
+                                number_cell(ideal, fmt::format("{:.4g}", ideal)));
         }
         if (shown == 0)
             rows += fmt::format("<tr>{}<td colspan=\"5\">{}</td></tr>\n", text_cell(case_label(r)),

@@ -25,8 +25,8 @@
 #include <fmt/format.h>
 #include <map>
 #include <optional>
-#include <unistd.h>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -129,9 +129,12 @@ int main(int argc, char** argv)
     std::vector<fs::path> files;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg == "--time") time = true;
-        else if (arg == "--repeats" && i + 1 < argc) repeats = std::max(1, std::atoi(argv[++i]));
-        else files.emplace_back(arg);
+        if (arg == "--time")
+            time = true;
+        else if (arg == "--repeats" && i + 1 < argc)
+            repeats = std::max(1, std::atoi(argv[++i]));
+        else
+            files.emplace_back(arg);
     }
     if (files.empty()) {
         for (const auto& e : fs::directory_iterator("suites"))
