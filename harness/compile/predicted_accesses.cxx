@@ -1,12 +1,18 @@
 #include "harness/compile/predicted_accesses.hxx"
 
+#include "harness/core/atomic_file.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/core/sha256.hxx"
 #include "harness/suite/compile_params.hxx"
 #include "harness/suite/element_type.hxx"
 
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 
@@ -170,14 +176,107 @@ const analysis::PtxModule* PtxModules::find(const std::string& key, const Compil
     return it->second.module.get();
 }
 
+namespace {
+
+/// The cache key of one launch's prediction: the module's cache key (what was compiled, from
+/// what), the kernel, the launch, and the model's version (a change of the model misses).
+std::string prediction_key(const CompiledModule& module, const std::string& symbol, const analysis::LaunchShape& l)
+{
+    // The model's version: raise it when what the model predicts changes, so that cached
+    // predictions of the old model miss.
+    constexpr int model_version = 1;
+    std::string text =
+        fmt::format("access model {}\n{}\n{}\n{} {} {} {} {} {} {}\n", model_version, module.cache_key, symbol,
+                    l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.dynamic_shared_bytes);
+    for (const auto& a : l.args) text += fmt::format("{} {}\n", static_cast<int>(a.kind), a.value);
+    return sha256_hex(text);
+}
+
+nlohmann::json to_cached(const LaunchPrediction& p)
+{
+    const analysis::PredictedTotals& t = p.totals;
+    return {{"complete", p.complete},
+            {"reasons", p.reasons},
+            {"totals",
+             {t.global_ld_requests, t.global_ld_sectors, t.global_st_requests, t.global_st_sectors, t.global_sectors,
+              t.global_sectors_ideal, t.shared_wavefronts, t.shared_wavefronts_ideal}},
+            {"accesses", p.accesses}};
+}
+
+std::optional<LaunchPrediction> from_cached(const std::string& text)
+{
+    try {
+        const auto j = nlohmann::json::parse(text);
+        LaunchPrediction p;
+        p.complete = j.at("complete").get<bool>();
+        p.reasons = j.at("reasons").get<std::vector<std::string>>();
+        const auto t = j.at("totals").get<std::vector<double>>();
+        if (t.size() != 8) return std::nullopt;
+        p.totals = {t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]};
+        p.accesses = j.at("accesses").get<std::vector<PredictedAccess>>();
+        return p;
+    } catch (const std::exception&) {
+        return std::nullopt; // a damaged entry is a miss
+    }
+}
+
+} // namespace
+
+LaunchPrediction PtxModules::predict(const std::string& key, const CompiledModule& module, const std::string& symbol,
+                                     const analysis::LaunchShape& launch, const fs::path& project_root)
+{
+    // Only a module the compile cache keeps has a key that says what it was compiled from.
+    const bool cached = cache_ && !module.cache_key.empty() && !module.sources.empty();
+    const fs::path entry =
+        cached ? cache_->dir() / "predictions" / (prediction_key(module, symbol, launch) + ".json") : fs::path();
+    if (cached) {
+        std::ifstream in(entry, std::ios::binary);
+        if (in) {
+            const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            if (auto hit = from_cached(text)) return std::move(*hit);
+        }
+    }
+    std::string why;
+    const analysis::PtxModule* parsed = find(key, module, why);
+    const analysis::PtxKernel* kernel = parsed ? parsed->find(symbol) : nullptr;
+    if (!kernel) throw std::runtime_error(why.empty() ? "the kernel is not in the module's PTX" : why);
+    const analysis::KernelPrediction k = analysis::predict_accesses(*parsed, *kernel, launch);
+    LaunchPrediction p;
+    p.complete = k.complete;
+    for (const auto& reason : k.reasons) p.reasons.push_back(reason_text(reason));
+    p.totals = k.totals;
+    for (const auto& a : k.accesses) {
+        if (!a.predicted || !(analysis::is_global(a.kind) || analysis::is_shared(a.kind))) continue;
+        p.accesses.push_back({.kernel = {},
+                              .launch = {},
+                              .file = shown_file(a.file, project_root),
+                              .line = a.line,
+                              .access = analysis::to_string(a.kind),
+                              .buffer = a.buffer,
+                              .order = a.order,
+                              .opcode = a.opcode,
+                              .requests = a.requests,
+                              .sectors = a.sectors,
+                              .ideal_sectors = a.ideal_sectors,
+                              .wavefronts = a.wavefronts,
+                              .ideal_wavefronts = a.ideal_wavefronts});
+    }
+    if (cached) {
+        try {
+            write_file_atomically(entry, to_cached(p).dump());
+        } catch (const std::exception&) {
+            // The cache is an optimisation: a prediction that cannot be kept is evaluated again.
+        }
+    }
+    return p;
+}
+
 void add_predicted_accesses(CaseResult& r, const suite::Suite& suite, const suite::VariantSpec& variant,
                             const suite::Bindings& point, const CompiledModule& module, const std::string& module_key,
                             PtxModules& ptx)
 {
-    std::string why;
-    const analysis::PtxModule* parsed = ptx.find(module_key, module, why);
-    if (!parsed) {
-        r.not_predicted.push_back(why);
+    if (module.ptx.empty()) {
+        r.not_predicted.push_back("the module has no PTX");
         return;
     }
     analysis::PredictedTotals sum;
@@ -185,42 +284,25 @@ void add_predicted_accesses(CaseResult& r, const suite::Suite& suite, const suit
     for (std::size_t li = 0; li < variant.launches.size() && li < r.launches.size(); ++li) {
         const CaseLaunch& launch = r.launches[li];
         const std::string kernel = fmt::format("kernel {}", launch.entry);
-        const analysis::PtxKernel* k = nullptr;
-        if (const auto symbol = module.lowered_names.find(suite::resolve_entry(variant.launches[li].entry, point));
-            symbol != module.lowered_names.end())
-            k = parsed->find(symbol->second);
-        if (!k) {
-            every_launch = false;
-            r.not_predicted.push_back(kernel + ": the kernel is not in the module's PTX");
-            continue;
-        }
-        analysis::KernelPrediction p;
+        const auto symbol = module.lowered_names.find(suite::resolve_entry(variant.launches[li].entry, point));
+        LaunchPrediction p;
         try {
-            p = analysis::predict_accesses(*parsed, *k, predicted_launch_shape(suite, variant, li, point));
+            if (symbol == module.lowered_names.end()) throw std::runtime_error("the kernel is not in the module");
+            p = ptx.predict(module_key, module, symbol->second, predicted_launch_shape(suite, variant, li, point),
+                            suite.project_root);
         } catch (const std::exception& e) {
             every_launch = false;
             r.not_predicted.push_back(fmt::format("{}: {}", kernel, e.what()));
             continue;
         }
-        for (const auto& a : p.accesses) {
-            if (!a.predicted || !(analysis::is_global(a.kind) || analysis::is_shared(a.kind))) continue;
-            r.predicted_accesses.push_back({.kernel = launch.entry,
-                                            .launch = launch.label,
-                                            .file = shown_file(a.file, suite.project_root),
-                                            .line = a.line,
-                                            .access = analysis::to_string(a.kind),
-                                            .buffer = a.buffer,
-                                            .order = a.order,
-                                            .opcode = a.opcode,
-                                            .requests = a.requests,
-                                            .sectors = a.sectors,
-                                            .ideal_sectors = a.ideal_sectors,
-                                            .wavefronts = a.wavefronts,
-                                            .ideal_wavefronts = a.ideal_wavefronts});
+        for (auto& a : p.accesses) {
+            a.kernel = launch.entry;
+            a.launch = launch.label;
+            r.predicted_accesses.push_back(std::move(a));
         }
         if (!p.complete) {
             every_launch = false;
-            for (const auto& reason : p.reasons) r.not_predicted.push_back(kernel + ": " + reason_text(reason));
+            for (const auto& reason : p.reasons) r.not_predicted.push_back(kernel + ": " + reason);
             continue;
         }
         if (!launch.label.empty()) write_figures(r, p.totals, launch.label);

@@ -10,6 +10,7 @@
 #include "harness/core/case_result.hxx"
 #include "harness/suite/suite.hxx"
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -22,18 +23,36 @@ namespace harness::compile {
 analysis::LaunchShape predicted_launch_shape(const suite::Suite& suite, const suite::VariantSpec& variant,
                                              std::size_t index, const suite::Bindings& point);
 
-/// Each module's PTX parsed once, for the cases that share it.
+/// What one launch's prediction left for the case: complete or not (with the reasons), the totals,
+/// and the predicted accesses (kernel and launch left for the case to fill).
+struct LaunchPrediction {
+    bool complete = false;
+    std::vector<std::string> reasons;
+    analysis::PredictedTotals totals;
+    std::vector<PredictedAccess> accesses;
+};
+
+/// Each module's PTX parsed once, for the cases that share it, and each launch's prediction kept
+/// in the compile cache beside its module (under predictions/, keyed by the module's cache key and
+/// the launch), so that a warm static tier evaluates nothing again.
 class PtxModules {
 public:
+    explicit PtxModules(const CompileCache* cache = nullptr) : cache_(cache) {}
+
     /// The parsed PTX of `module` (keyed by `key`), or nullptr with `why` set: no PTX, or PTX the
     /// parser refused (its message names the line).
     const analysis::PtxModule* find(const std::string& key, const CompiledModule& module, std::string& why);
+    /// The prediction of `symbol` of `module` at `launch`, from the cache or evaluated (and cached).
+    /// Throws harness::Error (bad input) as analysis::predict_accesses does.
+    LaunchPrediction predict(const std::string& key, const CompiledModule& module, const std::string& symbol,
+                             const analysis::LaunchShape& launch, const std::filesystem::path& project_root);
 
 private:
     struct Parsed {
         std::unique_ptr<analysis::PtxModule> module;
         std::string error;
     };
+    const CompileCache* cache_ = nullptr;
     std::map<std::string, Parsed> parsed_;
 };
 

@@ -59,7 +59,7 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
         const ArchLimits& limits = arch_limits(arch);
         const SuiteModules compiled = compile_suite(suite, cases, arch, cache);
         check_kernel_arguments(suite, compiled);
-        PtxModules ptx;
+        PtxModules ptx(cache);
         std::map<std::string, CubinInfo> infos;
         std::map<std::string, std::string> read_errors;
         for (const auto& [name, module] : compiled.modules) {
