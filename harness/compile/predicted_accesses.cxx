@@ -7,10 +7,13 @@
 #include "harness/suite/element_type.hxx"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cxxabi.h>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -47,15 +50,55 @@ std::uint64_t scalar_bits(const suite::ArgSpec& a, const suite::Bindings& point)
     return size >= 8 ? bits : bits & ((std::uint64_t{1} << (8 * size)) - 1);
 }
 
-/// A path of the PTX's line table as reports name files: relative to the suite's project when inside it.
-std::string shown_file(const std::string& file, const fs::path& project_root)
+/// A path of the PTX's line table as reports name files. The compiler ran in a folder of its own
+/// (compile/confinement.hxx), so the kernel's own file is named there: it is the launch's file
+/// (relative to the project). A header elsewhere is named relative to the project when inside it.
+std::string shown_file(const std::string& file, const CaseLaunch& launch, const fs::path& project_root)
 {
-    if (file.empty() || project_root.empty()) return file;
+    if (file.empty()) return file;
     const fs::path path(file);
-    if (!path.is_absolute()) return file;
+    if (!launch.file.empty() && path.filename() == fs::path(launch.file).filename()) return launch.file;
+    if (!path.is_absolute() || project_root.empty()) return file;
     std::error_code ec;
     const fs::path relative = fs::relative(path, project_root, ec);
     return ec || relative.empty() || relative.native().starts_with("..") ? file : relative.string();
+}
+
+/// A shared variable as its source names it: a function's static `__shared__` variable is named
+/// in PTX by its mangled name (_ZZ14transpose_smemILi32ELi8EEvPKfPfiiE4tile: "tile").
+std::string buffer_name(const std::string& name)
+{
+    if (!name.starts_with("_Z")) return name;
+    int status = 0;
+    std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status),
+                                                     std::free);
+    if (status != 0 || !demangled) return name;
+    const std::string text = demangled.get();
+    const auto at = text.rfind("::");
+    return at == std::string::npos ? text : text.substr(at + 2);
+}
+
+/// One line's accesses as one: an unrolled loop repeats an access at its line, and a report reads
+/// lines. Accesses of the same launch, line, kind and buffer are summed; the first keeps its rank.
+void merge_lines(std::vector<PredictedAccess>& accesses)
+{
+    std::vector<PredictedAccess> merged;
+    for (auto& a : accesses) {
+        auto same = std::find_if(merged.begin(), merged.end(), [&](const PredictedAccess& m) {
+            return std::tie(m.launch, m.file, m.line, m.access, m.buffer) ==
+                   std::tie(a.launch, a.file, a.line, a.access, a.buffer);
+        });
+        if (same == merged.end()) {
+            merged.push_back(std::move(a));
+            continue;
+        }
+        same->requests += a.requests;
+        same->sectors += a.sectors;
+        same->ideal_sectors += a.ideal_sectors;
+        same->wavefronts += a.wavefronts;
+        same->ideal_wavefronts += a.ideal_wavefronts;
+    }
+    accesses = std::move(merged);
 }
 
 /// The reason without the access model's own "not predicted: " (reports add it once).
@@ -223,7 +266,7 @@ std::optional<LaunchPrediction> from_cached(const std::string& text)
 } // namespace
 
 LaunchPrediction PtxModules::predict(const std::string& key, const CompiledModule& module, const std::string& symbol,
-                                     const analysis::LaunchShape& launch, const fs::path& project_root)
+                                     const analysis::LaunchShape& launch)
 {
     // Only a module the compile cache keeps has a key that says what it was compiled from.
     const bool cached = cache_ && !module.cache_key.empty() && !module.sources.empty();
@@ -249,10 +292,10 @@ LaunchPrediction PtxModules::predict(const std::string& key, const CompiledModul
         if (!a.predicted || !(analysis::is_global(a.kind) || analysis::is_shared(a.kind))) continue;
         p.accesses.push_back({.kernel = {},
                               .launch = {},
-                              .file = shown_file(a.file, project_root),
+                              .file = a.file,
                               .line = a.line,
                               .access = analysis::to_string(a.kind),
-                              .buffer = a.buffer,
+                              .buffer = buffer_name(a.buffer),
                               .order = a.order,
                               .opcode = a.opcode,
                               .requests = a.requests,
@@ -288,8 +331,7 @@ void add_predicted_accesses(CaseResult& r, const suite::Suite& suite, const suit
         LaunchPrediction p;
         try {
             if (symbol == module.lowered_names.end()) throw std::runtime_error("the kernel is not in the module");
-            p = ptx.predict(module_key, module, symbol->second, predicted_launch_shape(suite, variant, li, point),
-                            suite.project_root);
+            p = ptx.predict(module_key, module, symbol->second, predicted_launch_shape(suite, variant, li, point));
         } catch (const std::exception& e) {
             every_launch = false;
             r.not_predicted.push_back(fmt::format("{}: {}", kernel, e.what()));
@@ -298,6 +340,7 @@ void add_predicted_accesses(CaseResult& r, const suite::Suite& suite, const suit
         for (auto& a : p.accesses) {
             a.kernel = launch.entry;
             a.launch = launch.label;
+            a.file = shown_file(a.file, launch, suite.project_root);
             r.predicted_accesses.push_back(std::move(a));
         }
         if (!p.complete) {
@@ -309,6 +352,7 @@ void add_predicted_accesses(CaseResult& r, const suite::Suite& suite, const suit
         add(sum, p.totals);
     }
     if (every_launch) write_figures(r, sum, "");
+    merge_lines(r.predicted_accesses);
     std::stable_sort(r.predicted_accesses.begin(), r.predicted_accesses.end(), worse);
 }
 

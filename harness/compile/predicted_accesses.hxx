@@ -45,7 +45,7 @@ public:
     /// The prediction of `symbol` of `module` at `launch`, from the cache or evaluated (and cached).
     /// Throws harness::Error (bad input) as analysis::predict_accesses does.
     LaunchPrediction predict(const std::string& key, const CompiledModule& module, const std::string& symbol,
-                             const analysis::LaunchShape& launch, const std::filesystem::path& project_root);
+                             const analysis::LaunchShape& launch);
 
 private:
     struct Parsed {
