@@ -595,7 +595,12 @@ private:
                 else
                     fail(base, fmt::format("address based on '{}'", describe(base)));
                 if (peek().text == "+" || peek().text == "-") {
-                    const bool minus = take().text == "-";
+                    bool minus = take().text == "-";
+                    // ptxas' own spelling of a negative offset: [%rd88+-256].
+                    if (peek().text == "-") {
+                        take();
+                        minus = !minus;
+                    }
                     std::int64_t v = 0;
                     const Token n = take();
                     if (n.kind != TokenKind::number || !parse_number(n.text, v))

@@ -369,6 +369,21 @@ TEST(AccessModel, MalformedPtxIsBadInputNamingFileAndLine)
               std::string::npos);
 }
 
+// ptxas writes a negative offset as "+-": [%rd88+-256] (layernorm's row loops); "-" alone too.
+TEST(AccessModel, NegativeAddressOffsetsParse)
+{
+    const std::string text = std::string(header) +
+                             ".visible .entry k(\n.param .u64 p\n)\n{\n.reg .b64 %rd<3>;\n.reg .f32 %f<3>;\n"
+                             "ld.global.f32 %f1, [%rd1+-256];\nld.global.f32 %f2, [%rd2-8];\nret;\n}\n";
+    const analysis::PtxModule m = analysis::parse_ptx(text, "negative.ptx");
+    ASSERT_EQ(m.kernels.size(), 1u);
+    std::vector<std::int64_t> offsets;
+    for (const auto& i : m.kernels[0].instructions)
+        for (const auto& o : i.operands)
+            if (o.kind == analysis::OperandKind::address) offsets.push_back(o.value);
+    EXPECT_EQ(offsets, (std::vector<std::int64_t>{-256, -8}));
+}
+
 TEST(AccessModel, HugePtxIsRefusedBeforeItIsRead)
 {
     PtxLimits limits;

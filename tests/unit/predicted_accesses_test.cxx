@@ -40,7 +40,7 @@ TEST(PredictedAccesses, LaunchShapeIsTheRunnersLaunch)
     EXPECT_EQ(shape.args[3].value, 1048576u);
     const analysis::LaunchShape histogram = compile::predicted_launch_shape(s, *s.find_variant("histogram"), 0, point);
     ASSERT_EQ(histogram.args.size(), 4u);
-    EXPECT_EQ(histogram.args[1].value, analysis::model_buffer_address(1)); // bins: index and out are not allocated
+    EXPECT_EQ(histogram.args[1].value, analysis::model_buffer_address(1)); // out: index is not allocated
     EXPECT_EQ(histogram.args[3].value, 64u);
 }
 
