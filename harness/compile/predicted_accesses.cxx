@@ -64,6 +64,20 @@ std::string shown_file(const std::string& file, const CaseLaunch& launch, const 
     return ec || relative.empty() || relative.native().starts_with("..") ? file : relative.string();
 }
 
+/// `reason` with the paths of the launch's own file in the compiler's folder named as shown_file names them.
+std::string shown_reason(std::string reason, const CaseLaunch& launch)
+{
+    if (launch.file.empty()) return reason;
+    const std::string name = "/" + fs::path(launch.file).filename().string() + ":";
+    for (std::size_t at = reason.find(name); at != std::string::npos; at = reason.find(name, at)) {
+        const std::size_t start =
+            reason.find_last_of(" \t", at) == std::string::npos ? 0 : reason.find_last_of(" \t", at) + 1;
+        reason.replace(start, at + name.size() - 1 - start, launch.file);
+        at = start + launch.file.size() + 1;
+    }
+    return reason;
+}
+
 /// A shared variable as its source names it: a function's static `__shared__` variable is named
 /// in PTX by its mangled name (_ZZ14transpose_smemILi32ELi8EEvPKfPfiiE4tile: "tile").
 std::string buffer_name(const std::string& name)
@@ -345,7 +359,8 @@ void add_predicted_accesses(CaseResult& r, const suite::Suite& suite, const suit
         }
         if (!p.complete) {
             every_launch = false;
-            for (const auto& reason : p.reasons) r.not_predicted.push_back(kernel + ": " + reason);
+            for (const auto& reason : p.reasons)
+                r.not_predicted.push_back(kernel + ": " + shown_reason(reason, launch));
             continue;
         }
         if (!launch.label.empty()) write_figures(r, p.totals, launch.label);
