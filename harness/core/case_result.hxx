@@ -206,7 +206,7 @@ struct CaseResult {
     std::vector<MetricValue> metrics;
     std::vector<CaseLaunch> launches; ///< the variant's launches in order (empty for a built-in library call)
     std::vector<double> time_samples_us;
-    std::vector<Hotspot> hotspots;       ///< source lines by excess, largest first
+    std::vector<Hotspot> hotspots; ///< source lines by excess, largest first
     /// The accesses the static tier predicted from PTX, worst first (excess, then sectors per request).
     std::vector<PredictedAccess> predicted_accesses;
     /// Why the case's access figures are not predicted (none of its predicted_* totals is set), one
