@@ -128,6 +128,7 @@ std::string pack(const CompiledModule& m)
     for (const auto& file : m.sources) sources.push_back({file.path.string(), file.xxh3_128});
     const nlohmann::json j = {
         {"cubin", nlohmann::json::binary_t(std::vector<std::uint8_t>(m.cubin.begin(), m.cubin.end()))},
+        {"ptx", m.ptx},
         {"log", m.log},
         {"lowered_names", m.lowered_names},
         {"cache_key", m.cache_key},
@@ -152,6 +153,7 @@ ConfinedCompile unpack(const std::string& packed)
     CompiledModule module;
     const auto& cubin = j.at("cubin").get_binary();
     module.cubin.assign(cubin.begin(), cubin.end());
+    module.ptx = j.at("ptx");
     module.log = j.at("log");
     module.lowered_names = j.at("lowered_names").get<std::map<std::string, std::string>>();
     module.cache_key = j.at("cache_key");

@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 /// Raised whenever the metadata changes: an entry of another format is a miss, and is rewritten.
-constexpr int entry_format = 3;
+constexpr int entry_format = 4;
 
 std::string content_hash(std::string_view bytes)
 {
@@ -173,11 +173,14 @@ std::optional<CompiledModule> CompileCache::load(const std::string& key) const
     if (!meta) return std::nullopt;
     auto cubin = read_entry_file(dir_ / (key + ".cubin"));
     if (!cubin) return std::nullopt;
+    auto ptx = read_entry_file(dir_ / (key + ".ptx"));
+    if (!ptx) return std::nullopt;
     try {
         const auto json = nlohmann::json::parse(*meta);
         // An entry of an older format, copied from another key, or whose cubin was swapped or damaged.
         if (json.at("format").get<int>() != entry_format || json.at("key").get<std::string>() != key ||
-            json.at("cubin_xxh3_128").get<std::string>() != content_hash(*cubin))
+            json.at("cubin_xxh3_128").get<std::string>() != content_hash(*cubin) ||
+            json.at("ptx_xxh3_128").get<std::string>() != content_hash(*ptx))
             return std::nullopt;
         // The key holds the sources' contents as the scan found them; these are the files the
         // compiler read, each read again now: one changed or gone since means another module.
@@ -186,6 +189,7 @@ std::optional<CompiledModule> CompileCache::load(const std::string& key) const
         CompiledModule m;
         m.sources = std::move(sources);
         m.cubin = std::move(*cubin);
+        m.ptx = std::move(*ptx);
         m.log = json.at("log").get<std::string>();
         m.lowered_names = json.at("lowered_names").get<std::map<std::string, std::string>>();
         m.cache_key = key;
@@ -204,9 +208,11 @@ void CompileCache::store(const CompiledModule& module) const
         if (!make_private_folder(dir_)) return;
         // A concurrent reader may see the new cubin beside the old metadata; the hash makes that a miss.
         write_file_atomically(dir_ / (module.cache_key + ".cubin"), module.cubin);
+        write_file_atomically(dir_ / (module.cache_key + ".ptx"), module.ptx);
         const nlohmann::json meta = {{"format", entry_format},
                                      {"key", module.cache_key},
                                      {"cubin_xxh3_128", content_hash(module.cubin)},
+                                     {"ptx_xxh3_128", content_hash(module.ptx)},
                                      {"log", module.log},
                                      {"lowered_names", module.lowered_names},
                                      {"sources", sources_json(module.sources)}};

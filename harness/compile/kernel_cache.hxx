@@ -23,6 +23,9 @@ std::vector<SourceFile> hashed_now(std::vector<SourceFile> files);
 /// A compiled cubin and the mangled name of every requested entry point.
 struct CompiledModule {
     std::string cubin;
+    /// NVRTC's PTX of the same compilation, which the access model reads (analysis/access_model.hxx);
+    /// empty for a module built by the project's compiler without PTX.
+    std::string ptx;
     std::string log;                                  ///< NVRTC's log, including ptxas' resource report
     std::map<std::string, std::string> lowered_names; ///< entry expression -> symbol in the cubin
     std::string cache_key;

@@ -245,6 +245,11 @@ CompiledModule compile(const CompileRequest& request, const CompileCache* cache)
     check_nvrtc(nvrtcGetCUBINSize(program.get(), &cubin_size), "nvrtcGetCUBINSize", request.source);
     module.cubin.resize(cubin_size);
     check_nvrtc(nvrtcGetCUBIN(program.get(), module.cubin.data()), "nvrtcGetCUBIN", request.source);
+    std::size_t ptx_size = 0;
+    check_nvrtc(nvrtcGetPTXSize(program.get(), &ptx_size), "nvrtcGetPTXSize", request.source);
+    module.ptx.resize(ptx_size);
+    check_nvrtc(nvrtcGetPTX(program.get(), module.ptx.data()), "nvrtcGetPTX", request.source);
+    while (!module.ptx.empty() && module.ptx.back() == '\0') module.ptx.pop_back();
 
     for (const auto& entry : request.entries) {
         const char* lowered = nullptr;

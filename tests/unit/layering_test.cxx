@@ -1,5 +1,5 @@
 // The folders of harness/ form layers, each including only itself and the layers before it in the
-// order core, suite, compile, cliff, profile, run, compare, report, history, pipeline, cli
+// order core, analysis, suite, compile, cliff, profile, run, compare, report, history, pipeline, cli
 // (docs/architecture.md). No upward include, so no cycle between folders.
 
 #include "harness/run/builtins.hxx"
@@ -18,8 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> layers = {"core",    "suite",  "compile", "cliff",    "profile", "run",
-                                         "compare", "report", "history", "pipeline", "cli"};
+const std::vector<std::string> layers = {"core", "analysis", "suite",  "compile", "cliff",    "profile",
+                                         "run",  "compare",  "report", "history", "pipeline", "cli"};
 
 int layer_of(const std::string& folder)
 {

@@ -1,0 +1,202 @@
+#include "harness/analysis/access_model.hxx"
+
+#include "harness/analysis/warp_evaluator.hxx"
+#include "harness/core/error.hxx"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <set>
+
+namespace harness::analysis {
+
+namespace {
+
+/// A block index along one grid dimension that stands for `weight` blocks of its `category`:
+/// the first and the last block are their own; the interior ones are represented by three.
+struct DimensionSample {
+    std::uint32_t index = 0;
+    double weight = 1;
+    int category = 0;
+};
+
+std::vector<DimensionSample> dimension_samples(std::uint32_t extent)
+{
+    std::vector<DimensionSample> samples;
+    if (extent <= 6) {
+        for (std::uint32_t i = 0; i < extent; ++i) samples.push_back({i, 1, static_cast<int>(i)});
+        return samples;
+    }
+    const double interior = (extent - 2) / 3.0;
+    samples.push_back({0, 1, 0});
+    for (const std::uint32_t i : {1u, extent / 2, extent - 2}) samples.push_back({i, interior, 1});
+    samples.push_back({extent - 1, 1, 2});
+    return samples;
+}
+
+std::string describe_samples(const std::vector<DimensionSample>& samples)
+{
+    std::string out;
+    for (const auto& s : samples) out += (out.empty() ? "" : ", ") + std::to_string(s.index);
+    return out;
+}
+
+void add_totals(PredictedTotals& t, const AccessPrediction& a)
+{
+    switch (a.kind) {
+    case AccessKind::global_load:
+        t.global_ld_requests += a.requests;
+        t.global_ld_sectors += a.sectors;
+        break;
+    case AccessKind::global_store:
+        t.global_st_requests += a.requests;
+        t.global_st_sectors += a.sectors;
+        break;
+    default: break;
+    }
+    if (is_global(a.kind)) {
+        t.global_sectors += a.sectors;
+        t.global_sectors_ideal += a.ideal_sectors;
+    }
+    if (is_shared(a.kind)) {
+        t.shared_wavefronts += a.wavefronts;
+        t.shared_wavefronts_ideal += a.ideal_wavefronts;
+    }
+}
+
+/// The figures of the sampled blocks, weighted, onto the kernel's accesses; their totals.
+void finish(KernelPrediction& p, const std::vector<AccessTally>& any, const std::vector<std::vector<double>>& sums)
+{
+    std::map<std::pair<AccessKind, std::string>, int> rank;
+    for (std::size_t i = 0; i < p.accesses.size(); ++i) {
+        auto& a = p.accesses[i];
+        const AccessTally& t = any[i];
+        if (t.kind != AccessKind::other) a.kind = t.kind;
+        if (!t.buffer.empty()) a.buffer = t.buffer;
+        if (t.unpredicted && a.predicted) {
+            a.predicted = false;
+            a.reason = t.reason;
+        }
+        a.requests = sums[i][0];
+        a.sectors = sums[i][1];
+        a.ideal_sectors = sums[i][2];
+        a.wavefronts = sums[i][3];
+        a.ideal_wavefronts = sums[i][4];
+        a.order = rank[{a.kind, a.buffer}]++;
+        if (!a.predicted) {
+            p.complete = false;
+            const std::string where =
+                a.file.empty() ? fmt::format("PTX line {}", a.ptx_line) : fmt::format("{}:{}", a.file, a.line);
+            p.reasons.push_back(fmt::format("{} {}{}: not predicted: {}", where, to_string(a.kind),
+                                            a.buffer.empty() ? "" : " " + a.buffer + "[]", a.reason));
+            continue;
+        }
+        if (a.kind == AccessKind::local || a.kind == AccessKind::other) continue;
+        add_totals(p.totals, a);
+    }
+}
+
+} // namespace
+
+KernelPrediction predict_accesses(const PtxModule& module, const PtxKernel& kernel, const LaunchShape& launch,
+                                  const EvaluationBudget& budget)
+{
+    if (launch.args.size() != kernel.params.size())
+        throw Error(ErrorKind::bad_input,
+                    fmt::format("{}: kernel {} takes {} parameters, the launch passes {}", module.origin, kernel.name,
+                                kernel.params.size(), launch.args.size()));
+    for (int d = 0; d < 3; ++d)
+        if (launch.grid[d] == 0 || launch.block[d] == 0)
+            throw Error(ErrorKind::bad_input,
+                        fmt::format("{}: kernel {}: a launch of grid {}x{}x{}, block {}x{}x{}", module.origin,
+                                    kernel.name, launch.grid[0], launch.grid[1], launch.grid[2], launch.block[0],
+                                    launch.block[1], launch.block[2]));
+    KernelPrediction p;
+    p.kernel = kernel.name;
+    WarpEvaluator evaluator(module, kernel, launch, budget);
+    p.accesses = evaluator.accesses();
+    const std::size_t n = p.accesses.size();
+    std::vector<AccessTally> any(n);
+    std::vector<std::vector<double>> sums(n, std::vector<double>(5, 0.0));
+    if (!evaluator.unsupported().empty()) {
+        p.complete = false;
+        p.reasons.push_back(evaluator.unsupported());
+        for (auto& a : p.accesses) a.predicted = false, a.reason = evaluator.unsupported();
+        finish(p, any, sums);
+        return p;
+    }
+
+    const std::array<std::vector<DimensionSample>, 3> samples = {
+        dimension_samples(launch.grid[0]), dimension_samples(launch.grid[1]), dimension_samples(launch.grid[2])};
+    const std::uint64_t threads = std::uint64_t{launch.block[0]} * launch.block[1] * launch.block[2];
+    const auto warps = static_cast<std::uint32_t>((threads + 31) / 32);
+    // Blocks of one category (first, interior or last along each dimension) must agree for the
+    // scaled totals to be exact.
+    std::map<std::array<int, 3>, std::vector<AccessTally>> first_of_category;
+    std::uint64_t blocks = 0;
+    for (const auto& z : samples[2])
+        for (const auto& y : samples[1])
+            for (const auto& x : samples[0]) {
+                std::vector<AccessTally> block(n);
+                for (std::uint32_t w = 0; w < warps; ++w) {
+                    const std::uint64_t left = budget.instructions_per_kernel > p.instructions_evaluated
+                                                   ? budget.instructions_per_kernel - p.instructions_evaluated
+                                                   : 0;
+                    const WarpOutcome o = evaluator.run({x.index, y.index, z.index}, w, block,
+                                                        std::min(budget.instructions_per_warp, left));
+                    ++p.warps_evaluated;
+                    p.instructions_evaluated += o.instructions;
+                    if (!o.followed || p.instructions_evaluated > budget.instructions_per_kernel) {
+                        const std::string reason =
+                            o.followed ? fmt::format("the kernel ran past the budget of {} instructions",
+                                                     budget.instructions_per_kernel)
+                                       : o.reason;
+                        p.complete = false;
+                        p.reasons.push_back(
+                            fmt::format("warp {} of block ({}, {}, {}): {}", w, x.index, y.index, z.index, reason));
+                        for (auto& a : p.accesses)
+                            if (a.predicted) a.predicted = false, a.reason = "the warps were not followed to their end";
+                        finish(p, any, sums);
+                        return p;
+                    }
+                }
+                ++blocks;
+                const double weight = x.weight * y.weight * z.weight;
+                for (std::size_t i = 0; i < n; ++i) {
+                    const AccessTally& t = block[i];
+                    sums[i][0] += weight * static_cast<double>(t.requests);
+                    sums[i][1] += weight * static_cast<double>(t.sectors);
+                    sums[i][2] += weight * static_cast<double>(t.ideal_sectors);
+                    sums[i][3] += weight * static_cast<double>(t.wavefronts);
+                    sums[i][4] += weight * static_cast<double>(t.ideal_wavefronts);
+                    if (any[i].kind == AccessKind::other && t.kind != AccessKind::other) {
+                        any[i].kind = t.kind;
+                        any[i].buffer = t.buffer;
+                    } else if (t.kind != AccessKind::other && (t.kind != any[i].kind || t.buffer != any[i].buffer)) {
+                        any[i].unpredicted = true;
+                        any[i].reason = "its address points into different buffers in different blocks";
+                    }
+                    if (t.unpredicted && !any[i].unpredicted) {
+                        any[i].unpredicted = true;
+                        any[i].reason = t.reason;
+                    }
+                }
+                const auto [it, added] = first_of_category.try_emplace({x.category, y.category, z.category}, block);
+                if (!added && it->second != block) p.exact = false;
+            }
+    // Equal samples scaled by weights of thirds: whole numbers, up to rounding.
+    if (p.exact)
+        for (auto& figures : sums)
+            for (auto& f : figures) f = std::round(f);
+    p.sampling = fmt::format(
+        "{} of {} blocks (x {}; y {}; z {}), every warp of each: {} warps, {} instructions; "
+        "interior blocks {}",
+        blocks, std::uint64_t{launch.grid[0]} * launch.grid[1] * launch.grid[2], describe_samples(samples[0]),
+        describe_samples(samples[1]), describe_samples(samples[2]), p.warps_evaluated, p.instructions_evaluated,
+        p.exact ? "agree, so the totals are exact" : "differ, so the totals are their mean, scaled");
+    finish(p, any, sums);
+    return p;
+}
+
+} // namespace harness::analysis
