@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <fmt/format.h>
 #include <map>
 
@@ -106,7 +107,9 @@ void narrowed_accesses(const Lines& before, const Lines& after, std::vector<Sass
     }
 }
 
-int total(const std::vector<const SassLine*>& lines, std::initializer_list<std::string_view> metrics)
+using Metrics = std::vector<std::string_view>;
+
+int total(const std::vector<const SassLine*>& lines, const Metrics& metrics)
 {
     int n = 0;
     for (const SassLine* l : lines)
@@ -121,12 +124,18 @@ void kernel_pathologies(const std::vector<const SassLine*>& before, const std::v
 {
     struct Gone {
         std::string_view metric;
-        std::initializer_list<std::string_view> classes;
+        Metrics classes;
         std::string_view label;
+        Metrics replacement; ///< what takes their place: FP32 arithmetic, plain loads
+        std::string_view replacement_label;
     };
     const Gone gone[] = {
-        {"sass_tensor", {"sass_tensor"}, "tensor-core instructions"},
-        {"sass_async_copies", {"sass_async_copies", "sass_tma"}, "asynchronous copies (LDGSTS, TMA)"},
+        {"sass_tensor", {"sass_tensor"}, "tensor-core instructions", {"sass_fp32"}, "FP32 instructions"},
+        {"sass_async_copies",
+         {"sass_async_copies", "sass_tma"},
+         "asynchronous copies (LDGSTS, TMA)",
+         {"sass_global_ld_32", "sass_global_ld_64", "sass_global_ld_128"},
+         "plain loads"},
     };
     for (const auto& g : gone) {
         const int was = total(before, g.classes);
@@ -137,24 +146,23 @@ void kernel_pathologies(const std::vector<const SassLine*>& before, const std::v
                 first = l;
                 break;
             }
-        // What took their place: the current line of the same file closest to where they were,
-        // with the most FP32 arithmetic (tensor cores) or global loads (copies).
-        const auto replacement = g.metric == "sass_tensor"
-                                     ? std::initializer_list<std::string_view>{"sass_fp32"}
-                                     : std::initializer_list<std::string_view>{"sass_global_ld_32", "sass_global_ld_64",
-                                                                               "sass_global_ld_128"};
+        // What took their place: the current line of the same file with the most FP32 arithmetic
+        // (tensor cores) or global loads (copies).
+        const Metrics& replacement = g.replacement;
+        // Tensor-core instructions come from the toolkit's inlined headers (mma.hpp): a line of the
+        // project's files stands for them there.
+        const bool in_project = !std::filesystem::path(first->file).is_absolute();
         const SassLine* at = nullptr;
         for (const SassLine* l : after)
-            if (l->file == first->file && total({l}, replacement) > 0 &&
-                (!at || total({l}, replacement) > total({at}, replacement)))
+            if ((in_project ? l->file == first->file : !std::filesystem::path(l->file).is_absolute()) &&
+                total({l}, replacement) > 0 && (!at || total({l}, replacement) > total({at}, replacement)))
                 at = l;
         SassFinding f;
         f.metric = std::string(g.metric);
         f.kernel = first->kernel;
         f.location = where(at ? *at : *first);
         f.message = fmt::format("{}: {} {} -> none{}", f.location, g.label, was,
-                                at ? fmt::format(" ({} {} at this line)", total({at}, replacement),
-                                                 g.metric == "sass_tensor" ? "FP32 instructions" : "plain loads")
+                                at ? fmt::format(" ({} {} at this line)", total({at}, replacement), g.replacement_label)
                                    : fmt::format(" (the kernel had them at line {})", first->line));
         out.push_back(std::move(f));
     }
