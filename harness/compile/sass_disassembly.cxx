@@ -3,6 +3,7 @@
 #include "harness/core/error.hxx"
 #include "harness/core/text.hxx"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -165,7 +166,11 @@ const NvdisasmLocation& find_nvdisasm()
                     found.program = folder / "nvdisasm";
                     break;
                 }
-                if (why != "PATH") looked.push_back(fmt::format("{} ({})", folder.string(), why));
+                const std::string shown = fmt::format("{} ({})", folder.string(), why);
+                if (why != "PATH" && std::none_of(looked.begin(), looked.end(), [&](const std::string& l) {
+                        return l.starts_with(folder.string() + " (");
+                    }))
+                    looked.push_back(shown);
             }
         if (found.program.empty()) {
             looked.push_back("PATH");
