@@ -356,6 +356,21 @@ void to_json(nlohmann::json& j, const CaseResult& r)
     if (r.cost.total() > 0) j["cost"] = r.cost;
     if (!r.reused_metrics.empty()) j["reused_metrics"] = r.reused_metrics;
     if (!r.launches.empty()) j["launches"] = r.launches;
+    if (!r.sass_lines.empty()) j["sass_lines"] = r.sass_lines;
+    if (!r.sass_not_measured.empty()) j["sass_not_measured"] = r.sass_not_measured;
+}
+
+void to_json(nlohmann::json& j, const SassLine& l)
+{
+    j = {{"kernel", l.kernel}, {"file", l.file}, {"line", l.line}, {"counts", l.counts}};
+}
+
+void from_json(const nlohmann::json& j, SassLine& l)
+{
+    l.kernel = j.at("kernel").get<std::string>();
+    l.file = j.at("file").get<std::string>();
+    l.line = j.at("line").get<int>();
+    l.counts = j.at("counts").get<std::map<std::string, int>>();
 }
 
 void from_json(const nlohmann::json& j, CaseResult& r)
@@ -378,6 +393,8 @@ void from_json(const nlohmann::json& j, CaseResult& r)
     r.verdicts = j.value("verdicts", std::vector<MetricVerdict>{});
     r.cost = j.value("cost", CaseCost{});
     r.reused_metrics = j.value("reused_metrics", std::vector<std::string>{});
+    r.sass_lines = j.value("sass_lines", std::vector<SassLine>{});
+    r.sass_not_measured = j.value("sass_not_measured", "");
     r.launches = j.value("launches", std::vector<CaseLaunch>{});
 }
 
