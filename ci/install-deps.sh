@@ -52,4 +52,5 @@ if [ ! -f "$cuda/include/nvrtc.h" ]; then
   echo "install-deps: CUDA Toolkit not found at $cuda (set CUDA_HOME); NVRTC is required" >&2
   exit 1
 fi
+"$(dirname "${BASH_SOURCE[0]}")/install-nvdisasm.sh" # the static tier's SASS figures (docs/sass.md)
 echo "install-deps: all dependencies present (CUDA at $cuda)"

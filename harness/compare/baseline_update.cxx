@@ -2,6 +2,7 @@
 
 #include "harness/compare/baseline_file.hxx"
 #include "harness/compare/cliff_baseline.hxx"
+#include "harness/compare/sass_baseline.hxx"
 #include "harness/core/arch_limits.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/file_transaction.hxx"
@@ -193,6 +194,11 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const harness::RunRep
     }
     out.unchanged.insert(out.unchanged.end(), cliffs.unchanged.begin(), cliffs.unchanged.end());
     out.notes.insert(out.notes.end(), cliffs.notes.begin(), cliffs.notes.end());
+    // The SASS lines of the static tier's cases (docs/sass.md).
+    for (auto& file : sass_baseline_changes(suite, report, dir, out.unchanged)) {
+        out.written.push_back(file.first.string());
+        files.push_back(std::move(file));
+    }
     // Every file is read, merged and checked above; now all of them change, or none does.
     replace_files_together(files, before_step);
     return out;

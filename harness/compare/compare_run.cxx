@@ -1,5 +1,8 @@
 #include "harness/compare/compare_run.hxx"
 
+#include "harness/compare/sass_baseline.hxx"
+#include "harness/compare/sass_gate.hxx"
+
 #include "harness/compare/cliff_gate.hxx"
 #include "harness/compare/rules.hxx"
 #include "harness/compare/waivers.hxx"
@@ -384,6 +387,18 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
     }
 }
 
+/// The SASS gate of one case (sass_gate.hxx), against the SASS baseline of its architecture.
+void judge_case_sass(CaseResult& r, const suite::Suite& suite, const BaselineFile* exact, const CompareOptions& options,
+                     std::map<fs::path, std::optional<SassBaseline>>& files)
+{
+    const suite::VariantSpec* variant = suite.find_variant(r.variant);
+    if (!variant) return;
+    const fs::path path = sass_baseline_path(options.baseline_dir, suite.name, r.arch);
+    auto it = files.find(path);
+    if (it == files.end()) it = files.emplace(path, read_sass_baseline(path)).first;
+    judge_sass(r, suite, *variant, it->second ? it->second->find(r.variant, r.params_text) : nullptr, exact, options);
+}
+
 void compare_run(harness::RunReport& report, const suite::Suite& suite, const CompareOptions& options)
 {
     const fs::path waiver_file =
@@ -437,10 +452,12 @@ void compare_run(harness::RunReport& report, const suite::Suite& suite, const Co
                         "{} only: skipped on {}",
                         elsewhere, report.device_name));
 
+    std::map<fs::path, std::optional<SassBaseline>> sass_files; // by path, read under the lock
     for (auto& r : report.results) {
         if (r.status != CaseStatus::passed) continue;
         const BaselineFile* exact = load(baseline_path(options.baseline_dir, suite.name, exact_baseline_key(r.arch)));
         compare_case(r, suite, exact, noisy, elsewhere, options);
+        judge_case_sass(r, suite, exact, options, sass_files);
         apply_waivers(r, waivers, today);
     }
     judge_cliffs(report, suite, options, waivers, today, shown);

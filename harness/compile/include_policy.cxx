@@ -1,6 +1,6 @@
 #include "harness/compile/include_policy.hxx"
 
-#include "harness/compile/nvrtc_compiler.hxx"
+#include "harness/compile/compile_error.hxx"
 #include "harness/core/readable_path.hxx"
 
 #include <fmt/format.h>

@@ -1,6 +1,7 @@
 #pragma once
 // Run-time compilation of kernel sources with NVRTC; compiled modules are kept in a CompileCache.
 
+#include "harness/compile/compile_error.hxx"
 #include "harness/compile/kernel_cache.hxx"
 #include "harness/core/error.hxx"
 
@@ -27,19 +28,6 @@ struct CompileRequest {
     /// Folders the compilation may read besides the toolkit's headers: the project, the suite's
     /// include folders, the source's folder. Empty: the source's folder and include folders only.
     std::vector<std::filesystem::path> readable_roots;
-};
-
-/// A kernel that does not compile; what() holds the source, options and NVRTC's log.
-class CompileError : public Error {
-public:
-    CompileError(const std::string& message, std::string log)
-        : Error(ErrorKind::bad_input, message), log_(std::move(log))
-    {
-    }
-    const std::string& log() const { return log_; }
-
-private:
-    std::string log_;
 };
 
 /// The CUDA toolkit's header folders every kernel may include from (cuda_fp16.h, mma.h,

@@ -6,6 +6,7 @@
 #include "harness/compile/launch_resources.hxx"
 #include "harness/compile/occupancy.hxx"
 #include "harness/compile/predicted_accesses.hxx"
+#include "harness/compile/sass_figures.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/suite/compile_params.hxx"
 #include "harness/suite/sweep.hxx"
@@ -62,7 +63,9 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
         PtxModules ptx(cache);
         std::map<std::string, CubinInfo> infos;
         std::map<std::string, std::string> read_errors;
+        std::map<std::string, ModuleSass> sass;
         for (const auto& [name, module] : compiled.modules) {
+            sass.emplace(name, module_sass(module, fmt::format("the {} cubin of {}", arch, name), cache));
             try {
                 CubinInfo info = read_cubin_info(module.cubin);
                 merge_ptxas_log(info, parse_ptxas_log(module.log));
@@ -135,6 +138,7 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
                     r.status = CaseStatus::launch_error;
                     r.message = "cannot launch: " + worst.impossible_reason;
                 }
+                add_case_sass(r, suite, variant, c.params, module, sass.at(key));
             } catch (const std::exception& e) {
                 r.status = CaseStatus::launch_error;
                 r.message = e.what();

@@ -407,6 +407,21 @@ void to_json(nlohmann::json& j, const CaseResult& r)
     if (!r.launches.empty()) j["launches"] = r.launches;
     if (!r.predicted_accesses.empty()) j["predicted_accesses"] = r.predicted_accesses;
     if (!r.not_predicted.empty()) j["not_predicted"] = r.not_predicted;
+    if (!r.sass_lines.empty()) j["sass_lines"] = r.sass_lines;
+    if (!r.sass_not_measured.empty()) j["sass_not_measured"] = r.sass_not_measured;
+}
+
+void to_json(nlohmann::json& j, const SassLine& l)
+{
+    j = {{"kernel", l.kernel}, {"file", l.file}, {"line", l.line}, {"counts", l.counts}};
+}
+
+void from_json(const nlohmann::json& j, SassLine& l)
+{
+    l.kernel = j.at("kernel").get<std::string>();
+    l.file = j.at("file").get<std::string>();
+    l.line = j.at("line").get<int>();
+    l.counts = j.at("counts").get<std::map<std::string, int>>();
 }
 
 void from_json(const nlohmann::json& j, CaseResult& r)
@@ -429,6 +444,8 @@ void from_json(const nlohmann::json& j, CaseResult& r)
     r.verdicts = j.value("verdicts", std::vector<MetricVerdict>{});
     r.cost = j.value("cost", CaseCost{});
     r.reused_metrics = j.value("reused_metrics", std::vector<std::string>{});
+    r.sass_lines = j.value("sass_lines", std::vector<SassLine>{});
+    r.sass_not_measured = j.value("sass_not_measured", "");
     r.launches = j.value("launches", std::vector<CaseLaunch>{});
     r.predicted_accesses = j.value("predicted_accesses", std::vector<PredictedAccess>{});
     r.not_predicted = j.value("not_predicted", std::vector<std::string>{});

@@ -123,6 +123,17 @@ struct PredictedAccess {
     std::string text() const;
 };
 
+/// The SASS instructions of one source line of one kernel, by class: the static tier counts them
+/// in the cubin's disassembly (compile/sass_classes.hxx), and the SASS gate compares them with the
+/// baseline's (compare/sass_gate.hxx).
+struct SassLine {
+    std::string kernel; ///< the kernel (entry) as reports name it
+    std::string file;   ///< relative to the project where it lies in it
+    int line = 0;
+    std::map<std::string, int> counts; ///< by class metric ("sass_global_ld_128"), nonzero ones only
+    bool operator==(const SassLine&) const = default;
+};
+
 /// A named figure of a case; unit and meaning come from the metric table.
 struct MetricValue {
     std::string name;
@@ -216,6 +227,10 @@ struct CaseResult {
     CaseCost cost;                       ///< where its wall time went
     /// Exact figures taken from the counter cache instead of measured in this run (with the hotspots).
     std::vector<std::string> reused_metrics;
+    /// The SASS of every line of the case's kernels that holds counted instructions (static tier).
+    std::vector<SassLine> sass_lines;
+    /// Why the case has no SASS figures although it has a cubin (no nvdisasm); empty otherwise.
+    std::string sass_not_measured;
 
     std::optional<double> metric(const std::string& name) const;
     void set_metric(const std::string& name, double value);
@@ -229,6 +244,8 @@ void from_json(const nlohmann::json& j, MetricVerdict& v);
 void to_json(nlohmann::json& j, const CaseLaunch& l);
 void from_json(const nlohmann::json& j, CaseLaunch& l);
 void to_json(nlohmann::json& j, const Hotspot& h);
+void to_json(nlohmann::json& j, const SassLine& l);
+void from_json(const nlohmann::json& j, SassLine& l);
 void from_json(const nlohmann::json& j, Hotspot& h);
 void to_json(nlohmann::json& j, const PredictedAccess& a);
 void from_json(const nlohmann::json& j, PredictedAccess& a);

@@ -221,6 +221,61 @@ constexpr MetricInfo table[] = {
     {"predicted_excess_shared_wavefronts", "predicted_shared_wavefronts - predicted_shared_wavefronts_ideal",
      "wavefronts (predicted)", lower_is_better, exact, access_model, "exact", true,
      "predicted, not measured: excess_shared_wavefronts (bank conflicts)", Roles{.hotspot = predicted_shared}},
+    // Counted in the cubin's SASS by the static tier (compile/sass_classes.cxx): instructions in
+    // the code, not executed. Counts move with any edit and are drift; what fails is gated per
+    // source line by compare/sass_gate.cxx (docs/sass.md): an access narrowed at a line (a 128-bit
+    // load become four 32-bit ones), tensor-core instructions or asynchronous copies gone, and
+    // local-memory instructions appearing.
+    {"sass_instructions", "nvdisasm: instructions less NOPs", "insts", lower_is_better, exact, disassembly, "report",
+     true, "SASS instructions in the kernel's code"},
+    {"sass_global_ld_32", "nvdisasm: LDG (none, .U8 .S16 ...)", "insts", neither, exact, disassembly, "report", true,
+     "global loads of 32 bits or narrower in the SASS (a line whose accesses narrow fails)"},
+    {"sass_global_ld_64", "nvdisasm: LDG .64", "insts", neither, exact, disassembly, "report", true,
+     "global loads of 64 bits in the SASS (a line whose accesses narrow fails)"},
+    {"sass_global_ld_128", "nvdisasm: LDG .128", "insts", neither, exact, disassembly, "report", true,
+     "global loads of 128 bits in the SASS (a line whose accesses narrow fails)"},
+    {"sass_global_st_32", "nvdisasm: STG (none, .U8 .S16 ...)", "insts", neither, exact, disassembly, "report", true,
+     "global stores of 32 bits or narrower in the SASS (a line whose accesses narrow fails)"},
+    {"sass_global_st_64", "nvdisasm: STG .64", "insts", neither, exact, disassembly, "report", true,
+     "global stores of 64 bits in the SASS (a line whose accesses narrow fails)"},
+    {"sass_global_st_128", "nvdisasm: STG .128", "insts", neither, exact, disassembly, "report", true,
+     "global stores of 128 bits in the SASS (a line whose accesses narrow fails)"},
+    {"sass_shared_ld_32", "nvdisasm: LDS (none, .U8 .S16 ...)", "insts", neither, exact, disassembly, "report", true,
+     "shared loads of 32 bits or narrower in the SASS (a line whose accesses narrow fails)"},
+    {"sass_shared_ld_64", "nvdisasm: LDS .64", "insts", neither, exact, disassembly, "report", true,
+     "shared loads of 64 bits in the SASS (a line whose accesses narrow fails)"},
+    {"sass_shared_ld_128", "nvdisasm: LDS .128", "insts", neither, exact, disassembly, "report", true,
+     "shared loads of 128 bits in the SASS (a line whose accesses narrow fails)"},
+    {"sass_shared_st_32", "nvdisasm: STS (none, .U8 .S16 ...)", "insts", neither, exact, disassembly, "report", true,
+     "shared stores of 32 bits or narrower in the SASS (a line whose accesses narrow fails)"},
+    {"sass_shared_st_64", "nvdisasm: STS .64", "insts", neither, exact, disassembly, "report", true,
+     "shared stores of 64 bits in the SASS (a line whose accesses narrow fails)"},
+    {"sass_shared_st_128", "nvdisasm: STS .128", "insts", neither, exact, disassembly, "report", true,
+     "shared stores of 128 bits in the SASS (a line whose accesses narrow fails)"},
+    {"sass_ldsm", "nvdisasm: LDSM", "insts", neither, exact, disassembly, "report", true,
+     "shared-memory matrix loads (LDSM) in the SASS"},
+    {"sass_local_ld", "nvdisasm: LDL", "insts", lower_is_better, exact, disassembly, "exact", true,
+     "local-memory loads in the SASS (spills, stack arrays)", Roles{.hotspot = local}},
+    {"sass_local_st", "nvdisasm: STL", "insts", lower_is_better, exact, disassembly, "exact", true,
+     "local-memory stores in the SASS (spills, stack arrays)", Roles{.hotspot = local}},
+    {"sass_async_copies", "nvdisasm: LDGSTS", "insts", neither, exact, disassembly, "report", true,
+     "asynchronous global-to-shared copies in the SASS (all of them gone fails)"},
+    {"sass_tma", "nvdisasm: UTMALDG UTMASTG UBLKCP ...", "insts", neither, exact, disassembly, "report", true,
+     "tensor-memory-accelerator copies in the SASS (all of them gone fails)"},
+    {"sass_tensor", "nvdisasm: HMMA IMMA DMMA HGMMA ...", "insts", neither, exact, disassembly, "report", true,
+     "tensor-core instructions in the SASS (all of them gone fails)"},
+    {"sass_fp32", "nvdisasm: FADD FMUL FFMA FMNMX ...", "insts", neither, exact, disassembly, "report", true,
+     "FP32 arithmetic instructions in the SASS"},
+    {"sass_fp64", "nvdisasm: DADD DMUL DFMA DMNMX", "insts", neither, exact, disassembly, "report", true,
+     "FP64 arithmetic instructions in the SASS"},
+    {"sass_mufu", "nvdisasm: MUFU", "insts", neither, exact, disassembly, "report", true,
+     "multi-function unit instructions (reciprocal, square root, exponent, sine) in the SASS"},
+    {"sass_conversions", "nvdisasm: F2F F2I I2F I2FP F2FP I2I FRND", "insts", neither, exact, disassembly, "report",
+     true, "type conversions in the SASS"},
+    {"sass_branches", "nvdisasm: BRA BRX JMP CALL RET", "insts", neither, exact, disassembly, "report", true,
+     "branches, calls and returns in the SASS"},
+    {"sass_barriers", "nvdisasm: BAR SYNCS", "insts", neither, exact, disassembly, "report", true,
+     "barrier and memory-barrier-object instructions in the SASS"},
 };
 
 } // namespace
@@ -304,6 +359,7 @@ const char* to_string(Collector collector)
     case Collector::sass_metrics: return "sass_metrics";
     case Collector::derived: return "derived";
     case Collector::access_model: return "access_model";
+    case Collector::disassembly: return "disassembly";
     }
     return "?";
 }

@@ -27,6 +27,7 @@ enum class Collector {
     sass_metrics,   ///< CUPTI SASS Metrics API, per instruction; `source` is the CUPTI metric
     derived,        ///< computed from other metrics; `source` is the formula
     access_model,   ///< predicted from the kernel's PTX at the case's launch, not measured (analysis/access_model)
+    disassembly,    ///< counted in the cubin's SASS (nvdisasm), per kernel; the static tier
 };
 
 /// How a metric relates to the theoretical occupancy: when one moves, comparison recomputes the
@@ -145,6 +146,31 @@ inline constexpr const char* predicted_global_ld_sectors_per_request = "predicte
 inline constexpr const char* predicted_global_st_sectors_per_request = "predicted_global_st_sectors_per_request";
 inline constexpr const char* predicted_excess_global_sectors = "predicted_excess_global_sectors";
 inline constexpr const char* predicted_excess_shared_wavefronts = "predicted_excess_shared_wavefronts";
+inline constexpr const char* sass_instructions = "sass_instructions";
+inline constexpr const char* sass_global_ld_32 = "sass_global_ld_32";
+inline constexpr const char* sass_global_ld_64 = "sass_global_ld_64";
+inline constexpr const char* sass_global_ld_128 = "sass_global_ld_128";
+inline constexpr const char* sass_global_st_32 = "sass_global_st_32";
+inline constexpr const char* sass_global_st_64 = "sass_global_st_64";
+inline constexpr const char* sass_global_st_128 = "sass_global_st_128";
+inline constexpr const char* sass_shared_ld_32 = "sass_shared_ld_32";
+inline constexpr const char* sass_shared_ld_64 = "sass_shared_ld_64";
+inline constexpr const char* sass_shared_ld_128 = "sass_shared_ld_128";
+inline constexpr const char* sass_shared_st_32 = "sass_shared_st_32";
+inline constexpr const char* sass_shared_st_64 = "sass_shared_st_64";
+inline constexpr const char* sass_shared_st_128 = "sass_shared_st_128";
+inline constexpr const char* sass_ldsm = "sass_ldsm";
+inline constexpr const char* sass_local_ld = "sass_local_ld";
+inline constexpr const char* sass_local_st = "sass_local_st";
+inline constexpr const char* sass_async_copies = "sass_async_copies";
+inline constexpr const char* sass_tma = "sass_tma";
+inline constexpr const char* sass_tensor = "sass_tensor";
+inline constexpr const char* sass_fp32 = "sass_fp32";
+inline constexpr const char* sass_fp64 = "sass_fp64";
+inline constexpr const char* sass_mufu = "sass_mufu";
+inline constexpr const char* sass_conversions = "sass_conversions";
+inline constexpr const char* sass_branches = "sass_branches";
+inline constexpr const char* sass_barriers = "sass_barriers";
 
 /// Every constant above, in table order.
 inline constexpr const char* all[] = {time_median,
@@ -207,7 +233,32 @@ inline constexpr const char* all[] = {time_median,
                                       predicted_global_ld_sectors_per_request,
                                       predicted_global_st_sectors_per_request,
                                       predicted_excess_global_sectors,
-                                      predicted_excess_shared_wavefronts};
+                                      predicted_excess_shared_wavefronts,
+                                      sass_instructions,
+                                      sass_global_ld_32,
+                                      sass_global_ld_64,
+                                      sass_global_ld_128,
+                                      sass_global_st_32,
+                                      sass_global_st_64,
+                                      sass_global_st_128,
+                                      sass_shared_ld_32,
+                                      sass_shared_ld_64,
+                                      sass_shared_ld_128,
+                                      sass_shared_st_32,
+                                      sass_shared_st_64,
+                                      sass_shared_st_128,
+                                      sass_ldsm,
+                                      sass_local_ld,
+                                      sass_local_st,
+                                      sass_async_copies,
+                                      sass_tma,
+                                      sass_tensor,
+                                      sass_fp32,
+                                      sass_fp64,
+                                      sass_mufu,
+                                      sass_conversions,
+                                      sass_branches,
+                                      sass_barriers};
 } // namespace metric
 
 /// All metrics, in report order.

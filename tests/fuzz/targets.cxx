@@ -20,6 +20,8 @@ std::span<const Target> target_table()
          ".cliffs.csv", true, cliff_tokens, run_cliffs},
         {"cliff_levels", "parse_cliff_levels, read as baselines/<suite>/<key>.levels.csv, and its maps looked up",
          ".levels.csv", true, cliff_tokens, run_cliff_levels},
+        {"ptx", "parse_ptx of a module's PTX, then every kernel's accesses predicted at a small launch", ".ptx", false,
+         ptx_tokens, run_ptx},
     };
     return table;
 }

@@ -55,5 +55,7 @@ std::span<const std::string_view> module_tokens();
 Reception run_cliffs(const std::string& input, const InputContext& context);
 Reception run_cliff_levels(const std::string& input, const InputContext& context);
 std::span<const std::string_view> cliff_tokens();
+Reception run_ptx(const std::string& input, const InputContext& context);
+std::span<const std::string_view> ptx_tokens();
 
 } // namespace harness::fuzz
