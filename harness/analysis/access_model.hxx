@@ -36,8 +36,8 @@ std::uint64_t model_buffer_address(std::size_t index);
 
 /// What one evaluation may spend; beyond it the kernel is not predicted, saying which ran out.
 struct EvaluationBudget {
-    std::uint64_t instructions_per_warp = 1u << 22;
-    std::uint64_t instructions_per_kernel = 1u << 26;
+    std::uint64_t instructions_per_warp = 1u << 18;
+    std::uint64_t instructions_per_kernel = 1u << 22;
     std::size_t max_registers = 1u << 16;
 };
 

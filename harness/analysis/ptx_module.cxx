@@ -576,8 +576,10 @@ private:
 
     Operand operand(PtxKernel& k)
     {
-        const Token t = take();
-        if (t.text == "(") return operand(k);
+        Token t = take();
+        // A call's parenthesised operands; skipped in a loop, never recursively (a PTX of a million
+        // "(" must not exhaust the stack).
+        while (t.text == "(") t = take();
         if (t.text == "[") {
             Operand o;
             o.kind = OperandKind::address;

@@ -354,8 +354,13 @@ void WarpEvaluator::State::prepare()
         offset += kernel.local[i].size;
     }
     // The parameter space as the launch fills it.
-    std::uint32_t size = 0;
-    for (const auto& p : kernel.params) size = std::max(size, p.offset + p.size);
+    std::uint64_t size = 0;
+    for (const auto& p : kernel.params) size = std::max<std::uint64_t>(size, std::uint64_t{p.offset} + p.size);
+    // A kernel's parameters take at most 32,764 bytes (CUDA 12.1 and later; 4,096 before).
+    if (size > 32764)
+        throw Error(ErrorKind::bad_input, fmt::format("{}: the parameters of {} take {} bytes, more than a kernel's "
+                                                      "32764",
+                                                      module.origin, kernel.name, size));
     param_space.assign(size, 0);
     param_known.assign(size, 0);
     param_tag.assign(size, 0);
@@ -632,7 +637,9 @@ Column WarpEvaluator::State::load_param(const Instruction& in, const Decoded& d,
 {
     Column r;
     r.origin = index;
+    if (d.address_operand < 0 || static_cast<std::size_t>(d.address_operand) >= in.operands.size()) return r;
     const Operand& at = in.operands[static_cast<std::size_t>(d.address_operand)];
+    if (at.value < -(std::int64_t{1} << 40) || at.value > (std::int64_t{1} << 40)) return r;
     std::int64_t offset = at.value;
     bool found = false;
     for (const auto& p : kernel.params)
