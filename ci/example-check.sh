@@ -18,9 +18,8 @@
 #   (defaults: build, BUILD_DIR/example-check, WORK_DIR/subproject)
 # The subproject compiles the tool's objects with the flags of BUILD_DIR's, through ccache where installed:
 # with ccache's base_dir at the source tree and SUBPROJECT_DIR a folder at the depth of BUILD_DIR
-# (`build-subproject` beside `build`, as .ci/run passes), every object but the two that embed the report
-# page's generated assets is found in the cache, and the step takes seconds; otherwise it compiles the
-# tool again (about 270 s of CPU for a Release build).
+# (`build-subproject` beside `build`, as .ci/run passes), every object is found in the cache, and the step
+# takes seconds; otherwise it compiles the tool again (about 270 s of CPU for a Release build).
 # Exit status: 0 when every check held, 1 otherwise (the failing check's log is printed).
 set -euo pipefail
 
