@@ -10,13 +10,16 @@
 #   3. configures and builds the example against the harness's build folder as a package (-Dharness_DIR=BUILD_DIR):
 #      its tests run the tool of that folder;
 #   4. builds the example with the harness as a subproject (add_subdirectory, which compiles the tool
-#      again, and only the tool): `ctest` passes, the GPU test skipped without a GPU;
+#      again, and only the tool, with BUILD_DIR's build type): `ctest` passes, the GPU test skipped without a GPU;
 #   5. applies examples/tensor-kernels/ci/planted-local-array.patch to a copy of the example: its static
 #      test must fail as a regression of local_bytes, and, configured with HARNESS_GPU_TEST_WITHOUT_GPU=FAIL,
 #      its GPU test must fail without a GPU instead of being skipped.
-# Usage: ci/example-check.sh [BUILD_DIR [WORK_DIR]]   (defaults: build, BUILD_DIR/example-check)
-# The subproject compiles the tool with no build type (no optimisation): about 120 s of CPU, against
-# 270 s for a Release build; ccache, where installed, only makes repeated runs faster (CI has none).
+# Usage: ci/example-check.sh [BUILD_DIR [WORK_DIR [SUBPROJECT_DIR]]]
+#   (defaults: build, BUILD_DIR/example-check, WORK_DIR/subproject)
+# The subproject compiles the tool's objects with the flags of BUILD_DIR's, through ccache where installed:
+# with ccache's base_dir at the source tree and SUBPROJECT_DIR a folder at the depth of BUILD_DIR
+# (`build-subproject` beside `build`, as .ci/run passes), every object is found in the cache, and the step
+# takes seconds; otherwise it compiles the tool again (about 270 s of CPU for a Release build).
 # Exit status: 0 when every check held, 1 otherwise (the failing check's log is printed).
 set -euo pipefail
 
@@ -28,6 +31,18 @@ rm -rf "$work"
 mkdir -p "$work"
 work="$(cd "$work" && pwd)"
 prefix="$work/prefix"
+subproject="${3:-$work/subproject}"
+mkdir -p "$subproject"
+subproject="$(cd "$subproject" && pwd)"
+case "$subproject" in "$root" | "$build" | "$example" | "$work")
+  echo "example-check: SUBPROJECT_DIR $subproject is not a folder of its own" >&2
+  exit 1
+  ;;
+esac
+rm -rf "$subproject"
+mkdir -p "$subproject"
+# The subproject's tool is compiled as the tool of BUILD_DIR was (a parent project chooses the build type).
+build_type="$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")"
 
 # A compile cache of its own, so that every kernel is compiled here whatever another cache holds.
 export HARNESS_CACHE_DIR="$work/kernel-cache"
@@ -147,18 +162,18 @@ run_logged "$work/build-folder-build.log" cmake --build "$work/build-folder"
 expect_in "$work/build-folder/CTestTestfile.cmake" "\"$build/harness\" \"run\"" "the example's tests do not run $build/harness"
 
 step "example with the harness as a subproject: configure, build the tool, ctest"
-run_logged "$work/subproject-configure.log" cmake -S "$example" -B "$work/subproject" -G Ninja \
-  -DHARNESS_SOURCE_DIR="$root" -DHARNESS_GPU_TEST_WITHOUT_GPU=SKIP "${launcher[@]}"
+run_logged "$work/subproject-configure.log" cmake -S "$example" -B "$subproject" -G Ninja \
+  -DHARNESS_SOURCE_DIR="$root" -DHARNESS_GPU_TEST_WITHOUT_GPU=SKIP -DCMAKE_BUILD_TYPE="$build_type" "${launcher[@]}"
 built_from=$SECONDS
-run_logged "$work/subproject-build.log" cmake --build "$work/subproject" -j "$(nproc)"
-echo "example-check: the subproject's build (the tool and the fatbin) took $((SECONDS - built_from)) s"
+run_logged "$work/subproject-build.log" cmake --build "$subproject" -j "$(nproc)"
+echo "example-check: the subproject's build (the tool and the fatbin, in $subproject) took $((SECONDS - built_from)) s"
 # Only the tool: no harness tests or fuzz driver built, none registered.
-[ ! -e "$work/subproject/harness/harness_fuzz" ] || fail "the subproject built harness_fuzz"
-run_logged "$work/subproject-tests.log" ctest --test-dir "$work/subproject" -N
+[ ! -e "$subproject/harness/harness_fuzz" ] || fail "the subproject built harness_fuzz"
+run_logged "$work/subproject-tests.log" ctest --test-dir "$subproject" -N
 suites=$(ls "$example"/suites/*.yaml | wc -l)
 expect_in "$work/subproject-tests.log" "^Total Tests: $((2 * suites))$" \
   "the subproject registered tests other than the example's two per suite"
-run_logged "$work/subproject-ctest.log" ctest --test-dir "$work/subproject" --output-on-failure
+run_logged "$work/subproject-ctest.log" ctest --test-dir "$subproject" --output-on-failure
 for suite in bias_relu bf16_gemm cub_reduce stencil; do
   expect_in "$work/subproject-ctest.log" "$suite\.static .*Passed" "$suite.static did not pass"
 done

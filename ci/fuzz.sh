@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Fuzzing under AddressSanitizer and UndefinedBehaviorSanitizer (docs/fuzzing.md).
 #
-#   ci/fuzz.sh [SECONDS_PER_TARGET]      default 40: about 5 minutes of fuzzing for the eight parsers
+#   ci/fuzz.sh [SECONDS_PER_TARGET]      default 40 s of mutation per parser, each parser in a process
+#                                        of its own, as many at once as there are cores
 #
-# 1. builds harness_core, the tool and harness_fuzz with HARNESS_SANITIZE=ON in build-sanitize/;
-# 2. replays tests/fuzz/corpus and mutates it, SECONDS_PER_TARGET per parser;
+# 1. builds harness_core, the tool and harness_fuzz with HARNESS_SANITIZE=ON in build-sanitize/ (and
+#    nothing else: no test programs), through ccache where installed;
+# 2. replays tests/fuzz/corpus and mutates it, SECONDS_PER_TARGET per parser (HARNESS_FUZZ_JOBS at once);
 # 3. runs the sanitized tool (check, list, run --static; report; run --waivers; scaffold --list and
 #    scaffold -o) over every suite, results, waiver and module file of the corpus, and run --static
 #    of a suite against each cliffs file: each must exit 0, 1, 2 or 3, without "internal error" and
@@ -28,16 +30,54 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0"
 tool_asan_options="$ASAN_OPTIONS:hard_rss_limit_mb=3072:max_allocation_size_mb=2048"
 
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+
 started=$(date +%s)
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHARNESS_SANITIZE=ON -DHARNESS_FUZZ=ON >/dev/null
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHARNESS_SANITIZE=ON -DHARNESS_FUZZ=ON \
+    "${launcher[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)" --target harness_core harness harness_fuzz
 built=$(date +%s)
 
-rm -rf "$findings" "$scratch"
-set +e
-"$build/harness_fuzz" --seconds "$seconds" --findings "$findings" --summary "$summary"
-fuzz_status=$?
-set -e
+# Each parser is fuzzed by a process of its own, as many at once as there are cores: every one still
+# gets SECONDS_PER_TARGET of mutation on a core of its own. Their outputs are printed in the targets'
+# order, and their summaries added up into $summary (totals, then each target's lines).
+rm -rf "$findings" "$scratch" "$build/fuzz-parts"
+parts="$build/fuzz-parts"
+mkdir -p "$parts"
+jobs="${HARNESS_FUZZ_JOBS:-$(nproc)}"
+mapfile -t targets < <("$build/harness_fuzz" --list | awk '{ print $1 }')
+fuzz_target() {
+    "$build/harness_fuzz" --target "$1" --seconds "$seconds" --findings "$findings" --summary "$parts/$1.txt" \
+        >"$parts/$1.log" 2>&1
+}
+fuzz_status=0 running=0
+for target in "${targets[@]}"; do
+    if ((running >= jobs)); then
+        wait -n || fuzz_status=1
+        running=$((running - 1))
+    fi
+    fuzz_target "$target" &
+    running=$((running + 1))
+done
+while ((running > 0)); do
+    wait -n || fuzz_status=1
+    running=$((running - 1))
+done
+for target in "${targets[@]}"; do cat "$parts/$target.log"; done
+part_summaries=()
+for target in "${targets[@]}"; do
+    if [ -f "$parts/$target.txt" ]; then
+        part_summaries+=("$parts/$target.txt")
+    else
+        echo "fuzz: harness_fuzz --target $target wrote no summary" >&2
+        fuzz_status=1
+    fi
+done
+awk '$1 !~ /[.]/ { if (!($1 in total)) keys[++n] = $1; total[$1] += $2 }
+     $1 ~ /[.]/ { per_target = per_target $0 "\n" }
+     END { for (k = 1; k <= n; k++) print keys[k], total[keys[k]]; printf "%s", per_target }' \
+    "${part_summaries[@]}" </dev/null >"$summary"
 fuzzed=$(date +%s)
 
 # The corpus's suites sit in $scratch/suites/ beside links to kernels/ and tests/, so that their

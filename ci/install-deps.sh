@@ -32,6 +32,7 @@ packages=(
   clang-format      # the formatting check in CI
   chromium          # renders the HTML report headless in its browser test
   yamllint          # ci/check-ci-templates.sh: the CI templates as strict YAML (and PyYAML for its rules)
+  ccache            # .ci/run: compiled objects kept between runs and shared by its build folders
 )
 
 missing=()

@@ -14,14 +14,18 @@
 #include "test_files.hxx"
 #include "test_paths.hxx"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <functional>
 #include <gtest/gtest.h>
 #include <iostream>
 #include <random>
+#include <sys/file.h>
 #include <thread>
+#include <unistd.h>
 
 using namespace harness;
 namespace fs = std::filesystem;
@@ -50,40 +54,51 @@ __global__ void fill(float* out) { out[threadIdx.x] = 1.0f; }
 __global__ void fill(int* out) { out[threadIdx.x] = 1; }
 )";
 
+/// The nvcc command lines of the fixtures: output file, then options (the source follows them).
+const std::vector<std::pair<std::string, std::string>> fixture_builds = {
+    {"k.fatbin", "--fatbin -lineinfo -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90"},
+    {"k.cubin", "--cubin -lineinfo -arch=sm_90"},
+    {"k.ptx", "--ptx -lineinfo -arch=compute_90"},
+    // nvcc 13 compresses PTX in a fatbin by default (zstd), machine code with -compress-all
+    // (zstd, or LZ4 with --compress-mode=speed).
+    {"k_ptx.fatbin", "--fatbin -lineinfo -gencode arch=compute_90,code=compute_90"},
+    {"k_zstd.fatbin", "--fatbin -lineinfo -gencode arch=compute_90,code=sm_90 -Xfatbin -compress-all"},
+    {"k_lz4.fatbin", "--fatbin -gencode arch=compute_90,code=sm_90 -Xfatbin -compress-all --compress-mode=speed"},
+};
+
 /// A project with kernels/k.cu built by nvcc into build/k.fatbin (sm_80, sm_90), k.cubin (sm_90),
 /// k.ptx (compute_90) and fatbins with compressed entries: k_ptx.fatbin (compute_90 only),
 /// k_zstd.fatbin and k_lz4.fatbin (sm_90, the latter without line tables), once for all tests.
+/// CTest runs each test in a process of its own, so the project lies in the build folder, named by
+/// the source, the command lines and the nvcc that built it: the first process builds it there under
+/// a lock, the others wait for that and read what it built.
 struct Fixtures {
-    TempDir scratch{"harness-module-files"};
-    fs::path dir = scratch.path;
+    fs::path dir;
     bool built = false;
     Fixtures()
     {
-        write_file(dir / "kernels" / "k.cu", kernel_source);
-        fs::create_directories(dir / "build");
         const std::string nvcc = std::string(HARNESS_CUDA_BIN_DIR) + "/nvcc";
-        const std::string src = (dir / "kernels" / "k.cu").string(), out = (dir / "build").string();
-        built =
-            std::system((nvcc +
-                         " --fatbin -lineinfo -gencode arch=compute_80,code=sm_80 -gencode "
-                         "arch=compute_90,code=sm_90 -o " +
-                         out + "/k.fatbin " + src)
-                            .c_str()) == 0 &&
-            std::system((nvcc + " --cubin -lineinfo -arch=sm_90 -o " + out + "/k.cubin " + src).c_str()) == 0 &&
-            std::system((nvcc + " --ptx -lineinfo -arch=compute_90 -o " + out + "/k.ptx " + src).c_str()) == 0 &&
-            // nvcc 13 compresses PTX in a fatbin by default (zstd), machine code with -compress-all
-            // (zstd, or LZ4 with --compress-mode=speed).
-            std::system((nvcc + " --fatbin -lineinfo -gencode arch=compute_90,code=compute_90 -o " + out +
-                         "/k_ptx.fatbin " + src)
-                            .c_str()) == 0 &&
-            std::system((nvcc + " --fatbin -lineinfo -gencode arch=compute_90,code=sm_90 -Xfatbin -compress-all -o " +
-                         out + "/k_zstd.fatbin " + src)
-                            .c_str()) == 0 &&
-            std::system((nvcc +
-                         " --fatbin -gencode arch=compute_90,code=sm_90 -Xfatbin -compress-all "
-                         "--compress-mode=speed -o " +
-                         out + "/k_lz4.fatbin " + src)
-                            .c_str()) == 0;
+        std::error_code no_nvcc;
+        std::string key = std::string(kernel_source) + nvcc + " " +
+                          std::to_string(fs::last_write_time(nvcc, no_nvcc).time_since_epoch().count());
+        for (const auto& [output, options] : fixture_builds) key += "\n" + output + ": " + options;
+        dir = fs::path(HARNESS_TEST_MODULE_DIR) / ("module-file-project-" + sha256_hex(key).substr(0, 16));
+        fs::create_directories(dir.parent_path());
+        const int lock = ::open((dir.string() + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+        if (lock < 0 || ::flock(lock, LOCK_EX) != 0) return;
+        built = fs::exists(dir / "built");
+        if (!built) {
+            fs::remove_all(dir);
+            write_file(dir / "kernels" / "k.cu", kernel_source);
+            fs::create_directories(dir / "build");
+            const std::string src = (dir / "kernels" / "k.cu").string(), out = (dir / "build").string();
+            built = std::all_of(fixture_builds.begin(), fixture_builds.end(), [&](const auto& build) {
+                return std::system(
+                           (nvcc + " " + build.second + " -o " + out + "/" + build.first + " " + src).c_str()) == 0;
+            });
+            if (built) write_file(dir / "built", "");
+        }
+        ::close(lock);
     }
     std::string bytes(const std::string& name) const { return read_file(dir / "build" / name); }
 };
