@@ -1,7 +1,7 @@
 #include "harness/compile/include_scan.hxx"
 
-#include "harness/compile/include_policy.hxx"
 #include "harness/compile/compile_error.hxx"
+#include "harness/compile/include_policy.hxx"
 
 #include <algorithm>
 #include <cctype>

@@ -40,7 +40,8 @@ void check_prediction(const analysis::KernelPrediction& p)
     const auto finite = [](double v) { return std::isfinite(v) && v >= 0; };
     for (const auto& a : p.accesses) {
         if (!a.predicted) {
-            if (a.reason.empty()) throw RuleBroken("reason-for-unpredicted", "an access is not predicted, saying nothing");
+            if (a.reason.empty())
+                throw RuleBroken("reason-for-unpredicted", "an access is not predicted, saying nothing");
             continue;
         }
         for (double v : {a.requests, a.sectors, a.ideal_sectors, a.wavefronts, a.ideal_wavefronts})
@@ -48,7 +49,8 @@ void check_prediction(const analysis::KernelPrediction& p)
         if (a.ideal_sectors > a.sectors || a.ideal_wavefronts > a.wavefronts)
             throw RuleBroken("ideal-at-most-actual", fmt::format("{} at PTX line {}", a.opcode, a.ptx_line));
     }
-    if (!p.complete && p.reasons.empty()) throw RuleBroken("reason-for-unpredicted", "an incomplete prediction says nothing");
+    if (!p.complete && p.reasons.empty())
+        throw RuleBroken("reason-for-unpredicted", "an incomplete prediction says nothing");
 }
 
 } // namespace
