@@ -648,7 +648,8 @@ Column WarpEvaluator::State::load_param(const Instruction& in, const Decoded& d,
             found = true;
         }
     const std::uint32_t bytes = std::max<std::uint32_t>(1, d.type.bits / 8);
-    if (!found || offset < 0 || static_cast<std::uint64_t>(offset) + bytes > param_space.size() || d.bytes != bytes)
+    if (!found || offset < 0 || static_cast<std::uint64_t>(offset) + bytes > param_space.size() || d.bytes != bytes ||
+        bytes > 8) // a value wider than a register word: unknown
         return r;
     std::uint64_t v = 0;
     for (std::uint32_t b = 0; b < bytes; ++b) {
