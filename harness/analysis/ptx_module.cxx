@@ -607,7 +607,7 @@ private:
                     const Token n = take();
                     if (n.kind != TokenKind::number || !parse_number(n.text, v))
                         fail(n, fmt::format("address offset: '{}' is not a number", describe(n)));
-                    o.value = minus ? -v : v;
+                    o.value = minus ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(v)) : v;
                 }
             } else {
                 fail(base, fmt::format("address: unexpected '{}'", describe(base)));
@@ -635,7 +635,7 @@ private:
                 fail(n, fmt::format("'{}' is not a number", describe(n)));
             Operand o;
             o.kind = OperandKind::imm;
-            o.value = t.text == "-" ? -v : v;
+            o.value = t.text == "-" ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(v)) : v;
             return o;
         }
         if (t.text == "!" && peek().kind == TokenKind::word) { // a negated predicate source

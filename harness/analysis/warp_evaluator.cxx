@@ -63,7 +63,7 @@ std::optional<Type> parse_type(std::string_view m)
     std::string_view digits = m.substr(c == 'b' && m.starts_with("bf") ? 2 : 1);
     int bits = 0;
     const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), bits);
-    if (r.ec != std::errc() || bits <= 0) return std::nullopt;
+    if (r.ec != std::errc() || bits <= 0 || bits > 128) return std::nullopt;
     const bool is_float =
         c == 'f' || m.starts_with("bf") || m.starts_with("tf") || m.starts_with("e4") || m.starts_with("e5");
     if (!is_float && c != 's' && c != 'u' && c != 'b') return std::nullopt;
@@ -112,10 +112,12 @@ Operand symbol_operand(const std::string& symbol)
 
 std::uint64_t mask_of(int bits)
 {
+    if (bits <= 0) return 0;
     return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
 }
 std::int64_t sext(std::uint64_t v, int bits)
 {
+    if (bits <= 0) return 0;
     if (bits >= 64) return static_cast<std::int64_t>(v);
     const std::uint64_t m = std::uint64_t{1} << (bits - 1);
     v &= mask_of(bits);
@@ -468,6 +470,7 @@ Column WarpEvaluator::State::arithmetic(const Decoded& d, const Column& a, const
     const int out_bits = d.wide ? std::min(64, 2 * bits) : bits;
     const bool three = op == Op::mad || op == Op::bfi || op == Op::bfe;
     r.known = a.known & b.known & (three ? c.known : lanes) & lanes;
+    if (bits > 64) r.known = 0; // a value wider than a register word: not modelled
     r.origin = (a.known & lanes) != lanes ? a.origin : (b.known & lanes) != lanes ? b.origin : c.origin;
     // A pointer plus an offset still points into its buffer; pointer minus pointer is a plain number.
     const std::int32_t t2 = op == Op::mad ? c.tag : b.tag;
@@ -485,8 +488,8 @@ Column WarpEvaluator::State::arithmetic(const Decoded& d, const Column& a, const
         case Op::sub: v = x - y; break;
         case Op::mul:
         case Op::mad: {
-            if (d.wide)
-                v = d.type.sign ? static_cast<std::uint64_t>(sx * sy) : x * y;
+            if (d.wide) // the product's low 64 bits, the same for signed and unsigned operands
+                v = d.type.sign ? static_cast<std::uint64_t>(sx) * static_cast<std::uint64_t>(sy) : x * y;
             else if (d.hi)
                 v = d.type.sign ? static_cast<std::uint64_t>(static_cast<int128>(sx) * sy >> bits)
                                 : static_cast<std::uint64_t>(static_cast<uint128>(x) * y >> bits);
@@ -508,8 +511,8 @@ Column WarpEvaluator::State::arithmetic(const Decoded& d, const Column& a, const
             break;
         case Op::min: v = d.type.sign ? static_cast<std::uint64_t>(std::min(sx, sy)) : std::min(x, y); break;
         case Op::max: v = d.type.sign ? static_cast<std::uint64_t>(std::max(sx, sy)) : std::max(x, y); break;
-        case Op::abs: v = static_cast<std::uint64_t>(sx < 0 ? -sx : sx); break;
-        case Op::neg: v = static_cast<std::uint64_t>(-sx); break;
+        case Op::abs: v = sx < 0 ? 0 - static_cast<std::uint64_t>(sx) : static_cast<std::uint64_t>(sx); break;
+        case Op::neg: v = 0 - static_cast<std::uint64_t>(sx); break;
         case Op::not_: v = d.type.pred ? (x == 0) : ~x; break;
         case Op::and_: v = x & y; break;
         case Op::or_: v = x | y; break;
@@ -558,6 +561,7 @@ Column WarpEvaluator::State::compare(const Instruction& in, const Decoded& d, st
         r.origin = -3;
     }
     const int bits = d.type.bits;
+    if (bits == 0 || bits > 64) r.known = 0; // no type, or wider than a register word: not modelled
     const bool sign = d.type.sign && !d.unsigned_cmp;
     for (std::uint32_t m = r.known; m != 0; m &= m - 1) {
         const int l = std::countr_zero(m);
@@ -683,7 +687,8 @@ Column WarpEvaluator::State::compute(const Instruction& in, const Decoded& d, st
         return c;
     }
     case Op::cvt: {
-        if (d.type.flt || d.src.flt || d.src.bits == 0 || d.saturate) return none;
+        if (d.type.flt || d.src.flt || d.src.bits == 0 || d.src.bits > 64 || d.type.bits > 64 || d.saturate)
+            return none;
         Column c = operand(1);
         for (int l = 0; l < 32; ++l) {
             const std::uint64_t x =
@@ -710,7 +715,7 @@ Column WarpEvaluator::State::compute(const Instruction& in, const Decoded& d, st
     case Op::bfi: {
         const Column f = operand(1), b = operand(2), pos = operand(3), len = operand(4);
         Column r = arithmetic(d, f, b, pos, lanes, Op::add);
-        r.known = f.known & b.known & pos.known & len.known & lanes;
+        r.known = d.type.bits > 64 ? 0 : f.known & b.known & pos.known & len.known & lanes;
         r.tag = 0;
         for (std::uint32_t m = r.known; m != 0; m &= m - 1) {
             const int l = std::countr_zero(m);
