@@ -147,6 +147,7 @@ KernelPrediction predict_accesses(const PtxModule& module, const PtxKernel& kern
                                                         std::min(budget.instructions_per_warp, left));
                     ++p.warps_evaluated;
                     p.instructions_evaluated += o.instructions;
+                    p.instructions_extrapolated += o.extrapolated;
                     if (!o.followed || p.instructions_evaluated > budget.instructions_per_kernel) {
                         const std::string reason =
                             o.followed ? fmt::format("the kernel ran past the budget of {} instructions",
@@ -190,10 +191,13 @@ KernelPrediction predict_accesses(const PtxModule& module, const PtxKernel& kern
         for (auto& figures : sums)
             for (auto& f : figures) f = std::round(f);
     p.sampling = fmt::format(
-        "{} of {} blocks (x {}; y {}; z {}), every warp of each: {} warps, {} instructions; "
+        "{} of {} blocks (x {}; y {}; z {}), every warp of each: {} warps, {} instructions{}; "
         "interior blocks {}",
         blocks, std::uint64_t{launch.grid[0]} * launch.grid[1] * launch.grid[2], describe_samples(samples[0]),
         describe_samples(samples[1]), describe_samples(samples[2]), p.warps_evaluated, p.instructions_evaluated,
+        p.instructions_extrapolated == 0
+            ? ""
+            : fmt::format(" and {} more in loop iterations that repeat, skipped", p.instructions_extrapolated),
         p.exact ? "agree, so the totals are exact" : "differ, so the totals are their mean, scaled");
     finish(p, any, sums);
     return p;

@@ -39,6 +39,10 @@ struct EvaluationBudget {
     std::uint64_t instructions_per_warp = 1u << 18;
     std::uint64_t instructions_per_kernel = 1u << 22;
     std::size_t max_registers = 1u << 16;
+    /// Loops whose iterations provably repeat (integer values affine in the iteration, every access
+    /// translated by whole sectors or banks) are skipped ahead to their next change, with their
+    /// figures added per iteration skipped; false: every iteration is evaluated.
+    bool skip_loops = true;
 };
 
 enum class AccessKind : std::uint8_t {
@@ -82,6 +86,7 @@ struct PredictedTotals {
     double global_st_requests = 0, global_st_sectors = 0;
     double global_sectors = 0, global_sectors_ideal = 0; ///< loads, stores and atomics
     double shared_wavefronts = 0, shared_wavefronts_ideal = 0;
+    bool operator==(const PredictedTotals&) const = default;
 };
 
 /// Everything predicted for one kernel at one launch.
@@ -98,7 +103,8 @@ struct KernelPrediction {
     PredictedTotals totals;
     std::string sampling; ///< how the launch was sampled, in words
     std::uint64_t warps_evaluated = 0;
-    std::uint64_t instructions_evaluated = 0; ///< warp-level
+    std::uint64_t instructions_evaluated = 0;    ///< warp-level
+    std::uint64_t instructions_extrapolated = 0; ///< warp-level, of loop iterations skipped ahead
 };
 
 /// Evaluates `kernel` at `launch`. Throws harness::Error (bad input) when the launch does not fit

@@ -7,7 +7,10 @@
 #include <charconv>
 #include <climits>
 #include <fmt/format.h>
+#include <limits>
+#include <map>
 #include <optional>
+#include <set>
 
 namespace harness::analysis {
 
@@ -242,6 +245,52 @@ struct Column {
     std::int32_t origin = -1; ///< where an unknown lane's value came from: an instruction index
 };
 
+/// How a register written in a loop's body changes from one iteration to the next.
+enum class Evolution : std::uint8_t {
+    fixed,  ///< the same every iteration (computed from values the loop does not change, or a predicate)
+    affine, ///< by the same amount every iteration, per lane (add, sub, a multiply by a fixed factor, copies)
+    opaque, ///< never known (a float, a loaded value)
+};
+
+/// What the model knows of one loop without running it: the body from `head` to the backward
+/// branch, whether it can be skipped ahead, and each register it writes.
+struct LoopShape {
+    bool skippable = false;
+    std::vector<int> registers;       ///< written in the body, each exactly once
+    std::vector<Evolution> evolution; ///< per entry of `registers`
+    std::vector<std::uint8_t> bits;   ///< per entry of `registers`: the width its writer gives it
+    std::vector<int> accesses;        ///< the body's memory instructions (indices into the tallies)
+    std::map<int, std::size_t> slot;  ///< register id -> index into `registers`
+};
+
+/// The state of a warp at the end of one iteration of the loop being tracked.
+struct LoopSnapshot {
+    std::vector<std::uint64_t> value; ///< 32 per register of the shape
+    std::vector<std::uint32_t> known;
+    std::vector<std::int32_t> tag;
+    std::vector<std::array<std::uint64_t, 5>> tally; ///< per access of the shape
+    std::vector<bool> unpredicted;
+    std::uint64_t instructions = 0;
+};
+
+/// What one execution of a body instruction saw in the iteration under way: its lanes, and for a
+/// comparison its operands, for a memory instruction its addresses.
+struct LoopStep {
+    bool ran = false;
+    std::uint32_t lanes = 0;
+    Column a, b;
+};
+
+/// The loop the warp is in, followed iteration by iteration until two iterations repeat the one
+/// before them.
+struct LoopTrack {
+    int head = -1, back_edge = -1;
+    bool following = false; ///< the loop can be skipped, and the warp is in it
+    int iterations = 0;     ///< snapshots taken
+    LoopSnapshot older, last;
+    std::vector<LoopStep> previous, current; ///< per body instruction
+};
+
 } // namespace
 
 struct WarpEvaluator::State {
@@ -267,6 +316,8 @@ struct WarpEvaluator::State {
     std::array<std::array<std::uint32_t, 32>, 4> tid{}; // x, y, z, lane
     std::array<std::uint32_t, 3> ctaid{};
     std::vector<AccessTally>* tallies = nullptr;
+    std::map<std::pair<int, int>, LoopShape> loop_shapes; ///< by head and backward branch
+    LoopTrack track;
 
     State(const PtxModule& m, const PtxKernel& k, const LaunchShape& l, const EvaluationBudget& b)
         : module(m), kernel(k), launch(l), budget(b)
@@ -299,6 +350,15 @@ struct WarpEvaluator::State {
     void execute_access(const Instruction& in, const Decoded& d, std::uint32_t lanes, std::uint32_t undecided,
                         int guard_origin, int index);
     WarpOutcome run(std::uint64_t budget_left);
+
+    // Skipping loops ahead (loop_skip): what a loop's body allows, what each iteration saw, and the
+    // jump to the next iteration that differs.
+    const LoopShape& loop_shape(int head, int back_edge);
+    void observe(int at, const Instruction& in, const Decoded& d, std::uint32_t run_lanes, std::uint32_t undecided);
+    LoopSnapshot snapshot(const LoopShape& shape, std::uint64_t instructions) const;
+    void back_edge(int at, int head, WarpOutcome& out);
+    std::uint64_t iterations_alike(const LoopShape& shape, const LoopSnapshot& now) const;
+    void skip_ahead(const LoopShape& shape, const LoopSnapshot& now, std::uint64_t iterations, WarpOutcome& out);
 };
 
 void WarpEvaluator::State::prepare()
@@ -826,6 +886,358 @@ void WarpEvaluator::State::execute_access(const Instruction& in, const Decoded& 
     }
 }
 
+// Skipping loops ahead. A loop whose body the model can follow without running it (no inner loop,
+// call or shuffle; every register written once, by an operation that keeps it affine in the
+// iteration or never knows it) is followed iteration by iteration; once two iterations repeat the
+// one before them exactly (the same lanes at every instruction, every register changed by the same
+// amount, every access's figures the same and its addresses moved by whole sectors or banks), the
+// iterations up to the next one that can differ are skipped: the first at which a comparison in
+// the body changes its result, or a register would wrap around. Their figures are added per
+// iteration skipped, and the next iteration is evaluated again.
+
+namespace {
+
+/// The registers `in` writes: its destination, a second destination (setp, shfl), a vector's elements.
+void written_registers(const Instruction& in, std::vector<int>& out)
+{
+    if (in.operands.empty()) return;
+    const Operand& dest = in.operands[0];
+    if (dest.kind == OperandKind::reg && dest.reg >= 0) out.push_back(dest.reg);
+    if (dest.second_reg >= 0) out.push_back(dest.second_reg);
+    if (dest.kind == OperandKind::vector)
+        for (const int r : dest.regs)
+            if (r >= 0) out.push_back(r);
+}
+
+/// The registers `in` reads: its sources, an address's base, its guard.
+void read_registers(const Instruction& in, std::vector<int>& out)
+{
+    for (std::size_t i = 0; i < in.operands.size(); ++i) {
+        const Operand& o = in.operands[i];
+        if (i == 0 && (o.kind == OperandKind::reg || o.kind == OperandKind::vector)) continue; // the destination
+        if ((o.kind == OperandKind::reg || o.kind == OperandKind::address) && o.reg >= 0) out.push_back(o.reg);
+        if (o.kind == OperandKind::vector)
+            for (const int r : o.regs)
+                if (r >= 0) out.push_back(r);
+    }
+    if (in.guard >= 0) out.push_back(in.guard);
+}
+
+/// An instruction whose result the model never knows: float arithmetic, a loaded value, an
+/// operation it does not evaluate.
+bool never_known(const Decoded& d)
+{
+    if (d.op == Op::mov || d.op == Op::selp || d.op == Op::cvta) return false; // copies: known when their source is
+    return d.type.flt || d.op == Op::unknown || (d.op == Op::access && d.access_op != AccessOp::store);
+}
+
+int128 ceil_div(int128 a, int128 b) // a >= 0, b > 0
+{
+    return (a + b - 1) / b;
+}
+
+/// The first iteration ahead (1 or more) at which a comparison of `diff + m * slope` with zero gives
+/// another result than at m = 0; 0 when none does.
+int128 first_change(Cmp cmp, int128 diff, int128 slope)
+{
+    switch (cmp) {
+    case Cmp::lt:
+    case Cmp::ge: // diff < 0
+        if (diff < 0) return slope > 0 ? ceil_div(-diff, slope) : 0;
+        return slope < 0 ? diff / -slope + 1 : 0;
+    case Cmp::le:
+    case Cmp::gt: // diff <= 0
+        if (diff <= 0) return slope > 0 ? -diff / slope + 1 : 0;
+        return slope < 0 ? ceil_div(diff, -slope) : 0;
+    case Cmp::eq:
+    case Cmp::ne:
+        if (diff == 0) return slope != 0 ? 1 : 0;
+        if (slope == 0 || (-diff) % slope != 0 || (-diff) / slope <= 0) return 0;
+        return (-diff) / slope;
+    case Cmp::none: break;
+    }
+    return 0;
+}
+
+/// How many steps of `delta` a `bits`-wide value may take from `v` without wrapping around, read
+/// as unsigned or as signed.
+int128 steps_without_wrap(std::uint64_t v, std::int64_t delta, int bits)
+{
+    if (delta == 0) return std::numeric_limits<std::int64_t>::max();
+    const int128 top = bits >= 64 ? (int128{1} << 64) : (int128{1} << bits);
+    const int128 u = v & mask_of(bits), s = sext(v, bits), d = delta;
+    const int128 half = top / 2;
+    const int128 unsigned_steps = d > 0 ? (top - 1 - u) / d : u / -d;
+    const int128 signed_steps = d > 0 ? (half - 1 - s) / d : (s + half) / -d;
+    return std::min(unsigned_steps, signed_steps);
+}
+
+} // namespace
+
+const LoopShape& WarpEvaluator::State::loop_shape(int head, int back_edge)
+{
+    const auto key = std::make_pair(head, back_edge);
+    if (const auto it = loop_shapes.find(key); it != loop_shapes.end()) return it->second;
+    LoopShape& shape = loop_shapes[key];
+    std::vector<int> writer, regs;
+    std::set<std::size_t> unknown_anyway; // registers written more than once, never known
+    for (int i = head; i <= back_edge; ++i) {
+        const Instruction& in = kernel.instructions[static_cast<std::size_t>(i)];
+        const Decoded& d = code[static_cast<std::size_t>(i)];
+        if (back_edge - head >= 4096) return shape; // a body too long to follow step by step
+        if (d.op == Op::call || d.op == Op::shfl || d.op == Op::ret) return shape;
+        if (d.op == Op::bra && (in.target < 0 || (i != back_edge && in.target <= i))) return shape; // an inner loop
+        if (d.op == Op::access) shape.accesses.push_back(d.access);
+        regs.clear();
+        written_registers(in, regs);
+        for (const int r : regs) {
+            const auto [it, added] = shape.slot.emplace(r, shape.registers.size());
+            if (!added) {
+                // Written twice: only as a value never known (a float sum), by every writer.
+                if (!never_known(d) || !never_known(code[static_cast<std::size_t>(writer[it->second])])) return shape;
+                unknown_anyway.insert(it->second);
+                continue;
+            }
+            shape.registers.push_back(r);
+            writer.push_back(i);
+        }
+    }
+    // Varying: written from a value the loop changes (the greatest such set); predicates change
+    // only where a comparison changes its result, which the skip finds.
+    const std::size_t n = shape.registers.size();
+    std::vector<bool> varying(n, true);
+    for (std::size_t k = 0; k < n; ++k) {
+        const Decoded& d = code[static_cast<std::size_t>(writer[k])];
+        if (d.op == Op::setp || d.type.pred) varying[k] = false;
+    }
+    const auto varies = [&](const Operand& o) {
+        if (o.kind != OperandKind::reg) return false;
+        const auto it = shape.slot.find(o.reg);
+        return it != shape.slot.end() && varying[it->second];
+    };
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (std::size_t k = 0; k < n; ++k) {
+            if (!varying[k]) continue;
+            regs.clear();
+            read_registers(kernel.instructions[static_cast<std::size_t>(writer[k])], regs);
+            const bool any = std::any_of(regs.begin(), regs.end(), [&](int r) {
+                const auto it = shape.slot.find(r);
+                return it != shape.slot.end() && varying[it->second];
+            });
+            if (!any) varying[k] = false, changed = true;
+        }
+    }
+    shape.evolution.assign(n, Evolution::fixed);
+    shape.bits.assign(n, 64);
+    for (std::size_t k = 0; k < n; ++k) {
+        const Instruction& in = kernel.instructions[static_cast<std::size_t>(writer[k])];
+        const Decoded& d = code[static_cast<std::size_t>(writer[k])];
+        const int bits = d.type.bits == 0 ? 64 : d.wide ? 2 * d.type.bits : d.type.bits;
+        shape.bits[k] = static_cast<std::uint8_t>(std::min(64, bits));
+        if (!varying[k]) continue;
+        const auto operand_varies = [&](std::size_t i) { return i < in.operands.size() && varies(in.operands[i]); };
+        Evolution e = Evolution::opaque; // floats, loaded values, what the model does not evaluate
+        const bool copy = d.op == Op::mov || d.op == Op::cvta || d.op == Op::selp;
+        if (copy)
+            e = Evolution::affine;
+        else if (d.type.flt || d.op == Op::access || d.op == Op::unknown || d.op == Op::ld_param)
+            e = Evolution::opaque;
+        else if (d.op == Op::add || d.op == Op::sub || d.op == Op::neg || d.op == Op::cvt)
+            e = d.src.flt ? Evolution::opaque : Evolution::affine;
+        else if ((d.op == Op::mul || d.op == Op::mad) && !d.hi && !(operand_varies(1) && operand_varies(2)))
+            e = Evolution::affine;
+        else if (d.op == Op::shl && !operand_varies(2))
+            e = Evolution::affine;
+        else
+            return shape; // a value that changes in no affine way
+        shape.evolution[k] = e;
+    }
+    for (const std::size_t k : unknown_anyway) shape.evolution[k] = Evolution::opaque;
+    shape.skippable = true;
+    return shape;
+}
+
+void WarpEvaluator::State::observe(int at, const Instruction& in, const Decoded& d, std::uint32_t run_lanes,
+                                   std::uint32_t undecided)
+{
+    if (at < track.head || at > track.back_edge || undecided != 0) {
+        track = LoopTrack{}; // the warp left the loop, or a lane's path is not known
+        return;
+    }
+    LoopStep& step = track.current[static_cast<std::size_t>(at - track.head)];
+    if (step.ran) {
+        track = LoopTrack{}; // twice in one iteration
+        return;
+    }
+    step.ran = true;
+    step.lanes = run_lanes;
+    if (d.op == Op::setp && in.operands.size() >= 3) {
+        step.a = read(in.operands[1], run_lanes);
+        step.b = read(in.operands[2], run_lanes);
+    } else if (d.op == Op::access && d.address_operand >= 0) {
+        const Operand& address = in.operands[static_cast<std::size_t>(d.address_operand)];
+        if (address.reg >= 0) step.a = read(register_operand(address.reg), run_lanes);
+    }
+}
+
+LoopSnapshot WarpEvaluator::State::snapshot(const LoopShape& shape, std::uint64_t instructions) const
+{
+    LoopSnapshot s;
+    s.instructions = instructions;
+    s.value.reserve(shape.registers.size() * 32);
+    for (const int r : shape.registers) {
+        const auto base = value.begin() + static_cast<std::ptrdiff_t>(r) * 32;
+        s.value.insert(s.value.end(), base, base + 32);
+        s.known.push_back(known[static_cast<std::size_t>(r)]);
+        s.tag.push_back(tag[static_cast<std::size_t>(r)]);
+    }
+    for (const int a : shape.accesses) {
+        const AccessTally& t = (*tallies)[static_cast<std::size_t>(a)];
+        s.tally.push_back({t.requests, t.sectors, t.ideal_sectors, t.wavefronts, t.ideal_wavefronts});
+        s.unpredicted.push_back(t.unpredicted);
+    }
+    return s;
+}
+
+/// Iterations that may be skipped from `now`, the end of the third iteration followed: 0 unless the
+/// last two repeat the one before them, and then up to (not including) the first that can differ.
+std::uint64_t WarpEvaluator::State::iterations_alike(const LoopShape& shape, const LoopSnapshot& now) const
+{
+    const LoopSnapshot &s1 = track.older, &s2 = track.last, &s3 = now;
+    if (s3.instructions - s2.instructions != s2.instructions - s1.instructions) return 0;
+    if (s1.known != s3.known || s2.known != s3.known || s1.tag != s3.tag || s2.tag != s3.tag) return 0;
+    if (s1.unpredicted != s3.unpredicted || s2.unpredicted != s3.unpredicted) return 0;
+    for (std::size_t a = 0; a < s3.tally.size(); ++a)
+        for (std::size_t f = 0; f < 5; ++f)
+            if (s3.tally[a][f] - s2.tally[a][f] != s2.tally[a][f] - s1.tally[a][f]) return 0;
+    for (std::size_t i = 0; i < track.current.size(); ++i)
+        if (track.current[i].ran != track.previous[i].ran || track.current[i].lanes != track.previous[i].lanes)
+            return 0;
+    // A lane's change of register `k` from the second to the third iteration, as a signed number.
+    const auto delta = [&](std::size_t k, int l) {
+        const std::size_t at = k * 32 + static_cast<std::size_t>(l);
+        return sext(s3.value[at] - s2.value[at], shape.bits[k]);
+    };
+    int128 steps = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t k = 0; k < shape.registers.size(); ++k) {
+        const std::uint64_t mask = mask_of(shape.bits[k]);
+        if (shape.evolution[k] == Evolution::opaque && s3.known[k] != 0) return 0;
+        for (std::uint32_t m = s3.known[k]; m != 0; m &= m - 1) {
+            const int l = std::countr_zero(m);
+            const std::size_t at = k * 32 + static_cast<std::size_t>(l);
+            const std::uint64_t d2 = (s3.value[at] - s2.value[at]) & mask, d1 = (s2.value[at] - s1.value[at]) & mask;
+            if (d1 != d2 || (shape.evolution[k] == Evolution::fixed && d2 != 0)) return 0;
+            steps = std::min(steps, steps_without_wrap(s3.value[at], delta(k, l), shape.bits[k]));
+        }
+    }
+    // An operand's change per iteration in lane l: its register's, or none.
+    const auto operand_delta = [&](const Operand& o, int l) -> std::int64_t {
+        if (o.kind != OperandKind::reg && o.kind != OperandKind::address) return 0;
+        const auto it = shape.slot.find(o.reg);
+        return it == shape.slot.end() ? 0 : delta(it->second, l);
+    };
+    int128 change = 0; // the first iteration ahead at which a comparison changes; 0: none found
+    for (std::size_t i = 0; i < track.current.size(); ++i) {
+        const LoopStep& step = track.current[i];
+        if (!step.ran || step.lanes == 0) continue;
+        const int index = track.head + static_cast<int>(i);
+        const Instruction& in = kernel.instructions[static_cast<std::size_t>(index)];
+        const Decoded& d = code[static_cast<std::size_t>(index)];
+        if (d.op == Op::access && d.address_operand >= 0) {
+            // Figures repeat only if every lane's address moves by the same whole sectors or banks.
+            const Operand& address = in.operands[static_cast<std::size_t>(d.address_operand)];
+            const AccessTally& t = (*tallies)[static_cast<std::size_t>(d.access)];
+            std::optional<std::int64_t> moved;
+            for (std::uint32_t m = step.lanes; m != 0; m &= m - 1) {
+                const std::int64_t by = operand_delta(address, std::countr_zero(m));
+                if (moved && *moved != by) return 0;
+                moved = by;
+            }
+            const std::int64_t unit = is_global(t.kind) ? 32 : is_shared(t.kind) ? 4 : 1;
+            if (moved && *moved % unit != 0) return 0;
+        } else if (d.op == Op::setp && in.operands.size() >= 3) {
+            const int bits = d.type.bits;
+            if (bits == 0 || bits > 64 || d.type.flt || (step.a.known & step.lanes) != step.lanes ||
+                (step.b.known & step.lanes) != step.lanes)
+                return 0;
+            const bool sign = d.type.sign && !d.unsigned_cmp;
+            for (std::uint32_t m = step.lanes; m != 0; m &= m - 1) {
+                const int l = std::countr_zero(m);
+                const auto as_number = [&](std::uint64_t v) -> int128 {
+                    return sign ? int128{sext(v, bits)} : int128{v & mask_of(bits)};
+                };
+                const int128 diff = as_number(step.a.v[l]) - as_number(step.b.v[l]);
+                const int128 slope = int128{sext(static_cast<std::uint64_t>(operand_delta(in.operands[1], l)), bits)} -
+                                     sext(static_cast<std::uint64_t>(operand_delta(in.operands[2], l)), bits);
+                const int128 at = first_change(d.cmp, diff, slope);
+                if (at > 0 && (change == 0 || at < change)) change = at;
+            }
+        }
+    }
+    if (change == 0) return 0; // nothing in the body ends the loop: it is left to the budget
+    steps = std::min(steps, change - 1);
+    return steps <= 0 ? 0 : static_cast<std::uint64_t>(std::min<int128>(steps, int128{1} << 40));
+}
+
+void WarpEvaluator::State::skip_ahead(const LoopShape& shape, const LoopSnapshot& now, std::uint64_t iterations,
+                                      WarpOutcome& out)
+{
+    const LoopSnapshot& before = track.last;
+    for (std::size_t k = 0; k < shape.registers.size(); ++k) {
+        if (shape.evolution[k] != Evolution::affine) continue;
+        const std::size_t r = static_cast<std::size_t>(shape.registers[k]);
+        for (std::uint32_t m = now.known[k]; m != 0; m &= m - 1) {
+            const int l = std::countr_zero(m);
+            const std::size_t at = k * 32 + static_cast<std::size_t>(l);
+            value[r * 32 + static_cast<std::size_t>(l)] =
+                (now.value[at] + iterations * (now.value[at] - before.value[at])) & mask_of(shape.bits[k]);
+        }
+    }
+    for (std::size_t a = 0; a < shape.accesses.size(); ++a) {
+        AccessTally& t = (*tallies)[static_cast<std::size_t>(shape.accesses[a])];
+        const auto add = [&](std::uint64_t& figure, std::size_t f) {
+            figure += iterations * (now.tally[a][f] - before.tally[a][f]);
+        };
+        add(t.requests, 0), add(t.sectors, 1), add(t.ideal_sectors, 2), add(t.wavefronts, 3),
+            add(t.ideal_wavefronts, 4);
+    }
+    out.extrapolated += iterations * (now.instructions - before.instructions);
+    ++out.loops_skipped;
+}
+
+void WarpEvaluator::State::back_edge(int at, int head, WarpOutcome& out)
+{
+    if (!budget.skip_loops) return;
+    if (track.back_edge != at || track.head != head) {
+        track = LoopTrack{};
+        track.head = head;
+        track.back_edge = at;
+        const LoopShape& shape = loop_shape(head, at);
+        track.following = shape.skippable;
+        if (!track.following) return;
+        track.current.assign(static_cast<std::size_t>(at - head + 1), LoopStep{});
+        track.previous = track.current;
+        track.last = snapshot(shape, out.instructions);
+        track.iterations = 1;
+        return;
+    }
+    if (!track.following) return; // a loop that cannot be skipped
+    const LoopShape& shape = loop_shape(head, at);
+    LoopSnapshot now = snapshot(shape, out.instructions);
+    if (track.iterations >= 2)
+        if (const std::uint64_t skip = iterations_alike(shape, now); skip > 0) {
+            skip_ahead(shape, now, skip, out);
+            now = snapshot(shape, out.instructions);
+            track.iterations = 0;
+        }
+    track.older = std::move(track.last);
+    track.last = std::move(now);
+    ++track.iterations;
+    std::swap(track.previous, track.current);
+    std::fill(track.current.begin(), track.current.end(), LoopStep{});
+}
+
 WarpOutcome WarpEvaluator::State::run(std::uint64_t budget_left)
 {
     WarpOutcome out;
@@ -860,6 +1272,7 @@ WarpOutcome WarpEvaluator::State::run(std::uint64_t budget_left)
             }
         }
         for (std::uint32_t m = active; m != 0; m &= m - 1) pc[std::countr_zero(m)] = static_cast<std::uint32_t>(at + 1);
+        if (track.following) observe(at, in, d, run_lanes, undecided);
         if ((d.op == Op::bra || d.op == Op::ret) && undecided != 0) {
             out.followed = false;
             out.reason = fmt::format("the branch at {} {}", where(at), because(guard_origin));
@@ -874,6 +1287,8 @@ WarpOutcome WarpEvaluator::State::run(std::uint64_t budget_left)
             }
             for (std::uint32_t m = run_lanes; m != 0; m &= m - 1)
                 pc[std::countr_zero(m)] = static_cast<std::uint32_t>(in.target);
+            // A loop's backward branch, taken by the whole warp together: perhaps the iterations repeat.
+            if (in.target <= at && run_lanes == live && active == live) back_edge(at, in.target, out);
             break;
         case Op::ret: live &= ~run_lanes; break;
         case Op::nop: break;
@@ -938,6 +1353,7 @@ WarpOutcome WarpEvaluator::run(const std::array<std::uint32_t, 3>& block, std::u
     s.tag.assign(registers, 0);
     s.origin.assign(registers, -3);
     s.tallies = &tallies;
+    s.track = LoopTrack{};
     s.ctaid = block;
     const auto& b = s.launch.block;
     const std::uint64_t threads = std::uint64_t{b[0]} * b[1] * b[2];

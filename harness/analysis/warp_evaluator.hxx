@@ -23,7 +23,9 @@ struct AccessTally {
 struct WarpOutcome {
     bool followed = true; ///< to its last instruction; false: `reason` says where it stopped
     std::string reason;
-    std::uint64_t instructions = 0;
+    std::uint64_t instructions = 0;  ///< evaluated
+    std::uint64_t extrapolated = 0;  ///< instructions of loop iterations skipped ahead (loop_skip in the .cxx)
+    std::uint64_t loops_skipped = 0; ///< times a loop was skipped ahead
 };
 
 /// Evaluates the warps of one kernel at one launch; each run() adds to the tallies of the kernel's

@@ -241,7 +241,7 @@ std::string prediction_key(const CompiledModule& module, const std::string& symb
 {
     // The model's version: raise it when what the model predicts changes, so that cached
     // predictions of the old model miss.
-    constexpr int model_version = 2;
+    constexpr int model_version = 3;
     std::string text =
         fmt::format("access model {}\n{}\n{}\n{} {} {} {} {} {} {}\n", model_version, module.cache_key, symbol,
                     l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.dynamic_shared_bytes);

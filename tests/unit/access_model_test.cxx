@@ -443,3 +443,88 @@ TEST(AccessModel, CompiledModulesKeepTheirPtx)
     EXPECT_EQ(kernel->params.size(), 4u);
     EXPECT_NE(ptx.file_name(1).find("vector_add.cu"), std::string::npos);
 }
+
+namespace {
+
+/// The kernel `entry` of `text` predicted at `launch` twice: skipping loops that repeat, and
+/// evaluating every iteration.
+std::pair<KernelPrediction, KernelPrediction> with_and_without_skips(const std::string& text, const std::string& entry,
+                                                                     const LaunchShape& launch)
+{
+    const Ptx ptx = compile_ptx(text, entry, true);
+    const PtxModule module = parse_ptx(ptx.text, "loops.cu");
+    const PtxKernel* kernel = module.find(ptx.lowered);
+    if (!kernel) throw std::runtime_error("no kernel " + ptx.lowered);
+    EvaluationBudget every;
+    every.skip_loops = false;
+    every.instructions_per_warp = 1u << 22;
+    every.instructions_per_kernel = 1u << 28;
+    return {predict_accesses(module, *kernel, launch), predict_accesses(module, *kernel, launch, every)};
+}
+
+void expect_same_figures(const KernelPrediction& skipped, const KernelPrediction& every)
+{
+    ASSERT_TRUE(every.complete) << reasons(every);
+    ASSERT_TRUE(skipped.complete) << reasons(skipped);
+    EXPECT_EQ(skipped.totals, every.totals);
+    ASSERT_EQ(skipped.accesses.size(), every.accesses.size());
+    for (std::size_t i = 0; i < every.accesses.size(); ++i) {
+        const auto &a = skipped.accesses[i], &b = every.accesses[i];
+        EXPECT_EQ(a.requests, b.requests) << b.opcode << " at " << b.line;
+        EXPECT_EQ(a.sectors, b.sectors) << b.opcode << " at " << b.line;
+        EXPECT_EQ(a.ideal_sectors, b.ideal_sectors) << b.opcode << " at " << b.line;
+        EXPECT_EQ(a.wavefronts, b.wavefronts) << b.opcode << " at " << b.line;
+        EXPECT_EQ(a.ideal_wavefronts, b.ideal_wavefronts) << b.opcode << " at " << b.line;
+    }
+}
+
+} // namespace
+
+// A loop of 4096 iterations of arithmetic (the tiles kernel of suites/tiles_scan.yaml): skipped
+// ahead after three, with the figures of evaluating every iteration, for a fraction of the work.
+TEST(AccessModel, RepeatingLoopsAreSkippedWithTheFiguresOfEveryIteration)
+{
+    const auto launch = launch_of({9, 3, 1}, {256, 1, 1}, {buffer("out", 0), i32(2100), i32(4096)});
+    std::ifstream in(repo_root() / "kernels/cliffs/tiles_padded_columns.cu");
+    std::stringstream text;
+    text << in.rdbuf();
+    const auto [skipped, every] = with_and_without_skips(text.str(), "tiles_padded_columns", launch);
+    expect_same_figures(skipped, every);
+    EXPECT_GT(skipped.instructions_extrapolated, 0u) << skipped.sampling;
+    EXPECT_LT(skipped.instructions_evaluated * 50, every.instructions_evaluated) << skipped.sampling;
+    EXPECT_EQ(skipped.instructions_evaluated + skipped.instructions_extrapolated, every.instructions_evaluated);
+}
+
+// Loops whose accesses change from one iteration to the next: a bounds check that turns off part
+// of the warp midway, a stride of 4 bytes (a new sector every 8 iterations), an index wrapped
+// with `&` (not affine), a shared tile walked by rows and one by columns, a count-down loop. Each
+// is skipped where its iterations provably repeat and evaluated where they may not: the figures
+// are those of every iteration.
+TEST(AccessModel, LoopsThatChangeMidwayKeepTheFiguresOfEveryIteration)
+{
+    const std::string text = R"(
+extern "C" __global__ void loops(const float* in, float* out, int n, int k)
+{
+    __shared__ float tile[32][33];
+    const int t = threadIdx.x, lane = t % 32;
+    float s = 0.0f;
+    for (int i = 0; i < k; ++i)                       // bounds check turning lanes off midway
+        if (t + 32 * i < n) s += in[t + 32 * i];
+    for (int i = 0; i < k; ++i) s += in[4 * t + i];    // 4 bytes a step: sectors change every 8
+    for (int i = 0; i < k; ++i) s += in[(i & 7) * 64 + lane]; // wrapped: not affine
+    for (int i = 0; i < 32; ++i) tile[i][lane] = s + i;       // rows
+    __syncthreads();
+    for (int i = 0; i < 32; ++i) s += tile[lane][i];          // columns (padded)
+    for (int i = k; i > 0; i -= 3) s += in[i * 32 + lane];    // counting down
+    out[t] = s;
+}
+)";
+    for (const int k : {1, 2, 3, 5, 100, 257}) {
+        const auto launch = launch_of({2, 1, 1}, {64, 1, 1}, {buffer("in", 0), buffer("out", 1), i32(1000), i32(k)});
+        const auto [skipped, every] = with_and_without_skips(text, "loops", launch);
+        SCOPED_TRACE("k = " + std::to_string(k));
+        expect_same_figures(skipped, every);
+        EXPECT_EQ(skipped.instructions_evaluated + skipped.instructions_extrapolated, every.instructions_evaluated);
+        if (k == 257) EXPECT_GT(skipped.instructions_extrapolated, 0u) << skipped.sampling;
+    }
+}
