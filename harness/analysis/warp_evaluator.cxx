@@ -6,9 +6,11 @@
 #include <bit>
 #include <charconv>
 #include <climits>
+#include <deque>
 #include <fmt/format.h>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 
@@ -287,7 +289,10 @@ struct LoopTrack {
     int head = -1, back_edge = -1;
     bool following = false; ///< the loop can be skipped, and the warp is in it
     int iterations = 0;     ///< snapshots taken
+    int alike = 0;          ///< iterations in a row that repeated the one before them
     LoopSnapshot older, last;
+    /// The figures and instruction counts at the end of the last iterations (at most 33), the latest last.
+    std::deque<std::pair<std::vector<std::array<std::uint64_t, 5>>, std::uint64_t>> history;
     std::vector<LoopStep> previous, current; ///< per body instruction
 };
 
@@ -357,8 +362,10 @@ struct WarpEvaluator::State {
     void observe(int at, const Instruction& in, const Decoded& d, std::uint32_t run_lanes, std::uint32_t undecided);
     LoopSnapshot snapshot(const LoopShape& shape, std::uint64_t instructions) const;
     void back_edge(int at, int head, WarpOutcome& out);
-    std::uint64_t iterations_alike(const LoopShape& shape, const LoopSnapshot& now) const;
-    void skip_ahead(const LoopShape& shape, const LoopSnapshot& now, std::uint64_t iterations, WarpOutcome& out);
+    bool iterations_alike(const LoopShape& shape, const LoopSnapshot& now, std::uint64_t& skip,
+                          std::uint64_t& period) const;
+    void skip_ahead(const LoopShape& shape, const LoopSnapshot& now, std::uint64_t iterations, std::uint64_t period,
+                    WarpOutcome& out);
 };
 
 void WarpEvaluator::State::prepare()
@@ -931,6 +938,12 @@ bool never_known(const Decoded& d)
     return d.type.flt || d.op == Op::unknown || (d.op == Op::access && d.access_op != AccessOp::store);
 }
 
+/// A float, or a value the model never knows.
+bool float_result(const Decoded& d)
+{
+    return d.type.flt || never_known(d);
+}
+
 int128 ceil_div(int128 a, int128 b) // a >= 0, b > 0
 {
     return (a + b - 1) / b;
@@ -980,7 +993,7 @@ const LoopShape& WarpEvaluator::State::loop_shape(int head, int back_edge)
     if (const auto it = loop_shapes.find(key); it != loop_shapes.end()) return it->second;
     LoopShape& shape = loop_shapes[key];
     std::vector<int> writer, regs;
-    std::set<std::size_t> unknown_anyway; // registers written more than once, never known
+    std::set<std::size_t> floats; // registers written more than once, as floats
     for (int i = head; i <= back_edge; ++i) {
         const Instruction& in = kernel.instructions[static_cast<std::size_t>(i)];
         const Decoded& d = code[static_cast<std::size_t>(i)];
@@ -993,9 +1006,10 @@ const LoopShape& WarpEvaluator::State::loop_shape(int head, int back_edge)
         for (const int r : regs) {
             const auto [it, added] = shape.slot.emplace(r, shape.registers.size());
             if (!added) {
-                // Written twice: only as a value never known (a float sum), by every writer.
-                if (!never_known(d) || !never_known(code[static_cast<std::size_t>(writer[it->second])])) return shape;
-                unknown_anyway.insert(it->second);
+                // Written twice: only as a float (a sum, a value loaded or a constant), by every writer.
+                // The model knows a float only as a constant: the same in every iteration.
+                if (!float_result(d) || !float_result(code[static_cast<std::size_t>(writer[it->second])])) return shape;
+                floats.insert(it->second);
                 continue;
             }
             shape.registers.push_back(r);
@@ -1008,7 +1022,7 @@ const LoopShape& WarpEvaluator::State::loop_shape(int head, int back_edge)
     std::vector<bool> varying(n, true);
     for (std::size_t k = 0; k < n; ++k) {
         const Decoded& d = code[static_cast<std::size_t>(writer[k])];
-        if (d.op == Op::setp || d.type.pred) varying[k] = false;
+        if (d.op == Op::setp || d.type.pred || floats.count(k) != 0) varying[k] = false;
     }
     const auto varies = [&](const Operand& o) {
         if (o.kind != OperandKind::reg) return false;
@@ -1053,7 +1067,7 @@ const LoopShape& WarpEvaluator::State::loop_shape(int head, int back_edge)
             return shape; // a value that changes in no affine way
         shape.evolution[k] = e;
     }
-    for (const std::size_t k : unknown_anyway) shape.evolution[k] = Evolution::opaque;
+    for (const std::size_t k : floats) shape.evolution[k] = Evolution::fixed;
     shape.skippable = true;
     return shape;
 }
@@ -1100,20 +1114,23 @@ LoopSnapshot WarpEvaluator::State::snapshot(const LoopShape& shape, std::uint64_
     return s;
 }
 
-/// Iterations that may be skipped from `now`, the end of the third iteration followed: 0 unless the
-/// last two repeat the one before them, and then up to (not including) the first that can differ.
-std::uint64_t WarpEvaluator::State::iterations_alike(const LoopShape& shape, const LoopSnapshot& now) const
+/// Whether the iteration that ended at `now` repeated the one before it (the same lanes at every
+/// instruction, every register changed by the same amount). If so, `skip`: the iterations that may
+/// be skipped from `now`, up to (not including) the first that can differ, a whole number of
+/// `period`s, the iterations after which every access's addresses have moved by whole sectors or
+/// banks; 0 when none may be.
+bool WarpEvaluator::State::iterations_alike(const LoopShape& shape, const LoopSnapshot& now, std::uint64_t& skip,
+                                            std::uint64_t& period) const
 {
+    skip = 0;
+    period = 1;
     const LoopSnapshot &s1 = track.older, &s2 = track.last, &s3 = now;
-    if (s3.instructions - s2.instructions != s2.instructions - s1.instructions) return 0;
-    if (s1.known != s3.known || s2.known != s3.known || s1.tag != s3.tag || s2.tag != s3.tag) return 0;
-    if (s1.unpredicted != s3.unpredicted || s2.unpredicted != s3.unpredicted) return 0;
-    for (std::size_t a = 0; a < s3.tally.size(); ++a)
-        for (std::size_t f = 0; f < 5; ++f)
-            if (s3.tally[a][f] - s2.tally[a][f] != s2.tally[a][f] - s1.tally[a][f]) return 0;
+    if (s3.instructions - s2.instructions != s2.instructions - s1.instructions) return false;
+    if (s1.known != s3.known || s2.known != s3.known || s1.tag != s3.tag || s2.tag != s3.tag) return false;
+    if (s1.unpredicted != s3.unpredicted || s2.unpredicted != s3.unpredicted) return false;
     for (std::size_t i = 0; i < track.current.size(); ++i)
         if (track.current[i].ran != track.previous[i].ran || track.current[i].lanes != track.previous[i].lanes)
-            return 0;
+            return false;
     // A lane's change of register `k` from the second to the third iteration, as a signed number.
     const auto delta = [&](std::size_t k, int l) {
         const std::size_t at = k * 32 + static_cast<std::size_t>(l);
@@ -1122,18 +1139,18 @@ std::uint64_t WarpEvaluator::State::iterations_alike(const LoopShape& shape, con
     int128 steps = std::numeric_limits<std::int64_t>::max();
     for (std::size_t k = 0; k < shape.registers.size(); ++k) {
         const std::uint64_t mask = mask_of(shape.bits[k]);
-        if (shape.evolution[k] == Evolution::opaque && s3.known[k] != 0) return 0;
+        if (shape.evolution[k] == Evolution::opaque && s3.known[k] != 0) return false;
         for (std::uint32_t m = s3.known[k]; m != 0; m &= m - 1) {
             const int l = std::countr_zero(m);
             const std::size_t at = k * 32 + static_cast<std::size_t>(l);
             const std::uint64_t d2 = (s3.value[at] - s2.value[at]) & mask, d1 = (s2.value[at] - s1.value[at]) & mask;
-            if (d1 != d2 || (shape.evolution[k] == Evolution::fixed && d2 != 0)) return 0;
+            if (d1 != d2 || (shape.evolution[k] == Evolution::fixed && d2 != 0)) return false;
             steps = std::min(steps, steps_without_wrap(s3.value[at], delta(k, l), shape.bits[k]));
         }
     }
     // An operand's change per iteration in lane l: its register's, or none.
     const auto operand_delta = [&](const Operand& o, int l) -> std::int64_t {
-        if (o.kind != OperandKind::reg && o.kind != OperandKind::address) return 0;
+        if (o.kind != OperandKind::reg && o.kind != OperandKind::address) return false;
         const auto it = shape.slot.find(o.reg);
         return it == shape.slot.end() ? 0 : delta(it->second, l);
     };
@@ -1151,16 +1168,23 @@ std::uint64_t WarpEvaluator::State::iterations_alike(const LoopShape& shape, con
             std::optional<std::int64_t> moved;
             for (std::uint32_t m = step.lanes; m != 0; m &= m - 1) {
                 const std::int64_t by = operand_delta(address, std::countr_zero(m));
-                if (moved && *moved != by) return 0;
+                if (moved && *moved != by) return false;
                 moved = by;
             }
+            // A global access's sectors repeat once its addresses have moved by whole sectors, a shared
+            // one's wavefronts once they have moved by whole words (the banks turn round together).
             const std::int64_t unit = is_global(t.kind) ? 32 : is_shared(t.kind) ? 4 : 1;
-            if (moved && *moved % unit != 0) return 0;
+            if (moved) {
+                const auto by = static_cast<std::uint64_t>(*moved < 0 ? -(*moved % unit) : *moved % unit);
+                period =
+                    std::lcm(period, static_cast<std::uint64_t>(unit) / std::gcd(by, static_cast<std::uint64_t>(unit)));
+                if (period > 32) return false;
+            }
         } else if (d.op == Op::setp && in.operands.size() >= 3) {
             const int bits = d.type.bits;
             if (bits == 0 || bits > 64 || d.type.flt || (step.a.known & step.lanes) != step.lanes ||
                 (step.b.known & step.lanes) != step.lanes)
-                return 0;
+                return false;
             const bool sign = d.type.sign && !d.unsigned_cmp;
             for (std::uint32_t m = step.lanes; m != 0; m &= m - 1) {
                 const int l = std::countr_zero(m);
@@ -1175,14 +1199,18 @@ std::uint64_t WarpEvaluator::State::iterations_alike(const LoopShape& shape, con
             }
         }
     }
-    if (change == 0) return 0; // nothing in the body ends the loop: it is left to the budget
+    if (change == 0) return true; // nothing in the body ends the loop: it is left to the budget
     steps = std::min(steps, change - 1);
-    return steps <= 0 ? 0 : static_cast<std::uint64_t>(std::min<int128>(steps, int128{1} << 40));
+    const auto p = static_cast<std::int64_t>(period);
+    if (steps >= p) skip = static_cast<std::uint64_t>(std::min<int128>(steps, int128{1} << 40) / p * p);
+    return true;
 }
 
 void WarpEvaluator::State::skip_ahead(const LoopShape& shape, const LoopSnapshot& now, std::uint64_t iterations,
-                                      WarpOutcome& out)
+                                      std::uint64_t period, WarpOutcome& out)
 {
+    // The figures of the last `period` iterations, which every later window of as many repeats.
+    const auto& window_start = track.history[track.history.size() - 1 - period];
     const LoopSnapshot& before = track.last;
     for (std::size_t k = 0; k < shape.registers.size(); ++k) {
         if (shape.evolution[k] != Evolution::affine) continue;
@@ -1197,12 +1225,12 @@ void WarpEvaluator::State::skip_ahead(const LoopShape& shape, const LoopSnapshot
     for (std::size_t a = 0; a < shape.accesses.size(); ++a) {
         AccessTally& t = (*tallies)[static_cast<std::size_t>(shape.accesses[a])];
         const auto add = [&](std::uint64_t& figure, std::size_t f) {
-            figure += iterations * (now.tally[a][f] - before.tally[a][f]);
+            figure += iterations / period * (now.tally[a][f] - window_start.first[a][f]);
         };
         add(t.requests, 0), add(t.sectors, 1), add(t.ideal_sectors, 2), add(t.wavefronts, 3),
             add(t.ideal_wavefronts, 4);
     }
-    out.extrapolated += iterations * (now.instructions - before.instructions);
+    out.extrapolated += iterations / period * (now.instructions - window_start.second);
     ++out.loops_skipped;
 }
 
@@ -1219,18 +1247,29 @@ void WarpEvaluator::State::back_edge(int at, int head, WarpOutcome& out)
         track.current.assign(static_cast<std::size_t>(at - head + 1), LoopStep{});
         track.previous = track.current;
         track.last = snapshot(shape, out.instructions);
+        track.history.emplace_back(track.last.tally, track.last.instructions);
         track.iterations = 1;
         return;
     }
     if (!track.following) return; // a loop that cannot be skipped
     const LoopShape& shape = loop_shape(head, at);
     LoopSnapshot now = snapshot(shape, out.instructions);
-    if (track.iterations >= 2)
-        if (const std::uint64_t skip = iterations_alike(shape, now); skip > 0) {
-            skip_ahead(shape, now, skip, out);
+    track.history.emplace_back(now.tally, now.instructions);
+    if (track.history.size() > 33) track.history.pop_front();
+    if (track.iterations >= 2) {
+        std::uint64_t skip = 0, period = 1;
+        track.alike = iterations_alike(shape, now, skip, period) ? track.alike + 1 : 0;
+        // Every iteration of the window repeated the one before it, so later windows repeat it.
+        if (skip > 0 && static_cast<std::uint64_t>(track.alike) >= period && track.history.size() > period &&
+            now.unpredicted == track.older.unpredicted) {
+            skip_ahead(shape, now, skip, period, out);
             now = snapshot(shape, out.instructions);
             track.iterations = 0;
+            track.alike = 0;
+            track.history.clear();
+            track.history.emplace_back(now.tally, now.instructions);
         }
+    }
     track.older = std::move(track.last);
     track.last = std::move(now);
     ++track.iterations;

@@ -528,3 +528,24 @@ extern "C" __global__ void loops(const float* in, float* out, int n, int k)
         if (k == 257) EXPECT_GT(skipped.instructions_extrapolated, 0u) << skipped.sampling;
     }
 }
+
+// The project's GEMMs at N = 1001 (partial tiles at the edges, so the bounds checks change
+// midway): the naive one's A walks 16 bytes an iteration (its sectors repeat every other
+// iteration), the tiled one's loop loads and stores tiles through shared memory. Skipped, both
+// give the figures of evaluating every iteration.
+TEST(AccessModel, GemmLoopsAreSkippedWithTheFiguresOfEveryIteration)
+{
+    const std::uint32_t n = 1001, g = (n + 15) / 16;
+    for (const auto& [file, entry] : {std::pair<std::string, std::string>{"kernels/gemm/gemm_naive.cu", "gemm_naive"},
+                                      {"kernels/gemm/gemm_smem_tiled.cu", "gemm_smem_tiled<16>"}}) {
+        SCOPED_TRACE(entry);
+        std::ifstream in(repo_root() / file);
+        std::stringstream text;
+        text << in.rdbuf();
+        const auto launch =
+            launch_of({g, g, 1}, {16, 16, 1}, {buffer("a", 0), buffer("b", 1), buffer("c", 2), i32(n), i32(n), i32(n)});
+        const auto [skipped, every] = with_and_without_skips(text.str(), entry, launch);
+        expect_same_figures(skipped, every);
+        EXPECT_LT(skipped.instructions_evaluated * 3, every.instructions_evaluated) << skipped.sampling;
+    }
+}
