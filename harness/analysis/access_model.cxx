@@ -97,6 +97,91 @@ void finish(KernelPrediction& p, const std::vector<AccessTally>& any, const std:
     }
 }
 
+/// One sampled warp's tally added to its block's: figures summed, the first kind and buffer kept, an
+/// access that could not be predicted in any warp not predicted.
+void add_warp(AccessTally& block, const AccessTally& warp)
+{
+    block.requests += warp.requests;
+    block.sectors += warp.sectors;
+    block.ideal_sectors += warp.ideal_sectors;
+    block.wavefronts += warp.wavefronts;
+    block.ideal_wavefronts += warp.ideal_wavefronts;
+    if (block.kind == AccessKind::other && warp.kind != AccessKind::other) {
+        block.kind = warp.kind;
+        block.buffer = warp.buffer;
+    } else if (warp.kind != AccessKind::other && (warp.kind != block.kind || warp.buffer != block.buffer)) {
+        block.unpredicted = true;
+        if (block.reason.empty()) block.reason = "its address points into different buffers in different warps";
+    }
+    if (warp.unpredicted && !block.unpredicted) {
+        block.unpredicted = true;
+        block.reason = warp.reason;
+    }
+}
+
+/// The sampled warps of one block, or every warp of it when warps that stand for one another
+/// differ (an edge block's partial rows): `block`, the sums of the warps evaluated, and `weighted`,
+/// their figures weighted to stand for every warp. False when a warp was not followed to its end,
+/// with the reason in `p`.
+bool evaluate_block(WarpEvaluator& evaluator, const std::array<std::uint32_t, 3>& at, std::uint32_t warps,
+                    const std::vector<DimensionSample>& warp_samples, const EvaluationBudget& budget,
+                    KernelPrediction& p, std::vector<AccessTally>& block, std::vector<std::vector<double>>& weighted)
+{
+    const std::size_t n = block.size();
+    const auto run = [&](std::uint32_t w, std::vector<AccessTally>& warp) {
+        const std::uint64_t left = budget.instructions_per_kernel > p.instructions_evaluated
+                                       ? budget.instructions_per_kernel - p.instructions_evaluated
+                                       : 0;
+        const WarpOutcome o = evaluator.run(at, w, warp, std::min(budget.instructions_per_warp, left));
+        ++p.warps_evaluated;
+        p.instructions_evaluated += o.instructions;
+        p.instructions_extrapolated += o.extrapolated;
+        if (o.followed && p.instructions_evaluated <= budget.instructions_per_kernel) return true;
+        const std::string reason = o.followed ? fmt::format("the kernel ran past the budget of {} instructions",
+                                                            budget.instructions_per_kernel)
+                                              : o.reason;
+        p.complete = false;
+        p.reasons.push_back(fmt::format("warp {} of block ({}, {}, {}): {}", w, at[0], at[1], at[2], reason));
+        return false;
+    };
+    const auto add = [&](const std::vector<AccessTally>& warp, double weight) {
+        for (std::size_t i = 0; i < n; ++i) {
+            add_warp(block[i], warp[i]);
+            const AccessTally& t = warp[i];
+            weighted[i][0] += weight * static_cast<double>(t.requests);
+            weighted[i][1] += weight * static_cast<double>(t.sectors);
+            weighted[i][2] += weight * static_cast<double>(t.ideal_sectors);
+            weighted[i][3] += weight * static_cast<double>(t.wavefronts);
+            weighted[i][4] += weight * static_cast<double>(t.ideal_wavefronts);
+        }
+    };
+    std::vector<std::vector<AccessTally>> sampled;
+    std::map<int, std::size_t> first_of_category;
+    bool agree = true;
+    for (const auto& ws : warp_samples) {
+        sampled.emplace_back(n);
+        if (!run(ws.index, sampled.back())) return false;
+        const auto [it, added] = first_of_category.try_emplace(ws.category, sampled.size() - 1);
+        if (!added && sampled[it->second] != sampled.back()) agree = false;
+    }
+    if (agree) {
+        for (std::size_t k = 0; k < sampled.size(); ++k) add(sampled[k], warp_samples[k].weight);
+        return true;
+    }
+    std::set<std::uint32_t> done;
+    for (std::size_t k = 0; k < sampled.size(); ++k) {
+        add(sampled[k], 1);
+        done.insert(warp_samples[k].index);
+    }
+    for (std::uint32_t w = 0; w < warps; ++w) {
+        if (done.count(w) != 0) continue;
+        std::vector<AccessTally> warp(n);
+        if (!run(w, warp)) return false;
+        add(warp, 1);
+    }
+    return true;
+}
+
 } // namespace
 
 KernelPrediction predict_accesses(const PtxModule& module, const PtxKernel& kernel, const LaunchShape& launch,
@@ -131,6 +216,9 @@ KernelPrediction predict_accesses(const PtxModule& module, const PtxKernel& kern
         dimension_samples(launch.grid[0]), dimension_samples(launch.grid[1]), dimension_samples(launch.grid[2])};
     const std::uint64_t threads = std::uint64_t{launch.block[0]} * launch.block[1] * launch.block[2];
     const auto warps = static_cast<std::uint32_t>((threads + 31) / 32);
+    // The warps of a block are sampled as the blocks of a grid dimension are: the first and the last
+    // (perhaps partial) stand for themselves, three interior ones for the rest.
+    const std::vector<DimensionSample> warp_samples = dimension_samples(warps);
     // Blocks of one category (first, interior or last along each dimension) must agree for the
     // scaled totals to be exact.
     std::map<std::array<int, 3>, std::vector<AccessTally>> first_of_category;
@@ -139,38 +227,19 @@ KernelPrediction predict_accesses(const PtxModule& module, const PtxKernel& kern
         for (const auto& y : samples[1])
             for (const auto& x : samples[0]) {
                 std::vector<AccessTally> block(n);
-                for (std::uint32_t w = 0; w < warps; ++w) {
-                    const std::uint64_t left = budget.instructions_per_kernel > p.instructions_evaluated
-                                                   ? budget.instructions_per_kernel - p.instructions_evaluated
-                                                   : 0;
-                    const WarpOutcome o = evaluator.run({x.index, y.index, z.index}, w, block,
-                                                        std::min(budget.instructions_per_warp, left));
-                    ++p.warps_evaluated;
-                    p.instructions_evaluated += o.instructions;
-                    p.instructions_extrapolated += o.extrapolated;
-                    if (!o.followed || p.instructions_evaluated > budget.instructions_per_kernel) {
-                        const std::string reason =
-                            o.followed ? fmt::format("the kernel ran past the budget of {} instructions",
-                                                     budget.instructions_per_kernel)
-                                       : o.reason;
-                        p.complete = false;
-                        p.reasons.push_back(
-                            fmt::format("warp {} of block ({}, {}, {}): {}", w, x.index, y.index, z.index, reason));
-                        for (auto& a : p.accesses)
-                            if (a.predicted) a.predicted = false, a.reason = "the warps were not followed to their end";
-                        finish(p, any, sums);
-                        return p;
-                    }
+                std::vector<std::vector<double>> weighted(n, std::vector<double>(5, 0.0));
+                if (!evaluate_block(evaluator, {x.index, y.index, z.index}, warps, warp_samples, budget, p, block,
+                                    weighted)) {
+                    for (auto& a : p.accesses)
+                        if (a.predicted) a.predicted = false, a.reason = "the warps were not followed to their end";
+                    finish(p, any, sums);
+                    return p;
                 }
                 ++blocks;
                 const double weight = x.weight * y.weight * z.weight;
                 for (std::size_t i = 0; i < n; ++i) {
                     const AccessTally& t = block[i];
-                    sums[i][0] += weight * static_cast<double>(t.requests);
-                    sums[i][1] += weight * static_cast<double>(t.sectors);
-                    sums[i][2] += weight * static_cast<double>(t.ideal_sectors);
-                    sums[i][3] += weight * static_cast<double>(t.wavefronts);
-                    sums[i][4] += weight * static_cast<double>(t.ideal_wavefronts);
+                    for (std::size_t f = 0; f < 5; ++f) sums[i][f] += weight * weighted[i][f];
                     if (any[i].kind == AccessKind::other && t.kind != AccessKind::other) {
                         any[i].kind = t.kind;
                         any[i].buffer = t.buffer;
@@ -191,10 +260,12 @@ KernelPrediction predict_accesses(const PtxModule& module, const PtxKernel& kern
         for (auto& figures : sums)
             for (auto& f : figures) f = std::round(f);
     p.sampling = fmt::format(
-        "{} of {} blocks (x {}; y {}; z {}), every warp of each: {} warps, {} instructions{}; "
+        "{} of {} blocks (x {}; y {}; z {}), warps {} of {} of each (all of a block whose warps differ): {} warps, {} "
+        "instructions{}; "
         "interior blocks {}",
         blocks, std::uint64_t{launch.grid[0]} * launch.grid[1] * launch.grid[2], describe_samples(samples[0]),
-        describe_samples(samples[1]), describe_samples(samples[2]), p.warps_evaluated, p.instructions_evaluated,
+        describe_samples(samples[1]), describe_samples(samples[2]), describe_samples(warp_samples), warps,
+        p.warps_evaluated, p.instructions_evaluated,
         p.instructions_extrapolated == 0
             ? ""
             : fmt::format(" and {} more in loop iterations that repeat, skipped", p.instructions_extrapolated),
