@@ -1281,12 +1281,20 @@ WarpOutcome WarpEvaluator::State::run(std::uint64_t budget_left)
 {
     WarpOutcome out;
     const int count = static_cast<int>(code.size());
+    bool together = true; // every live lane at one instruction (each starts at the first)
     while (live != 0) {
         int at = INT_MAX;
-        for (std::uint32_t m = live; m != 0; m &= m - 1) at = std::min(at, static_cast<int>(pc[std::countr_zero(m)]));
         std::uint32_t active = 0;
-        for (std::uint32_t m = live; m != 0; m &= m - 1)
-            if (static_cast<int>(pc[std::countr_zero(m)]) == at) active |= 1u << std::countr_zero(m);
+        if (together) {
+            at = static_cast<int>(pc[std::countr_zero(live)]);
+            active = live;
+        } else {
+            for (std::uint32_t m = live; m != 0; m &= m - 1)
+                at = std::min(at, static_cast<int>(pc[std::countr_zero(m)]));
+            for (std::uint32_t m = live; m != 0; m &= m - 1)
+                if (static_cast<int>(pc[std::countr_zero(m)]) == at) active |= 1u << std::countr_zero(m);
+            together = active == live;
+        }
         if (at >= count) { // past the last instruction: the lanes end
             live &= ~active;
             continue;
@@ -1326,6 +1334,7 @@ WarpOutcome WarpEvaluator::State::run(std::uint64_t budget_left)
             }
             for (std::uint32_t m = run_lanes; m != 0; m &= m - 1)
                 pc[std::countr_zero(m)] = static_cast<std::uint32_t>(in.target);
+            if (run_lanes != 0 && run_lanes != active) together = false; // the lanes part
             // A loop's backward branch, taken by the whole warp together: perhaps the iterations repeat.
             if (in.target <= at && run_lanes == live && active == live) back_edge(at, in.target, out);
             break;
