@@ -119,6 +119,22 @@ void add_warp(AccessTally& block, const AccessTally& warp)
     }
 }
 
+/// After the first block: true, with the reason in `p`, when the blocks sampled would need more
+/// than half as much again as the budget at the first block's cost, so that a kernel that cannot
+/// be predicted does not spend the whole budget to find out.
+bool past_budget(KernelPrediction& p, std::uint64_t sampled_blocks, const EvaluationBudget& budget)
+{
+    if (sampled_blocks <= 1) return false;
+    const double need = static_cast<double>(p.instructions_evaluated) * static_cast<double>(sampled_blocks);
+    if (need <= 1.5 * static_cast<double>(budget.instructions_per_kernel)) return false;
+    p.complete = false;
+    p.reasons.push_back(fmt::format("the {} blocks sampled would need about {:.1f} million instructions at the "
+                                    "first one's {}, past the budget of {}",
+                                    sampled_blocks, need / 1e6, p.instructions_evaluated,
+                                    budget.instructions_per_kernel));
+    return true;
+}
+
 /// The sampled warps of one block, or every warp of it when warps that stand for one another
 /// differ (an edge block's partial rows): `block`, the sums of the warps evaluated, and `weighted`,
 /// their figures weighted to stand for every warp. False when a warp was not followed to its end,
@@ -228,8 +244,10 @@ KernelPrediction predict_accesses(const PtxModule& module, const PtxKernel& kern
             for (const auto& x : samples[0]) {
                 std::vector<AccessTally> block(n);
                 std::vector<std::vector<double>> weighted(n, std::vector<double>(5, 0.0));
+                const std::uint64_t sampled_blocks = samples[0].size() * samples[1].size() * samples[2].size();
                 if (!evaluate_block(evaluator, {x.index, y.index, z.index}, warps, warp_samples, budget, p, block,
-                                    weighted)) {
+                                    weighted) ||
+                    past_budget(p, blocks == 0 ? sampled_blocks : 0, budget)) {
                     for (auto& a : p.accesses)
                         if (a.predicted) a.predicted = false, a.reason = "the warps were not followed to their end";
                     finish(p, any, sums);
