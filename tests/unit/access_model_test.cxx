@@ -549,3 +549,29 @@ TEST(AccessModel, GemmLoopsAreSkippedWithTheFiguresOfEveryIteration)
         EXPECT_LT(skipped.instructions_evaluated * 3, every.instructions_evaluated) << skipped.sampling;
     }
 }
+
+// A loop the model cannot skip (an index squared), long enough that the blocks sampled
+// would need far more than the budget: the kernel is not predicted after the first block, saying
+// how much it would need, having spent a small part of the budget.
+TEST(AccessModel, AKernelFarPastTheBudgetStopsAfterTheFirstBlock)
+{
+    const std::string text = R"(
+extern "C" __global__ void wrapped(const float* in, float* out, int k)
+{
+    float s = 0.0f;
+    for (int i = 0; i < k; ++i) s += in[(i * i) % 1024 * 32 + threadIdx.x % 32];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+)";
+    const Ptx ptx = compile_ptx(text, "wrapped", true);
+    const PtxModule module = parse_ptx(ptx.text, "wrapped.cu");
+    EvaluationBudget budget;
+    budget.instructions_per_warp = 1u << 22;
+    budget.instructions_per_kernel = 1u << 20;
+    const auto launch = launch_of({100, 100, 1}, {64, 1, 1}, {buffer("in", 0), buffer("out", 1), i32(10000)});
+    const auto p = predict_accesses(module, *module.find(ptx.lowered), launch, budget);
+    EXPECT_FALSE(p.complete) << p.sampling;
+    ASSERT_FALSE(p.reasons.empty());
+    EXPECT_NE(p.reasons[0].find("the 25 blocks sampled would need about"), std::string::npos) << p.reasons[0];
+    EXPECT_LT(p.instructions_evaluated, budget.instructions_per_kernel / 2);
+}
