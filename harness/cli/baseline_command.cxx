@@ -1,5 +1,4 @@
-// `harness baseline update`: record the figures of a run as the suite's
-// baselines.
+// `harness baseline update`: record the figures of a run as the suite's baselines.
 
 #include "harness/cli/commands.hxx"
 #include "harness/cli/exit_codes.hxx"
@@ -15,132 +14,94 @@ namespace harness::cli {
 
 namespace {
 
-int baseline_update(const std::vector<std::string> &args) {
-  CLI::App app{"Run suites (or read a results.json) and record their figures "
-               "in <baseline-dir>/<suite>/: exact "
-               "figures by architecture (sm_90.csv), noisy ones by GPU model "
-               "(NVIDIA-H200.csv). Files are merged: "
-               "rows of the cases and metrics measured now are replaced, "
-               "others kept. Failed cases are never "
-               "recorded.",
-               "harness baseline update"};
-  CommonOptions common;
-  add_common(app, common);
-  run::RunSettings options;
-  ProjectOptions project;
-  GateOptions gate;
-  std::vector<std::string> from;
-  int runs = 1;
-  app.add_flag("--static", options.static_only,
-               "record the static figures for each of the suite's "
-               "architectures (no GPU)");
-  app.add_option(
-         "--arch", options.archs,
-         "architectures for the static tier (default: the suite's archs)")
-      ->check(known_arch_validator());
-  add_project_options(app, project, false);
-  add_gate_options(app, gate, false);
-  auto *from_option =
-      app.add_option("--from", from,
-                     "record the results of this results.json instead of "
-                     "running (one suite); given several "
-                     "times, runs of the same suite on the same GPU model, "
-                     "their time samples pooled")
-          ->check(CLI::ExistingFile)
-          ->allow_extra_args(
-              false); // one file per --from: the suite that follows is not one
-  app.add_option("--runs", runs,
-                 "run the suites this many times, each in processes of its "
-                 "own, and record every run's time "
-                 "samples pooled: a baseline then holds how times move between "
-                 "processes (where buffers land)")
-      ->check(CLI::Range(1, 20))
-      ->excludes(from_option);
-  app.add_option("--device", options.device, "CUDA device ordinal")
-      ->capture_default_str();
-  app.add_option(
-         "--budget", options.budget_s,
-         "seconds of timing per case (default: the suite's timing.budget_s)")
-      ->check(seconds_validator(suite::max_budget_s));
-  if (auto code = parse(app, args))
-    return *code;
-  if (!from.empty() && common.suites.size() != 1)
-    throw Error(ErrorKind::bad_input,
-                "--from records one results file: give exactly one suite");
-  if (gate.ci_mode())
-    throw Error(
-        ErrorKind::bad_input,
-        "CI mode (--ci, or CI=true in the environment) never writes baselines: "
-        "record them outside CI, or pass --no-ci");
+int baseline_update(const std::vector<std::string>& args)
+{
+    CLI::App app{"Run suites (or read a results.json) and record their figures in <baseline-dir>/<suite>/: exact "
+                 "figures by architecture (sm_90.csv), noisy ones by GPU model (NVIDIA-H200.csv). Files are merged: "
+                 "rows of the cases and metrics measured now are replaced, others kept. Failed cases are never "
+                 "recorded.",
+                 "harness baseline update"};
+    CommonOptions common;
+    add_common(app, common);
+    run::RunSettings options;
+    ProjectOptions project;
+    GateOptions gate;
+    std::vector<std::string> from;
+    int runs = 1;
+    add_run_place_options(app, options);
+    add_project_options(app, project, false);
+    add_gate_options(app, gate, false);
+    auto* from_option =
+        app.add_option("--from", from,
+                       "record the results of this results.json instead of running (one suite); given several "
+                       "times, runs of the same suite on the same GPU model, their time samples pooled")
+            ->check(CLI::ExistingFile)
+            ->allow_extra_args(false); // one file per --from: the suite that follows is not one
+    app.add_option("--runs", runs,
+                   "run the suites this many times, each in processes of its own, and record every run's time "
+                   "samples pooled: a baseline then holds how times move between processes (where buffers land)")
+        ->check(CLI::Range(1, 20))
+        ->excludes(from_option);
+    add_run_time_options(app, options, false);
+    if (auto code = parse(app, args)) return *code;
+    if (!from.empty() && common.suites.size() != 1)
+        throw Error(ErrorKind::bad_input, "--from records one results file: give exactly one suite");
+    if (gate.ci_mode())
+        throw Error(ErrorKind::bad_input, "CI mode (--ci, or CI=true in the environment) never writes baselines: "
+                                          "record them outside CI, or pass --no-ci");
 
-  const std::vector<suite::Suite> suites = load_suites(common);
-  // Every suite's folder is checked before the first one runs.
-  for (const auto &s : suites)
-    baseline_folder(project_paths(project, s), s);
-  const auto cache = make_cache(common);
-  options.require_gpu = gate.require_gpu;
-  options.require_gpu_because = "--require-gpu";
-  const auto device =
-      from.empty() ? pipeline::choose_device(options) : std::nullopt;
-  int exit_code = exit_pass;
-  for (const auto &s : suites) {
-    const run::RunSettings settings = run::resolve_settings(options, s);
-    std::vector<harness::RunReport> reports;
-    std::vector<std::string> names;
-    for (const auto &file : from) {
-      auto rep = harness::read_results_json(file);
-      if (rep.suite != s.name)
-        throw Error(ErrorKind::bad_input,
-                    fmt::format("{} holds suite '{}', not '{}' ({})", file,
-                                rep.suite.substr(0, 100), s.name,
-                                s.file.string()));
-      rep.suite_file = file;
-      reports.push_back(std::move(rep));
-      names.push_back(file);
+    const std::vector<suite::Suite> suites = load_suites(common);
+    // Every suite's folder is checked before the first one runs.
+    for (const auto& s : suites) baseline_folder(project_paths(project, s), s);
+    const auto cache = make_cache(common);
+    options.require_gpu = gate.require_gpu;
+    options.require_gpu_because = "--require-gpu";
+    const auto device = from.empty() ? pipeline::choose_device(options) : std::nullopt;
+    int exit_code = exit_pass;
+    for (const auto& s : suites) {
+        const run::RunSettings settings = run::resolve_settings(options, s);
+        std::vector<harness::RunReport> reports;
+        std::vector<std::string> names;
+        for (const auto& file : from) {
+            auto rep = harness::read_results_json(file);
+            if (rep.suite != s.name)
+                throw Error(ErrorKind::bad_input, fmt::format("{} holds suite '{}', not '{}' ({})", file,
+                                                              rep.suite.substr(0, 100), s.name, s.file.string()));
+            rep.suite_file = file;
+            reports.push_back(std::move(rep));
+            names.push_back(file);
+        }
+        for (int run = 1; from.empty() && run <= runs; ++run) {
+            if (runs > 1) fmt::print("{}: run {} of {}\n", s.name, run, runs);
+            reports.push_back(pipeline::run_suite(s, device, settings, cache ? &*cache : nullptr));
+            names.push_back(fmt::format("run {}", run));
+        }
+        auto pooled = pipeline::pool_runs(reports, names, &s);
+        for (const auto& note : pooled.notes) fmt::print("{}\n", note);
+        const auto& rep = pooled.report;
+        const auto update = compare::update_baselines(s, rep, project_paths(project, s).baselines);
+        for (const auto& note : update.notes) fmt::print("{}\n", note);
+        for (const auto& written : update.written) fmt::print("wrote {}\n", written);
+        for (const auto& same : update.unchanged) fmt::print("unchanged {}\n", same);
+        if (update.written.empty() && update.unchanged.empty())
+            fmt::print("{}: nothing recorded (no case passed)\n", s.name);
+        for (const auto& r : rep.results)
+            if (case_status_fails(r.status)) exit_code = exit_failure;
     }
-    for (int run = 1; from.empty() && run <= runs; ++run) {
-      if (runs > 1)
-        fmt::print("{}: run {} of {}\n", s.name, run, runs);
-      reports.push_back(
-          pipeline::run_suite(s, device, settings, cache ? &*cache : nullptr));
-      names.push_back(fmt::format("run {}", run));
-    }
-    auto pooled = pipeline::pool_runs(reports, names, &s);
-    for (const auto &note : pooled.notes)
-      fmt::print("{}\n", note);
-    const auto &rep = pooled.report;
-    const auto update =
-        compare::update_baselines(s, rep, project_paths(project, s).baselines);
-    for (const auto &note : update.notes)
-      fmt::print("{}\n", note);
-    for (const auto &written : update.written)
-      fmt::print("wrote {}\n", written);
-    for (const auto &same : update.unchanged)
-      fmt::print("unchanged {}\n", same);
-    if (update.written.empty() && update.unchanged.empty())
-      fmt::print("{}: nothing recorded (no case passed)\n", s.name);
-    for (const auto &r : rep.results)
-      if (case_status_fails(r.status))
-        exit_code = exit_failure;
-  }
-  return exit_code;
+    return exit_code;
 }
 
 const Subcommand actions[] = {
-    {"update",
-     "record the figures of a run (GPU, --static, or --from results.json) as "
-     "baselines",
-     baseline_update},
+    {"update", "record the figures of a run (GPU, --static, or --from results.json) as baselines", baseline_update},
 };
 
 } // namespace
 
-int baseline_command(const std::vector<std::string> &args) {
-  CLI::App app{
-      "Record and maintain baselines: <baseline-dir>/<suite>/<key>.csv.",
-      "harness baseline"};
-  app.footer("harness baseline <action> --help shows an action's options.");
-  return dispatch_group(app, actions, args);
+int baseline_command(const std::vector<std::string>& args)
+{
+    CLI::App app{"Record and maintain baselines: <baseline-dir>/<suite>/<key>.csv.", "harness baseline"};
+    app.footer("harness baseline <action> --help shows an action's options.");
+    return dispatch_group(app, actions, args);
 }
 
 } // namespace harness::cli
