@@ -313,8 +313,12 @@ std::vector<CaseResult> run_isolated(const std::vector<SuiteWork>& work, const s
         case WorkerEventKind::begin: return work[items[position].suite].settings->timeout_s;
         case WorkerEventKind::done:
         case WorkerEventKind::failed: return longest_s;
-        default: return std::nullopt;
+        // Not asked: a case sends no points, and the supervisor deals with ready and fatal itself.
+        case WorkerEventKind::point:
+        case WorkerEventKind::fatal:
+        case WorkerEventKind::ready: return std::nullopt;
         }
+        return std::nullopt;
     };
     supervised.select = [&](const std::vector<std::size_t>& left) {
         std::vector<std::size_t> pending;
