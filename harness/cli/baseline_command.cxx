@@ -3,6 +3,7 @@
 #include "harness/cli/commands.hxx"
 #include "harness/cli/exit_codes.hxx"
 #include "harness/cli/options.hxx"
+#include "harness/cli/run_options.hxx"
 #include "harness/compare/baseline_update.hxx"
 #include "harness/core/error.hxx"
 #include "harness/pipeline/pool_runs.hxx"

@@ -3,7 +3,6 @@
 
 #include "harness/compare/compare_run.hxx"
 #include "harness/compile/nvrtc_compiler.hxx"
-#include "harness/run/run_settings.hxx"
 #include "harness/suite/suite.hxx"
 
 #include <CLI/CLI.hpp>
@@ -93,15 +92,6 @@ struct GateOptions {
 
 /// --ci, --no-ci, and --strict and --require-gpu where the command has a use for them.
 void add_gate_options(CLI::App& app, GateOptions& o, bool with_strict, bool with_require_gpu = true);
-
-/// The flags of a run's settings (run::RunSettings) that every command running suites shares
-/// (`harness run`, `harness baseline update`), each declared once: where the suites run
-/// (`--static`, `--arch`, `--device`). Returns the `--device` option, which others may exclude.
-CLI::Option* add_run_place_options(CLI::App& app, run::RunSettings& settings);
-
-/// How long each case of a run is timed (`--budget`), and with `with_timeout` when it counts as
-/// hung (`--timeout`); a flag not given leaves the setting to the suite (run::resolve_settings).
-void add_run_time_options(CLI::App& app, run::RunSettings& settings, bool with_timeout);
 
 /// `--history DIR`: a history store whose recent values the failing figures of the reports show.
 void add_history_option(CLI::App& app, std::string& store);

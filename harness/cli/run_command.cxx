@@ -3,6 +3,7 @@
 #include "harness/cli/commands.hxx"
 #include "harness/cli/exit_codes.hxx"
 #include "harness/cli/options.hxx"
+#include "harness/cli/run_options.hxx"
 #include "harness/compare/compare_run.hxx"
 #include "harness/compare/waivers.hxx"
 #include "harness/compile/compile_suite.hxx"
