@@ -3,6 +3,7 @@
 #include "harness/cli/commands.hxx"
 #include "harness/cli/exit_codes.hxx"
 #include "harness/cli/options.hxx"
+#include "harness/cli/run_options.hxx"
 #include "harness/compare/baseline_update.hxx"
 #include "harness/core/error.hxx"
 #include "harness/pipeline/pool_runs.hxx"
@@ -28,10 +29,7 @@ int baseline_update(const std::vector<std::string>& args)
     GateOptions gate;
     std::vector<std::string> from;
     int runs = 1;
-    app.add_flag("--static", options.static_only,
-                 "record the static figures for each of the suite's architectures (no GPU)");
-    app.add_option("--arch", options.archs, "architectures for the static tier (default: the suite's archs)")
-        ->check(known_arch_validator());
+    add_run_place_options(app, options);
     add_project_options(app, project, false);
     add_gate_options(app, gate, false);
     auto* from_option =
@@ -45,9 +43,7 @@ int baseline_update(const std::vector<std::string>& args)
                    "samples pooled: a baseline then holds how times move between processes (where buffers land)")
         ->check(CLI::Range(1, 20))
         ->excludes(from_option);
-    app.add_option("--device", options.device, "CUDA device ordinal")->capture_default_str();
-    app.add_option("--budget", options.budget_s, "seconds of timing per case (default: the suite's timing.budget_s)")
-        ->check(seconds_validator(suite::max_budget_s));
+    add_run_time_options(app, options, false);
     if (auto code = parse(app, args)) return *code;
     if (!from.empty() && common.suites.size() != 1)
         throw Error(ErrorKind::bad_input, "--from records one results file: give exactly one suite");
@@ -64,6 +60,7 @@ int baseline_update(const std::vector<std::string>& args)
     const auto device = from.empty() ? pipeline::choose_device(options) : std::nullopt;
     int exit_code = exit_pass;
     for (const auto& s : suites) {
+        const run::RunSettings settings = run::resolve_settings(options, s);
         std::vector<harness::RunReport> reports;
         std::vector<std::string> names;
         for (const auto& file : from) {
@@ -77,7 +74,7 @@ int baseline_update(const std::vector<std::string>& args)
         }
         for (int run = 1; from.empty() && run <= runs; ++run) {
             if (runs > 1) fmt::print("{}: run {} of {}\n", s.name, run, runs);
-            reports.push_back(pipeline::run_suite(s, device, options, cache ? &*cache : nullptr));
+            reports.push_back(pipeline::run_suite(s, device, settings, cache ? &*cache : nullptr));
             names.push_back(fmt::format("run {}", run));
         }
         auto pooled = pipeline::pool_runs(reports, names, &s);

@@ -3,6 +3,7 @@
 #include "harness/cli/commands.hxx"
 #include "harness/cli/exit_codes.hxx"
 #include "harness/cli/options.hxx"
+#include "harness/cli/run_options.hxx"
 #include "harness/compare/compare_run.hxx"
 #include "harness/compare/waivers.hxx"
 #include "harness/compile/compile_suite.hxx"
@@ -66,10 +67,7 @@ void add_place_options(CLI::App& app, RunCommandLine& line)
 {
     run::RunSettings& settings = line.settings;
     add_common(app, line.common);
-    app.add_flag("--static", settings.static_only,
-                 "static tier only: compile for each architecture, read resources, no GPU");
-    app.add_option("--arch", settings.archs, "architectures for the static tier (default: the suite's archs)")
-        ->check(known_arch_validator());
+    CLI::Option* device_option = add_run_place_options(app, settings);
     add_project_options(app, line.project, true);
     add_gate_options(app, line.gate, true);
     app.add_flag("--fail-on-improvement", line.fail_on_improvement,
@@ -78,7 +76,6 @@ void add_place_options(CLI::App& app, RunCommandLine& line)
     app.add_flag(compile::allow_unconfined_option, line.allow_unconfined_compile,
                  "in CI mode, compile kernels that include project files even where Landlock is missing and "
                  "compilation cannot be confined (the include scan alone then keeps them inside the project)");
-    auto* device_option = app.add_option("--device", settings.device, "CUDA device ordinal")->capture_default_str();
     app.add_option("--devices", settings.devices,
                    "run cases on several GPUs of this host at once, one worker per GPU: 'all' or a list such as "
                    "0,1 (all of one model; every parameter point runs on one GPU)")
@@ -105,11 +102,7 @@ void add_measurement_options(CLI::App& app, RunCommandLine& line)
     app.add_flag("--external-profiler", settings.external_profiler,
                  "run each case once, then once more inside its NVTX range (domain 'harness', named '<variant> "
                  "<params>') and between cuProfilerStart/Stop, for ncu / nsys; no timing, no counters");
-    app.add_option("--timeout", settings.timeout_s,
-                   "seconds before a case counts as hung (default: the suite's timing.timeout_s)")
-        ->check(seconds_validator(suite::max_timeout_s));
-    app.add_option("--budget", settings.budget_s, "seconds of timing per case (default: the suite's timing.budget_s)")
-        ->check(seconds_validator(suite::max_budget_s));
+    add_run_time_options(app, settings, true);
 }
 
 /// Which cases run, and how often what is unsure or regressed is measured again.
@@ -136,8 +129,9 @@ void add_selection_options(CLI::App& app, RunCommandLine& line)
             "i/N"));
 }
 
-/// One job per suite: its settings as the command line gives them, with its project's baselines
-/// (which balance shards and GPUs), its gate and its reports. Reads each suite's waivers and checks
+/// One job per suite: its settings as the command line gives them, resolved for the suite (the one
+/// place `harness run` resolves them), with its project's baselines (which balance shards and
+/// GPUs), its gate and its reports. Reads each suite's waivers and checks
 /// the `--variant` names first, so that a bad waiver file or name stops the run before anything runs.
 std::vector<pipeline::SuiteJob> suite_jobs(const RunCommandLine& line, const std::vector<suite::Suite>& suites)
 {
@@ -149,7 +143,7 @@ std::vector<pipeline::SuiteJob> suite_jobs(const RunCommandLine& line, const std
         for (const auto& v : line.settings.variants)
             if (!s.find_variant(v))
                 throw Error(ErrorKind::bad_input, fmt::format("{}: no variant '{}'", s.file.string(), v));
-        run::RunSettings settings = line.settings;
+        run::RunSettings settings = run::resolve_settings(line.settings, s);
         settings.baseline_dir = paths.baselines;
         if (const auto share = parse_shard(line.shard)) settings.shard = run::ShardRequest{share->first, share->second};
         jobs.push_back({&s, settings, compare_options(paths, line.gate),

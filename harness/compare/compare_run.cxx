@@ -268,6 +268,132 @@ std::optional<std::string> occupancy_cliff(const std::string& arch, const Occupa
     return compile::describe_occupancy_cliff(*b, *a);
 }
 
+namespace {
+
+/// The rule a figure of `spec` is judged by: the suite's, with a `report` rule made exact under
+/// --strict.
+Rule figure_rule(const suite::Suite& suite, const suite::VariantSpec& spec, const std::string& name,
+                 const CompareOptions& options)
+{
+    Rule rule = suite.rule_for(spec, name);
+    if (rule.kind == RuleKind::report && options.strict) {
+        rule.kind = RuleKind::exact;
+        rule.text = "exact (--strict)";
+    }
+    return rule;
+}
+
+/// The verdict on a figure its baseline does not hold: no baseline file (`has_file` false; a noisy
+/// figure recorded only on other GPU models, `noisy_elsewhere`, is skipped), or no row in it. In
+/// CI mode neither gates.
+MetricVerdict verdict_without_baseline(const MetricInfo& info, const std::string& name, double value, const Rule& rule,
+                                       bool has_file, const std::string& noisy_elsewhere, const CompareOptions& options)
+{
+    MetricVerdict v;
+    v.metric = name;
+    v.value = value;
+    v.rule = rule.text;
+    v.source = baseline_source(rule);
+    if (has_file) {
+        v.verdict = options.ci ? Verdict::not_gated : Verdict::no_baseline;
+        v.message = fmt::format("{}: not in the baseline", name);
+    } else if (info.stability != Stability::exact && !noisy_elsewhere.empty()) {
+        v.verdict = options.ci ? Verdict::not_gated : Verdict::skipped;
+        v.message =
+            fmt::format("{} is noisy and gated only on the GPU model it was recorded on ({})", name, noisy_elsewhere);
+    } else {
+        v.verdict = options.ci ? Verdict::not_gated : Verdict::no_baseline;
+        v.message = fmt::format("{}: no baseline file", name);
+    }
+    return v;
+}
+
+/// A figure judged against its baseline `row` by `rule`: the time by its samples, the others by value.
+MetricVerdict judge_figure(const MetricInfo& info, const Rule& rule, const BaselineRow& row, double value,
+                           const CaseResult& r, const std::string& name, const CompareOptions& options)
+{
+    MetricVerdict v = rule.kind == RuleKind::samples ? judge_samples(info, rule, row.samples, r.time_samples_us)
+                                                     : judge_value(info, rule, row.value, value);
+    v.metric = name;
+    if (v.verdict == Verdict::no_baseline && options.ci) v.verdict = Verdict::not_gated;
+    return v;
+}
+
+/// What a judged figure's message adds: for a figure that moved and bears on occupancy, the
+/// occupancy cliff between baseline and run (`cliffs` keeps it per launch, computed once); for a
+/// regression, the worst predicted line or the top source line; for an improvement, that the
+/// baseline is stale; and which launch the figure is of (`label`, none: the variant's own).
+void explain_verdict(MetricVerdict& v, const MetricInfo& info, const CaseResult& r, const std::string& name,
+                     std::string_view label, const BaselineFile* exact,
+                     std::map<std::string, std::optional<std::string>>& cliffs)
+{
+    const bool moved =
+        v.verdict == Verdict::regressed || v.verdict == Verdict::improved || v.verdict == Verdict::drifted;
+    if (moved && info.roles.occupancy != OccupancyRole::none) {
+        auto known = cliffs.find(std::string(label));
+        if (known == cliffs.end())
+            known = cliffs
+                        .emplace(std::string(label),
+                                 occupancy_cliff(r.arch, figures_of(*exact, r, label), figures_of(r, label)))
+                        .first;
+        const auto& cliff = known->second;
+        if (cliff)
+            v.message = info.roles.occupancy == OccupancyRole::measures ? "occupancy cliff: " + *cliff
+                                                                        : v.message + "; occupancy cliff: " + *cliff;
+        else if (v.verdict == Verdict::drifted)
+            v.message += "; theoretical occupancy unchanged";
+    }
+    if (v.verdict == Verdict::regressed && info.collector == Collector::access_model) {
+        if (const PredictedAccess* a = top_predicted_access(r, name)) {
+            v.location = fmt::format("{}:{}", a->file, a->line);
+            v.message += fmt::format("; worst line: {}, kernel {}", a->text(), a->kernel);
+        }
+    } else if (v.verdict == Verdict::regressed)
+        if (const Hotspot* h = top_hotspot(r, name)) {
+            v.location = fmt::format("{}:{}", h->file, h->line);
+            v.message += fmt::format("; top source line {} ({} in {}: {:.0f} excess of {:.0f})", v.location, h->access,
+                                     h->kernel, h->excess, h->actual);
+        }
+    if (v.verdict == Verdict::improved) v.message += "; the baseline is stale: run `harness baseline update`";
+    const CaseLaunch* launch = nullptr;
+    for (const auto& l : r.launches)
+        if (!label.empty() && l.label == label) launch = &l;
+    if (launch) v.message = launch_text(r, *launch) + ": " + v.message;
+}
+
+/// The verdict of one `expect:` rule on the case's figure: passed, failed (with the top source
+/// line), or skipped when the run did not measure it.
+MetricVerdict judge_expectation(const CaseResult& r, const suite::ExpectSpec& e)
+{
+    MetricVerdict v;
+    v.metric = e.metric;
+    v.rule = "expect " + e.rule.text;
+    v.source = VerdictSource::expectation;
+    const auto value = r.metric(e.metric);
+    const auto info = find_metric(e.metric);
+    if (!value) {
+        v.verdict = Verdict::skipped;
+        v.message = fmt::format("expect {} {}: not measured in this run", e.metric, e.rule.text);
+        return v;
+    }
+    v.value = value;
+    if (expect_holds(e.rule, *value)) {
+        v.verdict = Verdict::passed;
+        return v;
+    }
+    v.verdict = Verdict::expect_failed;
+    v.message = fmt::format("{} is {}, expected {} (suite line {})", e.metric,
+                            info ? format_value(*info, *value) : fmt::format("{}", *value),
+                            info ? expect_condition_text(*info, e.rule) : e.rule.text, e.where.line);
+    if (const Hotspot* h = top_hotspot(r, e.metric)) {
+        v.location = fmt::format("{}:{}", h->file, h->line);
+        v.message += fmt::format("; top source line {}", v.location);
+    }
+    return v;
+}
+
+} // namespace
+
 void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* exact, const BaselineFile* noisy,
                   const std::string& noisy_elsewhere, const CompareOptions& options)
 {
@@ -281,110 +407,25 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
     for (const auto& [info, name] : case_figure_names(r)) {
         const auto value = r.metric(name);
         if (!value) continue;
-        const std::string_view label = split_launch_metric(name).second;
-        const CaseLaunch* launch = nullptr;
-        for (const auto& l : r.launches)
-            if (!label.empty() && l.label == label) launch = &l;
-        Rule rule = suite.rule_for(spec, name);
+        const Rule rule = figure_rule(suite, spec, name, options);
         if (rule.kind == RuleKind::ignore) continue;
-        if (rule.kind == RuleKind::report && options.strict) {
-            rule.kind = RuleKind::exact;
-            rule.text = "exact (--strict)";
-        }
-        const bool is_exact = info.stability == Stability::exact;
-        const BaselineFile* file = is_exact ? exact : noisy;
-        MetricVerdict v;
-        v.metric = name;
-        v.value = value;
-        v.rule = rule.text;
-        v.source = baseline_source(rule);
-        if (!file) {
-            if (!is_exact && !noisy_elsewhere.empty()) {
-                v.verdict = options.ci ? Verdict::not_gated : Verdict::skipped;
-                v.message = fmt::format("{} is noisy and gated only on the GPU model it was recorded on ({})", name,
-                                        noisy_elsewhere);
-            } else {
-                v.verdict = options.ci ? Verdict::not_gated : Verdict::no_baseline;
-                v.message = fmt::format("{}: no baseline file", name);
-            }
-            r.verdicts.push_back(std::move(v));
-            continue;
-        }
-        const BaselineRow* row = file->find(r.variant, r.params_text, name);
+        const BaselineFile* file = info.stability == Stability::exact ? exact : noisy;
+        const BaselineRow* row = file ? file->find(r.variant, r.params_text, name) : nullptr;
         if (!row) {
-            v.verdict = options.ci ? Verdict::not_gated : Verdict::no_baseline;
-            v.message = fmt::format("{}: not in the baseline", name);
-            r.verdicts.push_back(std::move(v));
+            r.verdicts.push_back(
+                verdict_without_baseline(info, name, *value, rule, file != nullptr, noisy_elsewhere, options));
             continue;
         }
-        v = rule.kind == RuleKind::samples ? judge_samples(info, rule, row->samples, r.time_samples_us)
-                                           : judge_value(info, rule, row->value, *value);
-        v.metric = name;
-        if (v.verdict == Verdict::no_baseline && options.ci) v.verdict = Verdict::not_gated;
-        const bool moved =
-            v.verdict == Verdict::regressed || v.verdict == Verdict::improved || v.verdict == Verdict::drifted;
-        if (moved && info.roles.occupancy != OccupancyRole::none) {
-            auto known = cliffs.find(std::string(label));
-            if (known == cliffs.end())
-                known = cliffs
-                            .emplace(std::string(label),
-                                     occupancy_cliff(r.arch, figures_of(*exact, r, label), figures_of(r, label)))
-                            .first;
-            const auto& cliff = known->second;
-            if (cliff)
-                v.message = info.roles.occupancy == OccupancyRole::measures
-                                ? "occupancy cliff: " + *cliff
-                                : v.message + "; occupancy cliff: " + *cliff;
-            else if (v.verdict == Verdict::drifted)
-                v.message += "; theoretical occupancy unchanged";
-        }
-        if (v.verdict == Verdict::regressed && info.collector == Collector::access_model) {
-            if (const PredictedAccess* a = top_predicted_access(r, name)) {
-                v.location = fmt::format("{}:{}", a->file, a->line);
-                v.message += fmt::format("; worst line: {}, kernel {}", a->text(), a->kernel);
-            }
-        } else if (v.verdict == Verdict::regressed)
-            if (const Hotspot* h = top_hotspot(r, name)) {
-                v.location = fmt::format("{}:{}", h->file, h->line);
-                v.message += fmt::format("; top source line {} ({} in {}: {:.0f} excess of {:.0f})", v.location,
-                                         h->access, h->kernel, h->excess, h->actual);
-            }
-        if (v.verdict == Verdict::improved) v.message += "; the baseline is stale: run `harness baseline update`";
-        if (launch) v.message = launch_text(r, *launch) + ": " + v.message;
+        MetricVerdict v = judge_figure(info, rule, *row, *value, r, name, options);
+        explain_verdict(v, info, r, name, split_launch_metric(name).second, exact, cliffs);
         r.verdicts.push_back(std::move(v));
     }
 
     add_not_measured(r, suite, spec, {exact, noisy});
 
-    for (const auto& e : suite.expectations_for(spec)) {
+    for (const auto& e : suite.expectations_for(spec))
         // Judged on the cliff maps (judge_cliff_maps), not on a case's figures.
-        if (suite::is_cliff_expectation(e.metric)) continue;
-        MetricVerdict v;
-        v.metric = e.metric;
-        v.rule = "expect " + e.rule.text;
-        v.source = VerdictSource::expectation;
-        const auto value = r.metric(e.metric);
-        const auto info = find_metric(e.metric);
-        if (!value) {
-            v.verdict = Verdict::skipped;
-            v.message = fmt::format("expect {} {}: not measured in this run", e.metric, e.rule.text);
-        } else {
-            v.value = value;
-            if (expect_holds(e.rule, *value)) {
-                v.verdict = Verdict::passed;
-            } else {
-                v.verdict = Verdict::expect_failed;
-                v.message = fmt::format("{} is {}, expected {} (suite line {})", e.metric,
-                                        info ? format_value(*info, *value) : fmt::format("{}", *value),
-                                        info ? expect_condition_text(*info, e.rule) : e.rule.text, e.where.line);
-                if (const Hotspot* h = top_hotspot(r, e.metric)) {
-                    v.location = fmt::format("{}:{}", h->file, h->line);
-                    v.message += fmt::format("; top source line {}", v.location);
-                }
-            }
-        }
-        r.verdicts.push_back(std::move(v));
-    }
+        if (!suite::is_cliff_expectation(e.metric)) r.verdicts.push_back(judge_expectation(r, e));
 }
 
 /// The SASS gate of one case (sass_gate.hxx), against the SASS baseline of its architecture.

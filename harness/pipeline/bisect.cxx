@@ -153,7 +153,8 @@ private:
                 options.resample_rounds = 0;
                 for (const auto& c : cases)
                     options.only_cases.emplace_back(e.suite->variants[c.variant].name, c.params_text);
-                results = run_suite_gpu(*e.suite, *device_, options, request_.cache).results;
+                results =
+                    run_suite_gpu(*e.suite, *device_, run::resolve_settings(options, *e.suite), request_.cache).results;
             }
         } catch (const Error& error) {
             e.why_skipped = first_line(error.what());

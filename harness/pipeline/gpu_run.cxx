@@ -88,14 +88,12 @@ bool collects_counters(const run::RunSettings& settings)
     return settings.profile && !settings.verify_only && !settings.external_profiler;
 }
 
-SuitePlan plan_suite(suite::Suite s, const run::RunSettings& given, const run::DeviceInfo& device,
+SuitePlan plan_suite(suite::Suite s, const run::RunSettings& settings, const run::DeviceInfo& device,
                      const compile::CompileCache* cache)
 {
+    run::check_resolved(settings, s);
     SuitePlan plan;
-    plan.settings = run::resolve_settings(given, s);
-    const run::RunSettings& settings = plan.settings;
-    // The case runner times each case for its suite's budget.
-    s.timing.budget_s = settings.budget_s;
+    plan.settings = settings;
     for (auto& c : cases_to_run(s, settings, plan.shard)) {
         const auto& name = s.variants[c.variant].name;
         const auto& only = settings.variants;
@@ -165,7 +163,7 @@ RunWork collect_work(const std::vector<SuitePlan>& plans)
     for (std::size_t p = 0; p < plans.size(); ++p) {
         const SuitePlan& plan = plans[p];
         const std::size_t first_point = point_count;
-        run.suites.push_back({&plan.suite, &plan.runnable, &plan.compiled.modules, plan.settings.timeout_s});
+        run.suites.push_back({&plan.suite, &plan.runnable, &plan.compiled.modules, &plan.settings});
         for (std::size_t k = 0; k < plan.runnable.size(); ++k) {
             run.items.push_back({p, k});
             run.costs.push_back(plan.costs.size() == plan.runnable.size() ? plan.costs[k] : 1.0);
@@ -265,9 +263,9 @@ std::string spread_note(const std::vector<SuitePlan>& plans, const std::vector<r
 
 /// Runs every plan's runnable cases on `devices`: one thread per GPU, each with its own workers
 /// serving every suite, so that a fault or a hang on one GPU fails its own case and the others go
-/// on. Every plan's cases are measured as `options` say. Fills the plans' results.
+/// on. Every plan's cases are measured as `measured` says. Fills the plans' results.
 ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::DeviceInfo>& devices,
-                       const run::RunOptions& options)
+                       const run::RunOptions& measured)
 {
     const RunWork run = collect_work(plans);
     ExecutionNotes notes;
@@ -282,16 +280,13 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
     Progress progress(run.items.size());
     std::mutex mutex;
     DeviceTimes times(devices.size());
+    run::RunOptions options = measured;
+    options.groups_span_suites = devices.size() > 1;
     const auto started = std::chrono::steady_clock::now();
     // One GPU's share of the cases, run in its workers; the results go to the plans.
     const auto run_share = [&](std::size_t g) {
         std::vector<run::WorkItem> own;
         for (const auto i : schedule.items[g]) own.push_back(run.items[i]);
-        run::IsolatedRunConfig on_device;
-        on_device.options = options;
-        on_device.device = devices[g].ordinal;
-        on_device.pci_bus_id = devices[g].pci_bus_id;
-        on_device.options.groups_span_suites = devices.size() > 1;
         run::RunObserver relay;
         relay.on_worker_ready = [&](double seconds, const std::map<std::string, double>& parts) {
             {
@@ -317,7 +312,8 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
             times.last_case_s[g] = seconds_since(started);
             progress.end(r);
         };
-        auto ran = own.empty() ? std::vector<CaseResult>{} : run::run_isolated(run.suites, own, on_device, relay);
+        auto ran =
+            own.empty() ? std::vector<CaseResult>{} : run::run_isolated(run.suites, own, devices[g], options, relay);
         const std::lock_guard lock(mutex);
         times.done_s[g] = seconds_since(started);
         for (std::size_t k = 0; k < ran.size(); ++k) {
@@ -349,6 +345,125 @@ ExecutionNotes execute(std::vector<SuitePlan>& plans, const std::vector<run::Dev
     return notes;
 }
 
+/// What a suite's cases cost, summed, and how many of them were profiled or had their point's
+/// reference outputs computed again.
+struct CostTotals {
+    CaseCost cost;
+    std::size_t profiled_cases = 0;
+    std::size_t recomputed = 0;
+};
+
+CostTotals cost_totals(const std::vector<CaseResult>& results)
+{
+    CostTotals totals;
+    for (const auto& r : results) {
+        totals.cost += r.cost;
+        if (r.cost.profile.total() > 0) ++totals.profiled_cases;
+        if (r.cost.reference > 0) ++totals.recomputed;
+    }
+    return totals;
+}
+
+/// The notes of a GPU run's report, one function each, in the order the report gives them; each
+/// is absent where it has nothing to say.
+namespace report_notes {
+
+std::optional<std::string> recomputed_references(const CostTotals& totals)
+{
+    if (totals.recomputed == 0) return std::nullopt;
+    return fmt::format("reference outputs computed again, on its own GPU, for {} cases whose point's reference case "
+                       "ran on another GPU (or in an earlier worker): {:.2f} s",
+                       totals.recomputed, totals.cost.reference);
+}
+
+std::optional<std::string> timing(const CostTotals& totals, std::size_t cases)
+{
+    const CaseCost& cost = totals.cost;
+    const TimingCost& t = cost.timing_parts;
+    if (t.passes == 0) return std::nullopt;
+    return fmt::format("timing: {:.2f} s for {} cases, of which {} profiler passes took {:.2f} s (setup {:.2f} s, "
+                       "samples {:.2f} s, reading {:.2f} s; {} passes taken again for a kernel left unrecorded); the "
+                       "range profiler was enabled {} times for timing and {} times for counters",
+                       cost.timing, cases, t.passes, t.total(), t.setup, t.samples, t.teardown, t.retaken, t.enables,
+                       cost.profile.enables);
+}
+
+std::optional<std::string> profiling(const CostTotals& totals, const run::RunSettings& settings)
+{
+    if (totals.profiled_cases == 0) {
+        if (settings.external_profiler)
+            return "external-profiler mode: each case ran once inside its NVTX range; no timing, no counters";
+        if (!settings.profile) return "hardware counters not collected (--no-profile)";
+        return std::nullopt;
+    }
+    const ProfileCost& p = totals.cost.profile;
+    return fmt::format(
+        "profiling: {:.2f} s for {} cases (setup {:.2f} s, input restore {:.2f} s, L2 emptying {:.2f} s, kernels "
+        "{:.2f} s, SASS instrumented runs {:.2f} s, teardown {:.2f} s); the range profiler ran each case {:.3g} times "
+        "on average, SASS metrics {} instrumented run(s){}{}",
+        p.total(), totals.profiled_cases, p.setup, p.restore, p.l2_flush, p.kernels, p.sass, p.teardown,
+        static_cast<double>(p.range_passes) / totals.profiled_cases, p.sass_runs,
+        p.batched > 0 ? fmt::format("; the noisy counters of {} cases were measured together, in {} measurement(s), "
+                                    "each case's buffers made and freed in its turn",
+                                    p.batched, p.batches)
+                      : "",
+        p.unbatched > 0
+            ? fmt::format("; {} cases measured alone after CUPTI recorded their batch only in part", p.unbatched)
+            : "");
+}
+
+std::optional<std::string> times(const std::vector<CaseResult>& results, const run::RunSettings& settings)
+{
+    const bool timed = std::any_of(results.begin(), results.end(),
+                                   [](const CaseResult& r) { return r.metric(metric::time_median).has_value(); });
+    if (!timed) return std::nullopt;
+    if (settings.time_source == run::TimeSource::events)
+        return "times: CUDA events around each sample's launches (--event-timing), launch latency included";
+    return fmt::format("times: the sum of each kernel's own GPU duration, every kernel started {}, as Nsight Compute's "
+                       "gpu__time_duration; no launch latency",
+                       settings.hot ? "without emptying the L2 (--hot)" : "after the L2 was emptied");
+}
+
+std::optional<std::string> workers(const ExecutionNotes& execution)
+{
+    if (execution.workers == 0) return std::nullopt;
+    std::vector<std::string> parts;
+    for (const auto& [part, s] : execution.worker_parts) parts.push_back(fmt::format("{} {:.2f} s", part, s));
+    return fmt::format("workers: {} started in {:.2f} s ({}), each serving every suite of the run", execution.workers,
+                       execution.worker_seconds, join(parts));
+}
+
+std::optional<std::string> counter_cache(const std::vector<CaseResult>& results, const CostTotals& totals,
+                                         const run::RunSettings& settings, const compile::CompileCache* cache)
+{
+    if (!settings.counter_cache) return std::nullopt;
+    if (!cache) return "counter cache: off, because the kernel cache folder that holds it is off (--no-cache)";
+    std::size_t reused_cases = 0, reused_figures = 0;
+    for (const auto& r : results)
+        if (!r.reused_metrics.empty()) {
+            ++reused_cases;
+            reused_figures += r.reused_metrics.size();
+        }
+    return fmt::format("counter cache ({}): {} of {} profiled cases reused {} exact figures and their hotspots; their "
+                       "noisy figures were measured{}",
+                       (cache->dir() / "counters").string(), reused_cases, totals.profiled_cases, reused_figures,
+                       settings.fresh_counters ? "; --fresh-counters measured everything and refreshed the entries"
+                                               : "");
+}
+
+std::optional<std::string> case_time(const CostTotals& totals)
+{
+    const CaseCost& cost = totals.cost;
+    if (cost.total() <= 0) return std::nullopt;
+    return fmt::format("case time: {:.2f} s (buffers and reference {:.2f} s, verification {:.2f} s, timing {:.2f} s, "
+                       "profiling {:.2f} s)",
+                       cost.total(), cost.prepare, cost.verify, cost.timing, cost.profile.total());
+}
+
+} // namespace report_notes
+
+/// A GPU run's report of one suite: the device it ran on, the notes that say where the time went
+/// (report_notes::), and its results, whose costs the plan's cost book keeps for the next run.
 harness::RunReport report_of(SuitePlan& plan, const run::DeviceInfo& device, const ExecutionNotes& execution,
                              const compile::CompileCache* cache)
 {
@@ -356,7 +471,6 @@ harness::RunReport report_of(SuitePlan& plan, const run::DeviceInfo& device, con
     for (std::size_t i = 0; i < plan.cases.size(); ++i) plan.results[i].point = plan.cases[i].point;
 
     harness::RunReport rep = report_for(plan.suite);
-    for (const auto& note : execution.devices) rep.notes.push_back(note);
     rep.mode = RunMode::gpu;
     rep.shard = plan.shard;
     rep.device_name = device.name;
@@ -364,81 +478,19 @@ harness::RunReport report_of(SuitePlan& plan, const run::DeviceInfo& device, con
     rep.sm_count = device.sm_count;
     rep.memory_bandwidth_gbs = device.memory_bandwidth_gbs;
     rep.fp32_peak_gflops = device.fp32_peak_gflops;
-    CaseCost cost;
-    std::size_t profiled_cases = 0, recomputed = 0;
-    for (const auto& r : plan.results) {
-        cost += r.cost;
-        if (r.cost.profile.total() > 0) ++profiled_cases;
-        if (r.cost.reference > 0) ++recomputed;
-    }
-    rep.profiled = profiled_cases > 0;
-    if (recomputed > 0)
-        rep.notes.push_back(fmt::format(
-            "reference outputs computed again, on its own GPU, for {} cases whose point's reference case ran on "
-            "another GPU (or in an earlier worker): {:.2f} s",
-            recomputed, cost.reference));
-    if (const TimingCost& t = cost.timing_parts; t.passes > 0)
-        rep.notes.push_back(fmt::format("timing: {:.2f} s for {} cases, of which {} profiler passes took {:.2f} s "
-                                        "(setup {:.2f} s, samples {:.2f} s, reading {:.2f} s; {} passes taken again "
-                                        "for a kernel left unrecorded); the range profiler was enabled {} times for "
-                                        "timing and {} times for counters",
-                                        cost.timing, plan.results.size(), t.passes, t.total(), t.setup, t.samples,
-                                        t.teardown, t.retaken, t.enables, cost.profile.enables));
-    if (profiled_cases > 0) {
-        const ProfileCost& p = cost.profile;
-        rep.notes.push_back(fmt::format(
-            "profiling: {:.2f} s for {} cases (setup {:.2f} s, input restore {:.2f} s, L2 emptying {:.2f} s, "
-            "kernels {:.2f} s, SASS instrumented runs {:.2f} s, teardown {:.2f} s); the range profiler ran each case "
-            "{:.3g} times on average, SASS metrics {} instrumented run(s){}{}",
-            p.total(), profiled_cases, p.setup, p.restore, p.l2_flush, p.kernels, p.sass, p.teardown,
-            static_cast<double>(p.range_passes) / profiled_cases, p.sass_runs,
-            p.batched > 0 ? fmt::format("; the noisy counters of {} cases were measured together, in {} "
-                                        "measurement(s), each case's buffers made and freed in its turn",
-                                        p.batched, p.batches)
-                          : "",
-            p.unbatched > 0
-                ? fmt::format("; {} cases measured alone after CUPTI recorded their batch only in part", p.unbatched)
-                : ""));
-    } else if (settings.external_profiler)
-        rep.notes.push_back("external-profiler mode: each case ran once inside its NVTX range; no timing, no counters");
-    else if (!settings.profile)
-        rep.notes.push_back("hardware counters not collected (--no-profile)");
-    const bool timed = std::any_of(plan.results.begin(), plan.results.end(),
-                                   [](const CaseResult& r) { return r.metric(metric::time_median).has_value(); });
-    if (timed)
-        rep.notes.push_back(
-            settings.time_source == run::TimeSource::events
-                ? "times: CUDA events around each sample's launches (--event-timing), launch latency included"
-                : fmt::format("times: the sum of each kernel's own GPU duration, every kernel started {}, as Nsight "
-                              "Compute's gpu__time_duration; no launch latency",
-                              settings.hot ? "without emptying the L2 (--hot)" : "after the L2 was emptied"));
-    rep.notes.push_back(fmt::format("compilation: {:.2f} s", plan.compile_seconds));
-    if (execution.workers > 0) {
-        std::vector<std::string> parts;
-        for (const auto& [part, s] : execution.worker_parts) parts.push_back(fmt::format("{} {:.2f} s", part, s));
-        rep.notes.push_back(fmt::format("workers: {} started in {:.2f} s ({}), each serving every suite of the run",
-                                        execution.workers, execution.worker_seconds, join(parts)));
-    }
-    if (settings.counter_cache && !cache)
-        rep.notes.push_back("counter cache: off, because the kernel cache folder that holds it is off (--no-cache)");
-    else if (settings.counter_cache) {
-        std::size_t reused_cases = 0, reused_figures = 0;
-        for (const auto& r : plan.results)
-            if (!r.reused_metrics.empty()) {
-                ++reused_cases;
-                reused_figures += r.reused_metrics.size();
-            }
-        rep.notes.push_back(fmt::format(
-            "counter cache ({}): {} of {} profiled cases reused {} exact figures and their hotspots; their noisy "
-            "figures were measured{}",
-            (cache->dir() / "counters").string(), reused_cases, profiled_cases, reused_figures,
-            settings.fresh_counters ? "; --fresh-counters measured everything and refreshed the entries" : ""));
-    }
-    if (cost.total() > 0)
-        rep.notes.push_back(fmt::format("case time: {:.2f} s (buffers and reference {:.2f} s, verification {:.2f} s, "
-                                        "timing {:.2f} s, profiling {:.2f} s)",
-                                        cost.total(), cost.prepare, cost.verify, cost.timing, cost.profile.total()));
     rep.driver_version = fmt::format("{}.{}", device.driver_version / 1000, device.driver_version % 1000 / 10);
+
+    const CostTotals totals = cost_totals(plan.results);
+    rep.profiled = totals.profiled_cases > 0;
+    for (const auto& note : execution.devices) rep.notes.push_back(note);
+    for (auto& note :
+         {report_notes::recomputed_references(totals), report_notes::timing(totals, plan.results.size()),
+          report_notes::profiling(totals, settings), report_notes::times(plan.results, settings),
+          std::optional<std::string>(fmt::format("compilation: {:.2f} s", plan.compile_seconds)),
+          report_notes::workers(execution), report_notes::counter_cache(plan.results, totals, settings, cache),
+          report_notes::case_time(totals)})
+        if (note) rep.notes.push_back(*note);
+
     if (plan.book && settings.record_costs) {
         plan.book->record(plan.results);
         plan.book->save();

@@ -18,7 +18,7 @@ namespace harness::pipeline {
 /// One suite of a GPU run over several, with its own settings.
 struct SuiteRunRequest {
     suite::Suite suite;
-    run::RunSettings settings;
+    run::RunSettings settings; ///< resolved for the suite (run::resolve_settings)
 };
 
 /// What a worker needs of a suite's settings: how it measures every case it runs (the time source,
@@ -37,12 +37,14 @@ std::vector<std::vector<std::size_t>> worker_groups(const std::vector<run::RunSe
 /// Several suites on the GPUs at once (`settings.devices` of the first request names them, or
 /// `device` alone): every suite compiled first, then all their cases spread over the GPUs case by
 /// case, by expected cost (case_costs.hxx), one worker per GPU serving every suite of a worker
-/// group (worker_groups); a case's verification is as strict as on one GPU. Each request's
-/// settings are resolved for its suite (run::resolve_settings). One report per request, in order.
+/// group (worker_groups); a case's verification is as strict as on one GPU. Each case is timed for
+/// its suite's budget and killed after its suite's timeout, as the request's settings (resolved)
+/// say. One report per request, in order.
 std::vector<harness::RunReport> run_suites_gpu(const std::vector<SuiteRunRequest>& requests,
                                                const run::DeviceInfo& device, const compile::CompileCache* cache);
 
-/// One suite on the GPU: compile, verify, time, measure (run_suites_gpu of one request).
+/// One suite on the GPU: compile, verify, time, measure (run_suites_gpu of one request, `settings`
+/// resolved for the suite).
 harness::RunReport run_suite_gpu(suite::Suite suite, const run::DeviceInfo& device, const run::RunSettings& settings,
                                  const compile::CompileCache* cache);
 

@@ -69,8 +69,7 @@ std::vector<PlannedMap> plan_maps(const suite::Suite& suite, const compile::Suit
 /// and the notes on what they hold and what the scan cost since `started`.
 std::vector<CliffMap> draw_maps(const suite::Suite& suite, const std::vector<PlannedMap>& planned,
                                 const std::vector<std::string>& failures, const run::DeviceInfo& device,
-                                const GpuScanOptions& options, std::size_t workers, Clock::time_point started,
-                                std::vector<std::string>& notes)
+                                std::size_t workers, Clock::time_point started, std::vector<std::string>& notes)
 {
     const suite::ParamSpec* axis = suite.scanned_param();
     std::vector<CliffMap> maps;
@@ -112,7 +111,7 @@ std::vector<CliffMap> draw_maps(const suite::Suite& suite, const std::vector<Pla
         "means, noise 1.4826 x MAD), the "
         "L2 not emptied between runs; unverified and unprofiled: only the scan's ends ran as full cases",
         axis->name, measured, maps.size(), seconds, seconds > 0 ? static_cast<double>(measured) / seconds : 0.0,
-        workers, options.timing.batches, runs_per_batch));
+        workers, run::ScanTiming{}.batches, runs_per_batch));
     return maps;
 }
 
@@ -192,25 +191,19 @@ CliffMap gpu_cliff_map(const suite::Suite& suite, const ScanSeries& series, cons
 }
 
 std::vector<CliffMap> scan_suite_gpu(const suite::Suite& suite, const compile::SuiteModules& modules,
-                                     const run::DeviceInfo& device, const GpuScanOptions& options,
+                                     const run::DeviceInfo& device, const run::RunSettings& settings,
                                      std::vector<std::string>& notes)
 {
     if (!suite.scanned_param()) return {};
     const auto started = Clock::now();
-    std::vector<PlannedMap> planned = plan_maps(suite, modules, options.variants, notes);
+    std::vector<PlannedMap> planned = plan_maps(suite, modules, settings.variants, notes);
     if (planned.empty()) return {};
 
     // One worker scans the maps in order; one that faults or hangs fails its map, and a fresh
     // worker takes the next.
     std::vector<run::ScanJob> jobs;
     for (const auto& map : planned) jobs.push_back({map.variant, map.series.points});
-    run::ScanWorkerConfig config;
-    config.device = options.device;
-    config.pci_bus_id = options.pci_bus_id;
-    config.point_timeout_s = options.timeout_s;
-    config.startup_timeout_s = options.startup_timeout_s;
-    config.timing = options.timing;
-    run::ScanOutcome outcome = run::scan_isolated(suite, modules.modules, jobs, config);
+    run::ScanOutcome outcome = run::scan_isolated(suite, modules.modules, jobs, device, settings);
     if (!outcome.not_run.empty()) {
         notes.push_back(fmt::format("GPU scan: not run: {}", outcome.not_run));
         return {};
@@ -222,7 +215,7 @@ std::vector<CliffMap> scan_suite_gpu(const suite::Suite& suite, const compile::S
         planned[j].series.measured = std::move(outcome.jobs[j].measured);
         failures.push_back(std::move(outcome.jobs[j].failure));
     }
-    return draw_maps(suite, planned, failures, device, options, outcome.workers, started, notes);
+    return draw_maps(suite, planned, failures, device, outcome.workers, started, notes);
 }
 
 namespace {
@@ -290,13 +283,8 @@ void add_gpu_cliff_maps(harness::RunReport& report, const suite::Suite& suite, c
                         const run::DeviceInfo& device, const run::RunSettings& settings,
                         const compile::CompileCache* cache)
 {
-    GpuScanOptions scan;
-    scan.device = device.ordinal;
-    scan.pci_bus_id = device.pci_bus_id;
-    scan.timeout_s = settings.timeout_s;
-    scan.variants = settings.variants;
     std::vector<std::string> notes;
-    auto maps = scan_suite_gpu(suite, modules, device, scan, notes);
+    auto maps = scan_suite_gpu(suite, modules, device, settings, notes);
     if (const std::string note = confirm_alignment(maps, suite, device, settings, cache); !note.empty())
         notes.push_back(note);
     for (auto& m : maps) report.cliff_maps.push_back(std::move(m));

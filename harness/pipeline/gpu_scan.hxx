@@ -19,16 +19,6 @@
 
 namespace harness::pipeline {
 
-/// How the GPU scan runs.
-struct GpuScanOptions {
-    int device = 0;                    ///< the CUDA ordinal the worker runs on
-    std::string pci_bus_id;            ///< the device's, as probed: the worker is confined to it
-    double timeout_s = 30.0;           ///< a point that takes longer has hung: its map fails
-    double startup_timeout_s = 120.0;  ///< for the worker to create its context
-    run::ScanTiming timing;            ///< batches per point and their size
-    std::vector<std::string> variants; ///< empty: every kernel variant of the suite
-};
-
 /// Whether a GPU run of `suite` measures its scanned axis with the fast scan rather than case by
 /// case: a suite that scans, in a run that times (not --verify-only, not under an external
 /// profiler), holds the whole axis (no shard) and is not a rerun of chosen cases.
@@ -55,12 +45,13 @@ struct ScanSeries {
 CliffMap gpu_cliff_map(const suite::Suite& suite, const ScanSeries& series, const std::string& arch,
                        const cliff::GpuShape& gpu);
 
-/// Scans every kernel variant of `suite` (of `options.variants`) along its axis, one map per
-/// variant and combination of the other parameters, in a forked worker (a fault or hang fails its
-/// own map, with a note, and a fresh worker takes the rest). `modules` are the suite's compiled
-/// modules for `device`. Notes say what was skipped, what failed and what the scan cost.
+/// Scans every kernel variant of `suite` (of `settings.variants`; none: all) along its axis, one map
+/// per variant and combination of the other parameters, in a forked worker on `device` (a fault or
+/// a point that takes longer than `settings.timeout_s` fails its own map, with a note, and a fresh
+/// worker takes the rest). `modules` are the suite's compiled modules for `device`; `settings` are
+/// resolved for the suite. Notes say what was skipped, what failed and what the scan cost.
 std::vector<CliffMap> scan_suite_gpu(const suite::Suite& suite, const compile::SuiteModules& modules,
-                                     const run::DeviceInfo& device, const GpuScanOptions& options,
+                                     const run::DeviceInfo& device, const run::RunSettings& settings,
                                      std::vector<std::string>& notes);
 
 /// Gives a GPU run's report of `suite` the maps of its scan (scan_suite_gpu), with the run's

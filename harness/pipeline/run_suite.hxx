@@ -22,29 +22,24 @@
 
 namespace harness::pipeline {
 
-/// One suite on `device` when there is one, else in the static tier.
+/// One suite on `device` when there is one, else in the static tier, with `settings` resolved for it
+/// (run::resolve_settings).
 harness::RunReport run_suite(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
                              const run::RunSettings& settings, const compile::CompileCache* cache);
-
-/// Runs one suite, compares it with its baselines and `expect:` rules, and writes every reporter's
-/// output into `reports.out_dir` (and the console's to `console`); returns the gated report.
-harness::RunReport run_and_report(const suite::Suite& suite, const std::optional<run::DeviceInfo>& device,
-                                  const run::RunSettings& settings, const compile::CompileCache* cache,
-                                  const compare::CompareOptions& gate, const ReportOptions& reports,
-                                  std::ostream& console);
 
 /// One suite of a run, and where its verdicts and reports go.
 struct SuiteJob {
     const suite::Suite* suite = nullptr;
-    run::RunSettings settings; ///< as the command line gives them; resolved for the suite by the run
+    run::RunSettings settings; ///< the command line's, resolved for the suite (run::resolve_settings)
     compare::CompareOptions gate;
     ReportOptions reports;
 };
 
-/// run_and_report for several suites, each job's settings resolved for its suite once
-/// (run::resolve_settings). On a GPU they run at once (run_suites_gpu), then each is resampled,
-/// confirmed, gated and reported in order; in the static tier one after another. `after_each`
-/// gets each suite's gated report as soon as it is written.
+/// Runs several suites, compares each with its baselines and `expect:` rules, and writes every
+/// reporter's output into its `reports.out_dir` (and the console's to `console`). On a GPU they run
+/// at once (run_suites_gpu), then each is resampled, confirmed, gated and reported in order; in the
+/// static tier one after another. `after_each` gets each suite's gated report as soon as it is
+/// written.
 void run_and_report_all(const std::vector<SuiteJob>& jobs, const std::optional<run::DeviceInfo>& device,
                         const compile::CompileCache* cache, std::ostream& console,
                         const std::function<void(const harness::RunReport&)>& after_each);

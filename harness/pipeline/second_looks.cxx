@@ -88,12 +88,13 @@ SuiteRunRequest again_request(const harness::RunReport& rep, const std::vector<s
         slowest_us = std::max(slowest_us, rep.results[i].metric(metric::time_median).value_or(0.0));
     }
     suite::Suite more = suite;
-    more.timing.budget_s = settings.budget_s;
-    // The time: unprofiled, as many samples as resample_count gives. Noisy counters: those alone,
-    // each case its suite's least samples, no instrumented run.
+    // The time: unprofiled, as many samples as resample_count gives within the run's budget. Noisy
+    // counters: those alone, each case its suite's least samples, no instrumented run.
     again.profile = !counters.empty();
     if (again.profile) more.metrics = counters;
-    samples = again.profile ? std::max(more.timing.min_samples, 1) : resample_count(most, slowest_us, more.timing);
+    samples = again.profile ? std::max(more.timing.min_samples, 1)
+                            : resample_count(most, slowest_us,
+                                             {.min_samples = more.timing.min_samples, .budget_s = settings.budget_s});
     more.timing.min_samples = samples;
     more.timing.max_samples = samples;
     return {std::move(more), std::move(again)};

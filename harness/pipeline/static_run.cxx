@@ -10,10 +10,10 @@
 
 namespace harness::pipeline {
 
-harness::RunReport run_suite_static(const suite::Suite& s, const run::RunSettings& given,
+harness::RunReport run_suite_static(const suite::Suite& s, const run::RunSettings& settings,
                                     const compile::CompileCache* cache)
 {
-    const run::RunSettings settings = run::resolve_settings(given, s);
+    run::check_resolved(settings, s);
     const auto& archs = settings.archs;
     harness::RunReport rep = report_for(s);
     rep.mode = RunMode::static_tier;

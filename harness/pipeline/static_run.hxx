@@ -10,7 +10,7 @@
 namespace harness::pipeline {
 
 /// The static tier of one suite: every variant compiled for each architecture of `settings`
-/// (resolved for the suite: its own archs unless given), resources read.
+/// (resolved for the suite by run::resolve_settings: its own archs unless given), resources read.
 harness::RunReport run_suite_static(const suite::Suite& suite, const run::RunSettings& settings,
                                     const compile::CompileCache* cache);
 

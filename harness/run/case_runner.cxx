@@ -343,7 +343,7 @@ std::map<std::string, Bytes> CaseRunner::reference_outputs(const suite::Case& c)
     return download_outputs(*p);
 }
 
-CaseRunner::Staged CaseRunner::start(const suite::Case& c, ReferenceOutputs& reference)
+CaseRunner::Staged CaseRunner::start(const suite::Case& c, ReferenceOutputs& reference, double budget_s)
 {
     const Driver& d = driver();
     const auto& variant = suite_->variants[c.variant];
@@ -415,7 +415,7 @@ CaseRunner::Staged CaseRunner::start(const suite::Case& c, ReferenceOutputs& ref
     r.cost.verify = seconds_since(mark);
     if (options_.verify_only || options_.external_profiler) return staged;
     mark = Clock::now();
-    time_case(variant, c, *p, r);
+    time_case(variant, c, *p, budget_s, r);
     r.cost.timing = seconds_since(mark);
     // The counters are measured later, by finish(): a worker times a group of cases, then
     // measures all their counters, so that the timer and the counter profiler take turns on the
@@ -737,111 +737,91 @@ bool CaseRunner::time_kernels(Prepared& p, std::size_t batch, std::size_t& per_s
     return false;
 }
 
-void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case& c, Prepared& prepared, CaseResult& r)
+void CaseRunner::warm_up_for_timing(Prepared& p)
+{
+    // Timing: its own pass, with the L2 flushed and inout buffers restored before every sample.
+    restore_and_flush(p);
+    launch_all(p); // second warm-up, after the verification run
+    CU_CHECK(driver().cuStreamSynchronize(session_.stream()));
+}
+
+double CaseRunner::event_sample(Prepared& p)
 {
     const Driver& d = driver();
-    auto* p = &prepared;
-    // Timing: its own pass, with the L2 flushed and inout buffers restored before every sample.
-    restore_and_flush(*p);
-    launch_all(*p); // second warm-up, after the verification run
-    CU_CHECK(d.cuStreamSynchronize(session_.stream()));
+    restore_and_flush(p);
+    CU_CHECK(d.cuEventRecord(session_.start_event(), session_.stream()));
+    launch_all(p);
+    CU_CHECK(d.cuEventRecord(session_.stop_event(), session_.stream()));
+    CU_CHECK(d.cuEventSynchronize(session_.stop_event()));
+    float ms = 0;
+    CU_CHECK(d.cuEventElapsedTime(&ms, session_.start_event(), session_.stop_event()));
+    return ms * 1e3;
+}
 
-    // The SM clock, read every 25 ms: samples taken while it was throttled (below 75 % of
-    // its maximum, or slowed by power or heat) are dropped, as long as enough others remain.
-    constexpr auto poll_interval = std::chrono::milliseconds(25);
-    const bool watch_clock = clocks_ && clocks_->available();
-    std::vector<bool> throttled;
-    std::optional<ClockReading> slowest;
-    bool previous_throttled = false;
-    auto last_poll = std::chrono::steady_clock::now();
-    const auto poll_clock = [&](std::size_t taken) {
-        const auto reading = clocks_->read();
-        const bool now_throttled = reading && reading->throttled();
-        if (now_throttled && (!slowest || reading->sm_mhz < slowest->sm_mhz)) slowest = reading;
-        // A sample between two readings is suspect when either reading was throttled.
-        throttled.resize(taken, now_throttled || previous_throttled);
-        previous_throttled = now_throttled;
-        last_poll = std::chrono::steady_clock::now();
-    };
-    if (watch_clock) poll_clock(0);
-
-    std::vector<double> samples;
-    std::vector<std::vector<double>> step_samples; // each launch's own durations, sample by sample
+TimeSamples CaseRunner::take_samples(const suite::VariantSpec& variant, Prepared& p, const suite::TimingSpec& policy,
+                                     ClockWatch& clock, CaseResult& r)
+{
+    TimeSamples taken;
     const auto begin = std::chrono::steady_clock::now();
     std::size_t batch = 1;
     // Kernels per sample, the sweep's included: known for the suite's own kernels.
-    std::size_t per_sample = variant.is_builtin() ? 0 : 2 * p->launches.size();
+    std::size_t kernels_per_sample = variant.is_builtin() ? 0 : 2 * p.launches.size();
     bool by_kernels = timer_ != nullptr;
     for (;;) {
-        if (by_kernels && !time_kernels(*p, batch, per_sample, samples, step_samples, r.cost.timing_parts)) {
+        if (by_kernels && !time_kernels(p, batch, kernels_per_sample, taken.total, taken.steps, r.cost.timing_parts)) {
             // Every sample of a case is measured the same way: start again with events.
             by_kernels = false;
-            samples.clear();
-            step_samples.clear();
-            throttled.clear();
+            taken.clear();
+            clock.restart();
             r.message += fmt::format("{}timed with CUDA events: the profiler did not record every kernel of a "
                                      "sample",
                                      r.message.empty() ? "" : "; ");
         }
-        if (!by_kernels) {
-            restore_and_flush(*p);
-            CU_CHECK(d.cuEventRecord(session_.start_event(), session_.stream()));
-            launch_all(*p);
-            CU_CHECK(d.cuEventRecord(session_.stop_event(), session_.stream()));
-            CU_CHECK(d.cuEventSynchronize(session_.stop_event()));
-            float ms = 0;
-            CU_CHECK(d.cuEventElapsedTime(&ms, session_.start_event(), session_.stop_event()));
-            samples.push_back(ms * 1e3);
-        }
+        if (!by_kernels) taken.total.push_back(event_sample(p));
         const double elapsed = seconds_since(begin);
-        const bool enough = enough_samples(samples, elapsed, suite_->timing);
-        if (watch_clock && (enough || std::chrono::steady_clock::now() - last_poll >= poll_interval))
-            poll_clock(samples.size());
-        if (enough) break;
-        // Per-kernel durations are read in batches (one profiler pass each): as many samples as
-        // fit in what is left of the budget, at most max_batch, so the budget holds.
-        const double per_sample = elapsed / static_cast<double>(samples.size());
-        const double left = suite_->timing.budget_s - elapsed;
-        const auto wanted = static_cast<std::size_t>(std::max(suite_->timing.max_samples, 1));
-        batch = static_cast<std::size_t>(
-            std::clamp(per_sample > 0 ? left / per_sample : 1.0, 1.0, static_cast<double>(max_batch)));
-        if (samples.size() < wanted) batch = std::min(batch, wanted - samples.size());
+        const bool enough = enough_samples(taken.total, elapsed, policy);
+        clock.after_samples(taken.total.size(), enough);
+        if (enough) return taken;
+        // Per-kernel durations are read in batches (one profiler pass each), sized so the budget holds.
+        batch = next_batch_size(taken.total.size(), elapsed, policy, max_batch);
     }
-    if (watch_clock && slowest) {
-        throttled.resize(samples.size(), false);
-        const auto keep = samples_to_keep(throttled, static_cast<std::size_t>(suite_->timing.min_samples));
-        std::vector<double> kept;
-        for (std::size_t i = 0; i < samples.size(); ++i)
-            if (keep[i]) kept.push_back(samples[i]);
-        for (auto& step : step_samples) {
-            std::vector<double> kept_step;
-            for (std::size_t i = 0; i < step.size() && i < keep.size(); ++i)
-                if (keep[i]) kept_step.push_back(step[i]);
-            step = std::move(kept_step);
-        }
-        const std::size_t dropped = samples.size() - kept.size();
-        r.message += fmt::format("{}{}", r.message.empty() ? "" : "; ",
-                                 dropped > 0 ? fmt::format("dropped {} of {} time samples taken while the SM clock was "
-                                                           "throttled ({})",
-                                                           dropped, samples.size(), slowest->describe())
-                                             : fmt::format("timed while the SM clock was throttled ({}); too few "
-                                                           "other samples to drop them",
-                                                           slowest->describe()));
-        samples = std::move(kept);
-    }
-    if (!timer_ && options_.time_source == TimeSource::kernels)
-        r.message += fmt::format("{}timed with CUDA events, kernel durations are unreadable: {}",
-                                 r.message.empty() ? "" : "; ", timer_problem_);
-    const TimingSummary t = summarize(samples);
-    r.time_samples_us = samples;
+}
+
+namespace {
+
+/// Drops the samples taken while the SM clock was throttled, as long as `min_samples` others
+/// remain, and says so in the case's message.
+void drop_throttled(TimeSamples& taken, ClockWatch& clock, int min_samples, std::string& message)
+{
+    if (!clock.slowest()) return;
+    const std::size_t before = taken.total.size();
+    taken.keep_only(clock.keep(before, static_cast<std::size_t>(min_samples)));
+    const std::size_t dropped = before - taken.total.size();
+    const ClockReading& slowest = *clock.slowest();
+    message += fmt::format("{}{}", message.empty() ? "" : "; ",
+                           dropped > 0 ? fmt::format("dropped {} of {} time samples taken while the SM clock was "
+                                                     "throttled ({})",
+                                                     dropped, before, slowest.describe())
+                                       : fmt::format("timed while the SM clock was throttled ({}); too few "
+                                                     "other samples to drop them",
+                                                     slowest.describe()));
+}
+
+/// A case's time figures from its samples: median, minimum, noise and count, each launch's own
+/// median where every sample was read kernel by kernel, and the rates its `flops` and `bytes` give.
+void set_time_metrics(const suite::VariantSpec& variant, const suite::Case& c, const TimeSamples& taken, CaseResult& r)
+{
+    const TimingSummary t = summarize(taken.total);
+    r.time_samples_us = taken.total;
     set_time_figures(r, t);
     // Each launch's own median duration, where the variant has several and every sample was read
     // kernel by kernel: reported beside the variant's total, which is what the time gate judges.
-    if (step_samples.size() == r.launches.size())
-        for (std::size_t step = 0; step < step_samples.size(); ++step)
-            if (!r.launches[step].label.empty() && step_samples[step].size() == samples.size() && !samples.empty())
+    if (taken.steps.size() == r.launches.size())
+        for (std::size_t step = 0; step < taken.steps.size(); ++step)
+            if (!r.launches[step].label.empty() && taken.steps[step].size() == taken.total.size() &&
+                !taken.total.empty())
                 r.set_metric(launch_metric_name(metric::time_median, r.launches[step].label),
-                             summarize(step_samples[step]).median_us);
+                             summarize(taken.steps[step]).median_us);
     if (variant.flops) {
         const double flops = static_cast<double>(eval(*variant.flops, c.params, "flops"));
         r.set_metric(metric::gflops, flops / (t.median_us * 1e3));
@@ -850,6 +830,26 @@ void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case&
         const double bytes = static_cast<double>(eval(*variant.bytes, c.params, "bytes"));
         r.set_metric(metric::bandwidth, bytes / (t.median_us * 1e3));
     }
+}
+
+} // namespace
+
+void CaseRunner::time_case(const suite::VariantSpec& variant, const suite::Case& c, Prepared& p, double budget_s,
+                           CaseResult& r)
+{
+    warm_up_for_timing(p);
+    // The suite's policy (its sample counts and noise), within the run's budget for the suite.
+    suite::TimingSpec policy = suite_->timing;
+    policy.budget_s = budget_s;
+    // Samples taken while the SM clock was throttled (below 75 % of its maximum, or slowed by
+    // power or heat) are dropped, as long as enough others remain.
+    ClockWatch clock(clocks_.get());
+    TimeSamples taken = take_samples(variant, p, policy, clock, r);
+    drop_throttled(taken, clock, policy.min_samples, r.message);
+    if (!timer_ && options_.time_source == TimeSource::kernels)
+        r.message += fmt::format("{}timed with CUDA events, kernel durations are unreadable: {}",
+                                 r.message.empty() ? "" : "; ", timer_problem_);
+    set_time_metrics(variant, c, taken, r);
 }
 
 } // namespace harness::run

@@ -55,9 +55,11 @@ struct RunOptions {
     bool operator==(const RunOptions&) const = default;
 };
 
-/// Loads modules once per process and runs cases in the current context.
 class ClockMonitor;
+class ClockWatch;
+struct TimeSamples;
 
+/// Loads modules once per process and runs cases in the current context.
 class CaseRunner {
 public:
     CaseRunner(GpuSession& session, const suite::Suite& suite,
@@ -96,8 +98,9 @@ public:
     /// group instead of twice per case. Enabling takes about 0.1 s on an H100 and holds up every
     /// other process of the host that enables or starts a profiler meanwhile, even on another GPU.
     /// The result records failures of the case itself; a CudaError that poisons the context
-    /// propagates from either, since nothing more can run in this process.
-    Staged start(const suite::Case& c, ReferenceOutputs& reference);
+    /// propagates from either, since nothing more can run in this process. `budget_s`: seconds of
+    /// timing, the case's suite's as the run resolved it (RunSettings::budget_s).
+    Staged start(const suite::Case& c, ReferenceOutputs& reference, double budget_s);
     CaseResult finish(Staged staged);
 
     /// Whether finish_batch() can take `staged`: its exact figures come from the counter cache
@@ -135,7 +138,20 @@ private:
     void launch_step(Prepared& p, std::size_t step);
     std::map<std::string, Bytes> download_outputs(Prepared& p);
     void read_resources(Prepared& p, CaseResult& r);
-    void time_case(const suite::VariantSpec& variant, const suite::Case& c, Prepared& p, CaseResult& r);
+    /// Times a verified case for `budget_s` in named steps: a warm-up run, samples taken while
+    /// the SM clock is watched (take_samples), those taken while it throttled dropped, the figures set.
+    void time_case(const suite::VariantSpec& variant, const suite::Case& c, Prepared& p, double budget_s,
+                   CaseResult& r);
+    /// Inputs restored, the L2 emptied and the case run once more before its timed samples.
+    void warm_up_for_timing(Prepared& p);
+    /// Samples until `policy` has enough (timing_stats: enough_samples), in batches sized to its
+    /// budget (next_batch_size), from the GPU's per-kernel durations; where the profiler misses a
+    /// kernel, every sample is taken again with CUDA events (said in `r`'s message).
+    TimeSamples take_samples(const suite::VariantSpec& variant, Prepared& p, const suite::TimingSpec& policy,
+                             ClockWatch& clock, CaseResult& r);
+    /// One sample timed with CUDA events around the case's launches (us), its inputs restored and
+    /// the L2 emptied first.
+    double event_sample(Prepared& p);
     void restore_and_flush(Prepared& p);
     /// Takes `batch` timed samples from the GPU's per-kernel durations, appending them (us), where
     /// a sample runs `per_sample` kernels (0: unknown, learnt from a sample of its own). False when

@@ -103,4 +103,32 @@ std::vector<bool> samples_to_keep(const std::vector<bool>& throttled, std::size_
     return keep;
 }
 
+ClockWatch::ClockWatch(const ClockMonitor* monitor) : monitor_(monitor && monitor->available() ? monitor : nullptr)
+{
+    if (monitor_) read(0);
+}
+
+void ClockWatch::after_samples(std::size_t taken, bool last)
+{
+    constexpr auto interval = std::chrono::milliseconds(25);
+    if (monitor_ && (last || std::chrono::steady_clock::now() - last_read_ >= interval)) read(taken);
+}
+
+void ClockWatch::read(std::size_t taken)
+{
+    const auto reading = monitor_->read();
+    const bool now_throttled = reading && reading->throttled();
+    if (now_throttled && (!slowest_ || reading->sm_mhz < slowest_->sm_mhz)) slowest_ = reading;
+    // A sample between two readings is suspect when either reading was throttled.
+    throttled_.resize(taken, now_throttled || previous_throttled_);
+    previous_throttled_ = now_throttled;
+    last_read_ = std::chrono::steady_clock::now();
+}
+
+std::vector<bool> ClockWatch::keep(std::size_t taken, std::size_t min_kept)
+{
+    throttled_.resize(taken, false);
+    return samples_to_keep(throttled_, min_kept);
+}
+
 } // namespace harness::run

@@ -3,6 +3,8 @@
 // thermal or hardware slowdown) measures the throttle, not the kernel. Read through NVML, loaded
 // at run time like the driver, so a machine without it only loses the check.
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,5 +40,32 @@ private:
 /// kept when fewer than `min_kept` would remain (the run was throttled throughout: the figures are
 /// reported as they are, with a note).
 std::vector<bool> samples_to_keep(const std::vector<bool>& throttled, std::size_t min_kept);
+
+/// The SM clock while one case is timed, read when sampling starts, at most every 25 ms while it
+/// goes on, and when it ends: which samples were taken while the clock was throttled, and the
+/// slowest throttled reading. Inert without a monitor, or where the monitor is unavailable.
+class ClockWatch {
+public:
+    /// Reads the clock a first time, before any sample.
+    explicit ClockWatch(const ClockMonitor* monitor);
+    bool watching() const { return monitor_ != nullptr; }
+    /// After `taken` samples: reads the clock when `last` (sampling is over) or when a reading is due.
+    void after_samples(std::size_t taken, bool last);
+    /// The samples taken so far are dropped and taken again (by another timer): their marks go.
+    void restart() { throttled_.clear(); }
+    /// The slowest throttled reading; none when the clock never throttled.
+    const std::optional<ClockReading>& slowest() const { return slowest_; }
+    /// samples_to_keep() of the `taken` samples, those after the last reading counted unthrottled.
+    std::vector<bool> keep(std::size_t taken, std::size_t min_kept);
+
+private:
+    void read(std::size_t taken);
+
+    const ClockMonitor* monitor_;
+    std::vector<bool> throttled_; ///< per sample taken: was the clock throttled before or after it
+    std::optional<ClockReading> slowest_;
+    bool previous_throttled_ = false;
+    std::chrono::steady_clock::time_point last_read_;
+};
 
 } // namespace harness::run

@@ -60,9 +60,9 @@ bool is_reference_case(const std::vector<SuiteWork>& work, const WorkItem& item)
 /// cases to the next worker, which runs them again.
 class CaseWorker {
 public:
-    CaseWorker(const std::vector<SuiteWork>& work, const std::vector<WorkItem>& items, const IsolatedRunConfig& config,
-               int fd)
-        : work_(work), items_(items), config_(config), events_(fd)
+    CaseWorker(const std::vector<SuiteWork>& work, const std::vector<WorkItem>& items, const DeviceInfo& device,
+               const RunOptions& options, int fd)
+        : work_(work), items_(items), device_(device), options_(options), events_(fd)
     {
     }
 
@@ -91,7 +91,8 @@ private:
 
     const std::vector<SuiteWork>& work_;
     const std::vector<WorkItem>& items_;
-    const IsolatedRunConfig& config_;
+    const DeviceInfo& device_;
+    const RunOptions& options_;
     WorkerEvents events_;
     std::unique_ptr<GpuSession> session_;
     std::unique_ptr<CaseRunner> runner_;
@@ -111,13 +112,13 @@ bool CaseWorker::start(std::size_t first_position)
     const auto started = Clock::now();
     double context_seconds = 0, check_seconds = 0;
     try {
-        session_ = std::make_unique<GpuSession>(config_.device, config_.pci_bus_id);
+        session_ = std::make_unique<GpuSession>(device_.ordinal, device_.pci_bus_id);
         context_seconds = std::chrono::duration<double>(Clock::now() - started).count();
-        if (config_.options.profile && !config_.options.external_profiler)
+        if (options_.profile && !options_.external_profiler)
             if (const auto problem = profile::profiling_problem(session_->context(), session_->info().ordinal))
                 throw Error(ErrorKind::environment, "cannot read hardware counters: " + *problem);
         check_seconds = std::chrono::duration<double>(Clock::now() - started).count() - context_seconds;
-        RunOptions options = config_.options;
+        RunOptions options = options_;
         options.metrics = first.suite->metrics;
         runner_ = std::make_unique<CaseRunner>(*session_, *first.suite, *first.modules, options);
     } catch (const std::exception& e) {
@@ -147,7 +148,7 @@ bool CaseWorker::run_case(std::size_t index)
         return true;
     }
     const bool next_suite = item.suite != current_suite_;
-    if (next_suite && !config_.options.groups_span_suites && !finish_group()) return false;
+    if (next_suite && !options_.groups_span_suites && !finish_group()) return false;
     if (group_.size() >= max_group_cases && !finish_group()) return false;
     // A staged case keeps its suite, which finish() takes up again: the runner is set to this
     // case's suite after the group before it was finished.
@@ -156,7 +157,7 @@ bool CaseWorker::run_case(std::size_t index)
     events_.begin(index);
     CaseRunner::Staged staged;
     const Step end = guarded(
-        index, [&] { staged = runner_->start(c, reference_); }, staged.result);
+        index, [&] { staged = runner_->start(c, reference_, work_[item.suite].settings->budget_s); }, staged.result);
     if (is_reference && case_status_fails(staged.result.status)) failed_reference_points_.insert({item.suite, c.point});
     if (end == Step::done && staged.profile) {
         group_.emplace_back(index, std::move(staged));
@@ -284,11 +285,10 @@ CaseResult unverifiable_case(const suite::Suite& suite, const suite::Case& c, co
 }
 
 std::vector<CaseResult> run_isolated(const std::vector<SuiteWork>& work, const std::vector<WorkItem>& items,
-                                     const IsolatedRunConfig& config, const RunObserver& observer)
+                                     const DeviceInfo& device, const RunOptions& options, const RunObserver& observer)
 {
     std::vector<CaseResult> results(items.size());
     std::set<std::pair<std::size_t, std::size_t>> failed_reference_points; // (suite, point)
-    const auto timeout_of = [&](std::size_t position) { return work[items[position].suite].timeout_s; };
     const auto finish = [&](std::size_t position, CaseResult r) {
         const WorkItem& item = items[position];
         if (is_reference_case(work, item) && case_status_fails(r.status))
@@ -301,15 +301,25 @@ std::vector<CaseResult> run_isolated(const std::vector<SuiteWork>& work, const s
     // new worker takes the rest.
     SupervisedWork supervised;
     supervised.items = items.size();
-    supervised.startup_timeout_s = config.startup_timeout_s;
     supervised.worker = [&](int fd, const std::vector<std::size_t>& positions) {
-        return CaseWorker(work, items, config, fd).run(positions);
+        return CaseWorker(work, items, device, options, fd).run(positions);
     };
-    supervised.begin_timeout_s = timeout_of;
-    // Between cases the worker starts the next or finishes staged ones: as long as a case.
-    supervised.between_items_timeout_s = 0;
-    for (const auto& w : work)
-        supervised.between_items_timeout_s = std::max(supervised.between_items_timeout_s, w.timeout_s);
+    // A case has its suite's timeout; between cases the worker starts the next or finishes staged
+    // ones, which may be any suite's: as long as the longest.
+    double longest_s = 0;
+    for (const auto& w : work) longest_s = std::max(longest_s, w.settings->timeout_s);
+    supervised.deadline_s = [&](WorkerEventKind kind, std::size_t position) -> std::optional<double> {
+        switch (kind) {
+        case WorkerEventKind::begin: return work[items[position].suite].settings->timeout_s;
+        case WorkerEventKind::done:
+        case WorkerEventKind::failed: return longest_s;
+        // Not asked: a case sends no points, and the supervisor deals with ready and fatal itself.
+        case WorkerEventKind::point:
+        case WorkerEventKind::fatal:
+        case WorkerEventKind::ready: return std::nullopt;
+        }
+        return std::nullopt;
+    };
     supervised.select = [&](const std::vector<std::size_t>& left) {
         std::vector<std::size_t> pending;
         for (const std::size_t i : left) {
@@ -336,7 +346,8 @@ std::vector<CaseResult> run_isolated(const std::vector<SuiteWork>& work, const s
         CaseResult r = base_result(*work[item.suite].suite, case_of(work, item));
         if (exit.timed_out) {
             r.status = CaseStatus::timeout;
-            r.message = fmt::format("did not finish within {:g} s; its worker was killed", timeout_of(position));
+            r.message = fmt::format("did not finish within {:g} s; its worker was killed",
+                                    work[item.suite].settings->timeout_s);
         } else {
             r.status = CaseStatus::fault;
             r.message = fmt::format("the worker process died while running this case: {}", describe_exit(exit.status));
@@ -350,19 +361,9 @@ std::vector<CaseResult> run_isolated(const std::vector<SuiteWork>& work, const s
         throw Error(
             ErrorKind::environment,
             end.stalled->timed_out
-                ? fmt::format("a worker did not start within {:g} s", config.startup_timeout_s)
+                ? fmt::format("a worker did not start within {:g} s", supervised.startup_timeout_s)
                 : fmt::format("a worker failed before running any case: {}", describe_exit(end.stalled->status)));
     return results;
-}
-
-std::vector<CaseResult> run_isolated(const suite::Suite& suite, const std::vector<suite::Case>& cases,
-                                     const std::map<std::string, compile::CompiledModule>& modules,
-                                     const IsolatedRunConfig& config, const RunObserver& observer)
-{
-    if (cases.empty()) return {};
-    std::vector<WorkItem> items;
-    for (std::size_t i = 0; i < cases.size(); ++i) items.push_back({0, i});
-    return run_isolated({{&suite, &cases, &modules, config.timeout_s}}, items, config, observer);
 }
 
 } // namespace harness::run

@@ -1,5 +1,9 @@
 #include "harness/run/run_settings.hxx"
 
+#include "harness/core/error.hxx"
+
+#include <fmt/format.h>
+
 namespace harness::run {
 
 const std::vector<SettingInfo>& setting_table()
@@ -20,9 +24,10 @@ const std::vector<SettingInfo>& setting_table()
          "run each case once inside its NVTX range for ncu or nsys; no timing, no counters"},
         {"counter_cache", "--counter-cache", "", "off", "reuse a case's exact counters from <cache>/counters"},
         {"fresh_counters", "--fresh-counters", "", "off", "with counter_cache: measure afresh, refresh the entries"},
-        {"timeout_s", "--timeout", "timing.timeout_s", "30",
+        {"timeout_s", "--timeout", "timing.timeout_s", fmt::format("{:g}", suite::TimingSpec{}.timeout_s),
          "seconds before a case (or a scanned point) counts as hung"},
-        {"budget_s", "--budget", "timing.budget_s", "1", "seconds of timing per case"},
+        {"budget_s", "--budget", "timing.budget_s", fmt::format("{:g}", suite::TimingSpec{}.budget_s),
+         "seconds of timing per case"},
         {"variants", "--variant", "", "all", "the variants that run (the reference always does)"},
         {"only_cases", "", "", "all",
          "only these cases and their points' references (a second look, bisect, the sides of a cliff)"},
@@ -43,6 +48,13 @@ RunSettings resolve_settings(const RunSettings& given, const suite::Suite& suite
     if (settings.budget_s <= 0) settings.budget_s = suite.timing.budget_s;
     if (settings.archs.empty()) settings.archs = suite.archs;
     return settings;
+}
+
+void check_resolved(const RunSettings& settings, const suite::Suite& suite)
+{
+    if (settings.timeout_s <= 0 || settings.budget_s <= 0)
+        throw Error(ErrorKind::internal,
+                    fmt::format("{}: run settings not resolved for the suite (run::resolve_settings)", suite.name));
 }
 
 } // namespace harness::run

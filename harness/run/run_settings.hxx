@@ -1,9 +1,10 @@
 #pragma once
 // One suite's settings for a run: what the command line asked for (`harness run`, `baseline
 // update`), or a caller such as bisect or a run's second looks, with the suite's own values where
-// the command line leaves them to the suite. Resolved once per suite (resolve_settings), then passed
-// down read-only, under the same names at every layer. setting_table() names each setting once:
-// where its value comes from and what it means.
+// the command line leaves them to the suite. Resolved once per suite, where the command reads its
+// flags (resolve_settings), then passed down read-only, under the same names at every layer: the
+// workers take their case timeout and timing budget from them. setting_table() names each setting
+// once: where its value comes from, its default and what it means.
 
 #include "harness/suite/suite.hxx"
 
@@ -69,7 +70,7 @@ struct SettingInfo {
     std::string_view name;        ///< the RunSettings field
     std::string_view flag;        ///< the command-line option that sets it; "" where none does
     std::string_view suite_field; ///< the suite key that gives it when the flag is not given; "" where none does
-    std::string_view fallback;    ///< its value when neither gives one
+    std::string fallback;         ///< its value when neither gives one
     std::string_view meaning;
 };
 
@@ -79,7 +80,12 @@ const std::vector<SettingInfo>& setting_table();
 /// `given` (the command line's settings for every suite of a run, or a caller's) resolved for
 /// `suite`: a setting the command line left to the suite (the case timeout, the timing budget, the
 /// static tier's architectures) takes the suite's value. The one place where a command-line value
-/// overrides a suite's; settings resolved already come back unchanged.
+/// overrides a suite's; settings resolved already come back unchanged. Called once per suite by
+/// whoever starts its run (a command, bisect, a test); the pipeline takes resolved settings.
 RunSettings resolve_settings(const RunSettings& given, const suite::Suite& suite);
+
+/// Throws Error (internal) when `settings` were not resolved for a suite (no case timeout or no
+/// timing budget yet): what the pipeline checks before it runs `suite` with them.
+void check_resolved(const RunSettings& settings, const suite::Suite& suite);
 
 } // namespace harness::run

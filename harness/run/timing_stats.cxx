@@ -46,4 +46,29 @@ bool enough_samples(const std::vector<double>& samples_us, double elapsed_s, con
     return summarize(samples_us).relative_noise < policy.max_noise;
 }
 
+std::size_t next_batch_size(std::size_t taken, double elapsed_s, const suite::TimingSpec& policy, std::size_t most)
+{
+    const double seconds_per_sample = elapsed_s / static_cast<double>(taken);
+    const double left_s = policy.budget_s - elapsed_s;
+    const auto wanted = static_cast<std::size_t>(std::max(policy.max_samples, 1));
+    auto batch = static_cast<std::size_t>(
+        std::clamp(seconds_per_sample > 0 ? left_s / seconds_per_sample : 1.0, 1.0, static_cast<double>(most)));
+    if (taken < wanted) batch = std::min(batch, wanted - taken);
+    return batch;
+}
+
+void TimeSamples::keep_only(const std::vector<bool>& keep)
+{
+    std::vector<double> kept;
+    for (std::size_t i = 0; i < total.size(); ++i)
+        if (keep[i]) kept.push_back(total[i]);
+    for (auto& step : steps) {
+        std::vector<double> kept_step;
+        for (std::size_t i = 0; i < step.size() && i < keep.size(); ++i)
+            if (keep[i]) kept_step.push_back(step[i]);
+        step = std::move(kept_step);
+    }
+    total = std::move(kept);
+}
+
 } // namespace harness::run

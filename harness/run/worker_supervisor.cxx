@@ -32,11 +32,10 @@ std::optional<double> follow_event(const WorkerEvent& event, const SupervisedWor
     case WorkerEventKind::begin:
         run.current = event.item;
         if (hooks.on_begin) hooks.on_begin(event.item);
-        return work.begin_timeout_s(event.item);
+        return work.deadline_s(event.kind, event.item);
     case WorkerEventKind::point:
         if (hooks.on_point) hooks.on_point(event.item, event.payload);
-        if (!work.point_timeout_s) return std::nullopt;
-        return work.point_timeout_s(event.item);
+        return work.deadline_s(event.kind, event.item);
     case WorkerEventKind::done:
     case WorkerEventKind::failed:
         if (event.kind == WorkerEventKind::done && hooks.on_done) hooks.on_done(event.item, event.payload);
@@ -44,7 +43,7 @@ std::optional<double> follow_event(const WorkerEvent& event, const SupervisedWor
         done.at(event.item) = true;
         ++run.finished;
         run.current.reset();
-        return work.between_items_timeout_s;
+        return work.deadline_s(event.kind, event.item);
     }
     return std::nullopt;
 }

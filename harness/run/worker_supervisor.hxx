@@ -21,20 +21,21 @@ struct WorkerExit {
     int status = 0;         ///< its wait status (core/child_process: describe_exit)
 };
 
+/// How long a worker may take to create its context and send its first message.
+inline constexpr double worker_startup_timeout_s = 120.0;
+
 /// What a supervisor runs and how long each step may take. Items are positions 0..items-1.
 struct SupervisedWork {
     std::size_t items = 0;
-    double startup_timeout_s = 120.0; ///< from a worker's start to its first message
+    double startup_timeout_s = worker_startup_timeout_s; ///< from a worker's start to its first message
     /// The worker's body, in the child: runs `positions` in order, reporting over `fd` with
     /// WorkerEvents, and returns the child's exit status.
     std::function<int(int fd, const std::vector<std::size_t>& positions)> worker;
-    /// From an item's begin to the worker's next message.
-    std::function<double(std::size_t item)> begin_timeout_s;
-    /// From a point of an item to the next message. Unset: a point keeps the item's deadline.
-    std::function<double(std::size_t item)> point_timeout_s;
-    /// From the end of an item to the next message: the worker starts the next item, or finishes
-    /// work it set aside.
-    double between_items_timeout_s = 30.0;
+    /// How long the worker may take until its next message after one of `kind` about `item`: after
+    /// a begin, until the item's first point or its end; after a point, until the next; after a
+    /// done or failed, until the next item begins (the worker may first finish work it set aside).
+    /// Nullopt keeps the deadline as it was. Taken by the caller from the run's settings.
+    std::function<std::optional<double>(WorkerEventKind kind, std::size_t item)> deadline_s;
     /// Of the items no worker has reported yet (in order), those the next worker runs; the caller
     /// settles the others itself. Unset: all of them.
     std::function<std::vector<std::size_t>(const std::vector<std::size_t>& left)> select;

@@ -62,7 +62,8 @@ int main(int argc, char** argv)
         const auto modules = compile::compile_suite(scanned, device->arch, nullptr);
         std::vector<std::string> notes;
         const auto start = std::chrono::steady_clock::now();
-        const auto maps = pipeline::scan_suite_gpu(scanned, modules, *device, {}, notes);
+        const auto maps =
+            pipeline::scan_suite_gpu(scanned, modules, *device, run::resolve_settings({}, scanned), notes);
         const double scan_s = seconds_since(start);
         const std::size_t measured = maps.empty() ? 0 : maps.front().x.size();
         double median_us = 0;
@@ -80,7 +81,7 @@ int main(int argc, char** argv)
         for (int i = 1; i <= cases; ++i) list += fmt::format("{}{}", i > 1 ? ", " : "", i);
         const auto full = bench_suite(list + "]");
         const auto case_start = std::chrono::steady_clock::now();
-        const auto report = pipeline::run_suite_gpu(full, *device, run::RunSettings{}, nullptr);
+        const auto report = pipeline::run_suite_gpu(full, *device, run::resolve_settings({}, full), nullptr);
         const double case_s = seconds_since(case_start);
         fmt::print("full cases (compile, verify, time, profile): {} points in {:.2f} s: {:.2f} points/s\n",
                    report.results.size(), case_s, report.results.size() / case_s);

@@ -556,3 +556,24 @@ TEST(TimingStats, SummaryAndStoppingRule)
     EXPECT_TRUE(enough_samples(many, 0.1, policy));
     EXPECT_FALSE(enough_samples(std::vector<double>(9, 100.0 + 1), 0.1, {.min_samples = 10, .max_samples = 5}));
 }
+
+TEST(TimingStats, TheNextBatchFitsWhatIsLeftOfTheBudget)
+{
+    TimingSpec policy; // 64 samples at most, 1 s
+    // 10 samples in 0.1 s: 90 more would fit in the 0.9 s left, but one pass holds 16.
+    EXPECT_EQ(next_batch_size(10, 0.1, policy, 16), 16u);
+    // 0.1 s a sample: 5 fit in the 0.5 s left.
+    EXPECT_EQ(next_batch_size(5, 0.5, policy, 16), 5u);
+    // The budget spent: one at a time.
+    EXPECT_EQ(next_batch_size(10, 2.0, policy, 16), 1u);
+    // No more than max_samples still wants.
+    EXPECT_EQ(next_batch_size(60, 0.06, policy, 16), 4u);
+}
+
+TEST(TimingStats, DroppedSamplesLeaveEachLaunchsSeriesInStep)
+{
+    TimeSamples taken{{1, 2, 3, 4}, {{0.5, 1, 1.5, 2}, {0.5, 1, 1.5, 2}}};
+    taken.keep_only({true, false, true, false});
+    EXPECT_EQ(taken.total, (std::vector<double>{1, 3}));
+    EXPECT_EQ(taken.steps, (std::vector<std::vector<double>>{{0.5, 1.5}, {0.5, 1.5}}));
+}

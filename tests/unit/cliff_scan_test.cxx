@@ -237,7 +237,7 @@ TEST(CliffScan, StaticTierMapsTheStaircaseAndExplainsEachStep)
     run::RunSettings options;
     options.static_only = true;
     options.archs = {"sm_90"};
-    const RunReport rep = pipeline::run_suite_static(s, options, nullptr);
+    const RunReport rep = pipeline::run_suite_static(s, run::resolve_settings(options, s), nullptr);
     ASSERT_EQ(rep.cliff_maps.size(), 2u);
     const CliffMap& flat = rep.cliff_maps[0];
     EXPECT_EQ(flat.variant, "registers");
@@ -475,7 +475,7 @@ TEST(CliffScan, BaselineUpdateRecordsCliffsBesideTheFiguresOnce)
     run::RunSettings options;
     options.static_only = true;
     options.archs = {"sm_90"};
-    RunReport rep = pipeline::run_suite_static(s, options, nullptr);
+    RunReport rep = pipeline::run_suite_static(s, run::resolve_settings(options, s), nullptr);
     const auto first = compare::update_baselines(s, rep, dir.path);
     // The figures and the cliffs, and the SASS lines where nvdisasm counted them (docs/sass.md).
     const std::size_t files = compile::find_nvdisasm().program.empty() ? 2u : 3u;

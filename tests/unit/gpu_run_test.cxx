@@ -35,7 +35,7 @@ std::optional<run::DeviceInfo> gpu()
 std::vector<CaseResult> run_suite(suite::Suite& s, double case_timeout_s, run::RunSettings options = {})
 {
     options.timeout_s = case_timeout_s;
-    auto results = pipeline::run_suite_gpu(s, *gpu(), options, nullptr).results;
+    auto results = pipeline::run_suite_gpu(s, *gpu(), run::resolve_settings(options, s), nullptr).results;
     for (const auto& r : results) EXPECT_NE(r.status, CaseStatus::compile_error) << r.variant << ": " << r.message;
     return results;
 }
@@ -85,7 +85,7 @@ TEST(GpuRun, AnArgumentOfTheWrongSizeIsRefusedBeforeAnyLaunch)
     s.params = {{"N", {4096}}};
     s.variants[1].launches[0].args[3].scalar_type = suite::ElementType::i64; // `int n` takes 4 bytes
     try {
-        pipeline::run_suite_gpu(s, *gpu(), {}, nullptr);
+        pipeline::run_suite_gpu(s, *gpu(), run::resolve_settings({}, s), nullptr);
         ADD_FAILURE() << "the run went ahead";
     } catch (const Error& e) {
         EXPECT_EQ(e.kind(), ErrorKind::bad_input);
@@ -309,8 +309,8 @@ TEST(GpuProfile, CasesWithCachedCountersMeasureTheirNoisyOnesTogetherAsAlone)
     run::RunSettings options;
     options.timeout_s = 30.0;
     options.counter_cache = true;
-    const auto alone = pipeline::run_suite_gpu(s, *gpu(), options, &cache).results;
-    const auto together = pipeline::run_suite_gpu(s, *gpu(), options, &cache).results;
+    const auto alone = pipeline::run_suite_gpu(s, *gpu(), run::resolve_settings(options, s), &cache).results;
+    const auto together = pipeline::run_suite_gpu(s, *gpu(), run::resolve_settings(options, s), &cache).results;
     ASSERT_EQ(alone.size(), 6u);
     ASSERT_EQ(together.size(), alone.size());
 

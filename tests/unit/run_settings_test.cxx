@@ -2,7 +2,9 @@
 // settings table, and kept per suite when several suites share a GPU run's workers. No GPU needed.
 
 #include "harness/cli/commands.hxx"
+#include "harness/core/error.hxx"
 #include "harness/pipeline/gpu_run.hxx"
+#include "harness/pipeline/static_run.hxx"
 #include "harness/run/run_settings.hxx"
 #include "harness/suite/suite.hxx"
 #include "test_paths.hxx"
@@ -57,6 +59,17 @@ TEST(RunSettings, TheSuiteGivesWhatTheCommandLineLeavesToIt)
     EXPECT_EQ(again.timeout_s, resolved.timeout_s);
     EXPECT_EQ(again.budget_s, resolved.budget_s);
     EXPECT_EQ(again.archs, resolved.archs);
+}
+
+// The pipeline takes settings resolved for the suite and never falls back to the suite's values
+// itself: settings that were not resolved stop the run before anything compiles.
+TEST(RunSettings, ThePipelineRunsOnlyResolvedSettings)
+{
+    const auto s = timed_suite();
+    run::RunSettings given;
+    given.static_only = true;
+    EXPECT_THROW(pipeline::run_suite_static(s, given, nullptr), Error);
+    EXPECT_NO_THROW(run::check_resolved(run::resolve_settings(given, s), s));
 }
 
 TEST(RunSettings, TheTableNamesEachSettingOnceAndItsFlagsAreRunOptions)

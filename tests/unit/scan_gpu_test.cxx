@@ -31,7 +31,7 @@ TEST(ScanGpu, WavesSuiteStepsAtTheModelsWaveBoundaries)
     const auto modules = compile::compile_suite(s, gpu()->arch, nullptr);
     ASSERT_TRUE(modules.errors.empty()) << modules.errors.begin()->second;
     std::vector<std::string> notes;
-    const auto maps = pipeline::scan_suite_gpu(s, modules, *gpu(), {}, notes);
+    const auto maps = pipeline::scan_suite_gpu(s, modules, *gpu(), run::resolve_settings({}, s), notes);
     for (const auto& n : notes) std::cout << n << "\n";
     ASSERT_EQ(maps.size(), 1u);
     const CliffMap& map = maps.front();

@@ -11,7 +11,9 @@
 
 #include <chrono>
 #include <csignal>
+#include <functional>
 #include <gtest/gtest.h>
+#include <optional>
 #include <string>
 #include <sys/wait.h>
 #include <thread>
@@ -64,6 +66,18 @@ struct Seen {
     }
 };
 
+/// Deadlines by the kind of the last message: `begin` (by item) after a begin, `point` after a
+/// point (none: the deadline stays), `between` after an item's end.
+std::function<std::optional<double>(WorkerEventKind, std::size_t)>
+deadlines(std::function<double(std::size_t)> begin, std::optional<double> point, double between)
+{
+    return [=](WorkerEventKind kind, std::size_t item) -> std::optional<double> {
+        if (kind == WorkerEventKind::begin) return begin(item);
+        if (kind == WorkerEventKind::point) return point;
+        return between;
+    };
+}
+
 /// Work of `items` items with short deadlines, run by `worker`.
 SupervisedWork fake_work(std::size_t items,
                          std::function<int(int fd, const std::vector<std::size_t>& positions)> worker)
@@ -72,8 +86,7 @@ SupervisedWork fake_work(std::size_t items,
     work.items = items;
     work.startup_timeout_s = 5.0;
     work.worker = std::move(worker);
-    work.begin_timeout_s = [](std::size_t) { return 5.0; };
-    work.between_items_timeout_s = 5.0;
+    work.deadline_s = deadlines([](std::size_t) { return 5.0; }, std::nullopt, 5.0);
     return work;
 }
 
@@ -251,7 +264,7 @@ TEST(WorkerSupervisor, AnItemThatHangsIsKilledAtItsDeadline)
         }
         return 0;
     });
-    work.begin_timeout_s = [](std::size_t item) { return item == 0 ? 0.3 : 5.0; };
+    work.deadline_s = deadlines([](std::size_t item) { return item == 0 ? 0.3 : 5.0; }, std::nullopt, 5.0);
     const auto start = std::chrono::steady_clock::now();
     const SupervisedEnd end = supervise_workers(work, seen.hooks());
     EXPECT_LT(seconds_since(start), 5.0);
@@ -274,14 +287,13 @@ TEST(WorkerSupervisor, EachMessageSetsTheDeadlineItsKindCalls)
         events.done(0);
         return 0;
     });
-    work.begin_timeout_s = [](std::size_t) { return 0.3; };
-    work.point_timeout_s = [](std::size_t) { return 0.5; };
+    work.deadline_s = deadlines([](std::size_t) { return 0.3; }, 0.5, 5.0);
     Seen seen;
     supervise_workers(work, seen.hooks());
     ASSERT_FALSE(seen.events.empty());
     EXPECT_EQ(seen.events.back(), "done 0 null");
 
-    // Between items, the worker has between_items_timeout_s.
+    // Between items, the worker has the deadline that follows an item's end.
     SupervisedWork slow = fake_work(2, [](int fd, const std::vector<std::size_t>& positions) {
         const WorkerEvents events(fd);
         events.ready(0);
@@ -292,7 +304,7 @@ TEST(WorkerSupervisor, EachMessageSetsTheDeadlineItsKindCalls)
         }
         return 0;
     });
-    slow.between_items_timeout_s = 0.3;
+    slow.deadline_s = deadlines([](std::size_t) { return 5.0; }, std::nullopt, 0.3);
     Seen stalled;
     const SupervisedEnd end = supervise_workers(slow, stalled.hooks());
     // The first worker was killed after item 0, between items: no item is lost; the second runs item 1.
