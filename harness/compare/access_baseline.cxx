@@ -174,9 +174,15 @@ std::string rise_text(const AccessMatch& m, Measure measure, double from, double
     case Measure::per_request:
         return fmt::format("{}: {} -> {} {} per request, ideal {} (predicted{})", where, figure_text(from),
                            figure_text(to), unit, ideal, moved);
-    case Measure::excess:
-        return fmt::format("{}: {} -> {} {} per request, ideal {}, excess {} -> {} {} (predicted{})", where,
-                           rate_before, rate_now, unit, ideal, figure_text(from), figure_text(to), unit, moved);
+    case Measure::excess: {
+        const std::string requests =
+            m.before->requests == now.requests
+                ? ""
+                : fmt::format(" ({} -> {} requests)", figure_text(m.before->requests), figure_text(now.requests));
+        return fmt::format("{}: {} -> {} {} per request{}, ideal {}, excess {} -> {} {} (predicted{})", where,
+                           rate_before, rate_now, unit, requests, ideal, figure_text(from), figure_text(to), unit,
+                           moved);
+    }
     case Measure::count:
         return fmt::format("{}: {} -> {} {} (predicted{})", where, figure_text(from), figure_text(to), unit, moved);
     }
