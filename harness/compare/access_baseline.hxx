@@ -5,8 +5,8 @@
 //
 //   baselines/<suite>/<arch>.accesses.csv
 //   variant,params,kernel,launch,access,buffer,order,file,line,requests,actual,ideal
-//   "naive","N=1000","transpose_naive","","global
-//   store","out","0","kernels/transpose/transpose_naive.cu","16","32000","1000000","125000"
+//   "naive","M=1000 N=1000","transpose_naive<32, 8>","","global store","out","0",
+//       "kernels/transpose/transpose_naive.cu","18","32000","1000000","125000"   (one line)
 //
 // `actual` and `ideal` are sectors for a global access and wavefronts for a shared one, over the
 // whole launch. Accesses are matched across edits by launch, kernel, access kind, buffer and rank
