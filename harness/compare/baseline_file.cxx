@@ -192,7 +192,7 @@ bool is_gpu_model_baseline(const std::filesystem::path& path)
     static const std::regex arch_key("sm_[0-9]+[a-z]?");
     const std::string stem = path.stem().string();
     return path.extension() == ".csv" && !std::regex_match(stem, arch_key) && !stem.ends_with(".cliffs") &&
-           !stem.ends_with(".sass") && !stem.ends_with(".levels");
+           !stem.ends_with(".sass") && !stem.ends_with(".levels") && !stem.ends_with(".accesses");
 }
 
 std::string table_file_text(std::string_view marker, const BaselineHeader& header,

@@ -78,7 +78,8 @@ std::string noisy_baseline_key(const std::string& gpu_name);
 std::filesystem::path baseline_path(const std::filesystem::path& dir, const std::string& suite, const std::string& key);
 
 /// Whether `path`, a file in a suite's baseline folder, holds a GPU model's noisy figures: a .csv
-/// file named neither for an architecture (exact figures) nor `<key>.cliffs.csv` (cliffs).
+/// file named neither for an architecture (exact figures) nor `<key>.cliffs.csv` (cliffs), nor
+/// `<key>.levels.csv`, `<arch>.sass.csv` or `<arch>.accesses.csv`.
 bool is_gpu_model_baseline(const std::filesystem::path& path);
 
 /// The fields of each CSV row of a file laid out as a baseline file, and the line each starts on.

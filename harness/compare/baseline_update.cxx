@@ -1,5 +1,6 @@
 #include "harness/compare/baseline_update.hxx"
 
+#include "harness/compare/access_baseline.hxx"
 #include "harness/compare/baseline_file.hxx"
 #include "harness/compare/cliff_baseline.hxx"
 #include "harness/compare/sass_baseline.hxx"
@@ -196,6 +197,11 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const harness::RunRep
     out.notes.insert(out.notes.end(), cliffs.notes.begin(), cliffs.notes.end());
     // The SASS lines of the static tier's cases (docs/sass.md).
     for (auto& file : sass_baseline_changes(suite, report, dir, out.unchanged)) {
+        out.written.push_back(file.first.string());
+        files.push_back(std::move(file));
+    }
+    // The predicted accesses of the static tier's cases (docs/static-analysis.md).
+    for (auto& file : access_baseline_changes(suite, report, dir, out.unchanged)) {
         out.written.push_back(file.first.string());
         files.push_back(std::move(file));
     }

@@ -1,5 +1,6 @@
 #include "harness/compare/compare_run.hxx"
 
+#include "harness/compare/access_baseline.hxx"
 #include "harness/compare/sass_baseline.hxx"
 #include "harness/compare/sass_gate.hxx"
 
@@ -321,11 +322,13 @@ MetricVerdict judge_figure(const MetricInfo& info, const Rule& rule, const Basel
 
 /// What a judged figure's message adds: for a figure that moved and bears on occupancy, the
 /// occupancy cliff between baseline and run (`cliffs` keeps it per launch, computed once); for a
-/// regression, the worst predicted line or the top source line; for an improvement, that the
+/// regression, the predicted access that rose against the baseline's (`accesses`) or the worst
+/// predicted line, or the top source line; for an improvement, that the
 /// baseline is stale; and which launch the figure is of (`label`, none: the variant's own).
 void explain_verdict(MetricVerdict& v, const MetricInfo& info, const CaseResult& r, const std::string& name,
                      std::string_view label, const BaselineFile* exact,
-                     std::map<std::string, std::optional<std::string>>& cliffs)
+                     std::map<std::string, std::optional<std::string>>& cliffs,
+                     const std::vector<PredictedAccess>* accesses)
 {
     const bool moved =
         v.verdict == Verdict::regressed || v.verdict == Verdict::improved || v.verdict == Verdict::drifted;
@@ -344,7 +347,12 @@ void explain_verdict(MetricVerdict& v, const MetricInfo& info, const CaseResult&
             v.message += "; theoretical occupancy unchanged";
     }
     if (v.verdict == Verdict::regressed && info.collector == Collector::access_model) {
-        if (const PredictedAccess* a = top_predicted_access(r, name)) {
+        // The access whose figure rose against the same access in the baseline (`accesses`); without
+        // the baseline's accesses, the worst access now.
+        if (const auto rise = accesses ? risen_access(*accesses, r.predicted_accesses, name) : std::nullopt) {
+            v.location = fmt::format("{}:{}", rise->match.now->file, rise->match.now->line);
+            v.message += "; access that rose: " + rise->text;
+        } else if (const PredictedAccess* a = top_predicted_access(r, name)) {
             v.location = fmt::format("{}:{}", a->file, a->line);
             v.message += fmt::format("; worst line: {}, kernel {}", a->text(), a->kernel);
         }
@@ -395,7 +403,8 @@ MetricVerdict judge_expectation(const CaseResult& r, const suite::ExpectSpec& e)
 } // namespace
 
 void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* exact, const BaselineFile* noisy,
-                  const std::string& noisy_elsewhere, const CompareOptions& options)
+                  const std::string& noisy_elsewhere, const CompareOptions& options,
+                  const std::vector<PredictedAccess>* accesses)
 {
     r.verdicts.clear();
     if (r.status != CaseStatus::passed) return;
@@ -417,7 +426,7 @@ void compare_case(CaseResult& r, const suite::Suite& suite, const BaselineFile* 
             continue;
         }
         MetricVerdict v = judge_figure(info, rule, *row, *value, r, name, options);
-        explain_verdict(v, info, r, name, split_launch_metric(name).second, exact, cliffs);
+        explain_verdict(v, info, r, name, split_launch_metric(name).second, exact, cliffs, accesses);
         r.verdicts.push_back(std::move(v));
     }
 
@@ -493,11 +502,17 @@ void compare_run(harness::RunReport& report, const suite::Suite& suite, const Co
                         "{} only: skipped on {}",
                         elsewhere, report.device_name));
 
-    std::map<fs::path, std::optional<SassBaseline>> sass_files; // by path, read under the lock
+    std::map<fs::path, std::optional<SassBaseline>> sass_files;     // by path, read under the lock
+    std::map<fs::path, std::optional<AccessBaseline>> access_files; // the same
     for (auto& r : report.results) {
         if (r.status != CaseStatus::passed) continue;
         const BaselineFile* exact = load(baseline_path(options.baseline_dir, suite.name, exact_baseline_key(r.arch)));
-        compare_case(r, suite, exact, noisy, elsewhere, options);
+        const fs::path accesses_path = access_baseline_path(options.baseline_dir, suite.name, r.arch);
+        auto accesses = access_files.find(accesses_path);
+        if (accesses == access_files.end())
+            accesses = access_files.emplace(accesses_path, read_access_baseline(accesses_path)).first;
+        compare_case(r, suite, exact, noisy, elsewhere, options,
+                     accesses->second ? accesses->second->find(r.variant, r.params_text) : nullptr);
         judge_case_sass(r, suite, exact, options, sass_files);
         apply_waivers(r, waivers, today);
     }

@@ -29,9 +29,12 @@ void compare_run(harness::RunReport& report, const suite::Suite& suite, const Co
 
 /// The verdicts of one case (without waivers): `exact` holds the architecture's baseline,
 /// `noisy` the GPU model's (nullptr where there is none; `noisy_elsewhere` names GPU models that
-/// have one, for the note that noisy figures were skipped).
+/// have one, for the note that noisy figures were skipped). `accesses`, the case's predicted
+/// accesses in the access baseline (compare/access_baseline.hxx) or nullptr, lets a regression of a
+/// predicted figure name the access whose figure rose against its baseline access.
 void compare_case(CaseResult& result, const suite::Suite& suite, const BaselineFile* exact, const BaselineFile* noisy,
-                  const std::string& noisy_elsewhere, const CompareOptions& options = {});
+                  const std::string& noisy_elsewhere, const CompareOptions& options = {},
+                  const std::vector<PredictedAccess>* accesses = nullptr);
 
 /// The static figures that decide theoretical occupancy, as stored in a result or a baseline.
 struct OccupancyFigures {

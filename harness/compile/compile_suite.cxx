@@ -2,6 +2,7 @@
 
 #include "harness/compile/confinement.hxx"
 #include "harness/compile/include_policy.hxx"
+#include "harness/compile/module_file.hxx"
 #include "harness/core/child_process.hxx"
 #include "harness/suite/compile_params.hxx"
 #include "harness/suite/sweep.hxx"
@@ -129,6 +130,7 @@ std::string pack(const CompiledModule& m)
     const nlohmann::json j = {
         {"cubin", nlohmann::json::binary_t(std::vector<std::uint8_t>(m.cubin.begin(), m.cubin.end()))},
         {"ptx", m.ptx},
+        {"no_ptx", m.no_ptx},
         {"log", m.log},
         {"lowered_names", m.lowered_names},
         {"cache_key", m.cache_key},
@@ -154,6 +156,7 @@ ConfinedCompile unpack(const std::string& packed)
     const auto& cubin = j.at("cubin").get_binary();
     module.cubin.assign(cubin.begin(), cubin.end());
     module.ptx = j.at("ptx");
+    module.no_ptx = j.at("no_ptx");
     module.log = j.at("log");
     module.lowered_names = j.at("lowered_names").get<std::map<std::string, std::string>>();
     module.cache_key = j.at("cache_key");
@@ -335,6 +338,9 @@ std::vector<ConfinedCompile> compile_confined(std::vector<CompileRequest> reques
     // Loaded here, once, so no compiler process calls the dynamic loader after fork(): another
     // thread of this process may hold its lock at that moment. Loading the library runs no NVRTC.
     load_nvrtc_builtins();
+    // The same for a module file's compressed entries (its code, or the PTX its accesses are predicted from).
+    if (std::any_of(requests.begin(), requests.end(), [](const CompileRequest& r) { return !r.module_file.empty(); }))
+        load_module_decompressor();
 
     std::vector<ConfinedCompile> results(requests.size());
     std::vector<Compiling> running;

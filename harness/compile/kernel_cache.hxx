@@ -26,6 +26,8 @@ struct CompiledModule {
     /// NVRTC's PTX of the same compilation, which the access model reads (analysis/access_model.hxx);
     /// empty for a module built by the project's compiler without PTX.
     std::string ptx;
+    /// Why a module file's PTX could not be read (a compressed entry without libzstd); empty otherwise.
+    std::string no_ptx;
     std::string log;                                  ///< NVRTC's log, including ptxas' resource report
     std::map<std::string, std::string> lowered_names; ///< entry expression -> symbol in the cubin
     std::string cache_key;

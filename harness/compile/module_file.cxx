@@ -145,16 +145,24 @@ std::optional<std::string> lz4_block(std::string_view in, std::size_t size)
 
 /// Decodes a zstd frame with the system's libzstd, loaded when first needed (the tool starts
 /// without it). Throws Error (environment) when it cannot be loaded.
-std::optional<std::string> zstd_frame(std::string_view in, std::size_t size, const fs::path& file)
+using ZstdDecompress = std::size_t (*)(void*, std::size_t, const void*, std::size_t);
+using ZstdIsError = unsigned (*)(std::size_t);
+
+/// libzstd's two functions, loaded on the first call (null when it cannot be loaded).
+const std::pair<ZstdDecompress, ZstdIsError>& zstd_library()
 {
-    using Decompress = std::size_t (*)(void*, std::size_t, const void*, std::size_t);
-    using IsError = unsigned (*)(std::size_t);
-    static const auto library = []() -> std::pair<Decompress, IsError> {
+    static const auto library = []() -> std::pair<ZstdDecompress, ZstdIsError> {
         void* so = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
         if (!so) return {nullptr, nullptr};
-        return {reinterpret_cast<Decompress>(dlsym(so, "ZSTD_decompress")),
-                reinterpret_cast<IsError>(dlsym(so, "ZSTD_isError"))};
+        return {reinterpret_cast<ZstdDecompress>(dlsym(so, "ZSTD_decompress")),
+                reinterpret_cast<ZstdIsError>(dlsym(so, "ZSTD_isError"))};
     }();
+    return library;
+}
+
+std::optional<std::string> zstd_frame(std::string_view in, std::size_t size, const fs::path& file)
+{
+    const auto& library = zstd_library();
     if (!library.first || !library.second)
         throw Error(ErrorKind::environment,
                     file.string() + ": its code is zstd-compressed and libzstd.so.1 cannot be loaded; install "
@@ -270,6 +278,11 @@ std::string_view base_of(std::string_view name)
 
 } // namespace
 
+void load_module_decompressor()
+{
+    zstd_library();
+}
+
 ModuleKind module_kind(std::string_view bytes, const fs::path& file)
 {
     if (bytes.starts_with("\x7f"
@@ -331,6 +344,26 @@ std::string cubin_for_arch(std::string_view bytes, const fs::path& file, const s
     }
     }
     bad(file, "unknown module kind");
+}
+
+std::string module_ptx(std::string_view bytes, const fs::path& file, const std::string& arch)
+{
+    const int sm = sm_number(arch);
+    switch (module_kind(bytes, file)) {
+    case ModuleKind::cubin: return "";
+    case ModuleKind::ptx: return std::string(bytes);
+    case ModuleKind::fatbin: {
+        const auto entries = fatbin_entries(bytes, file);
+        const FatbinEntry* ptx = nullptr;
+        for (const auto& e : entries)
+            if (!e.elf && e.sm <= sm && (!ptx || e.sm > ptx->sm)) ptx = &e;
+        if (!ptx) return "";
+        std::string text = payload_of(*ptx, file);
+        if (const auto zero = text.find('\0'); zero != std::string::npos) text.resize(zero);
+        return text;
+    }
+    }
+    return "";
 }
 
 std::map<std::string, std::string> find_entries(std::string_view cubin, const std::vector<std::string>& entries,
@@ -469,6 +502,13 @@ CompiledModule load_module_file(const fs::path& file, const std::string& arch, c
     const std::string bytes = read_input_file(file, max_module_bytes, "module file");
     CompiledModule module;
     module.cubin = cubin_for_arch(bytes, file, arch, &module.log);
+    // What the static tier predicts accesses from (compile/predicted_accesses.hxx). PTX that cannot
+    // be read (compressed, without libzstd) leaves the accesses unpredicted, never the module unrun.
+    try {
+        module.ptx = module_ptx(bytes, file, arch);
+    } catch (const Error& e) {
+        module.no_ptx = e.what();
+    }
     if (!allow_stale) check_not_stale(file, module.cubin, built_from, project_roots);
     module.lowered_names = find_entries(module.cubin, entries, file);
     const XXH128_hash_t hash = XXH3_128bits(bytes.data(), bytes.size());

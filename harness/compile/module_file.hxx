@@ -30,6 +30,15 @@ std::vector<std::string> module_archs(std::string_view bytes, const std::filesys
 std::string cubin_for_arch(std::string_view bytes, const std::filesystem::path& file, const std::string& arch,
                            std::string* log = nullptr);
 
+/// Loads the library that decompresses zstd entries of fatbins (libzstd.so.1), when it is there:
+/// called before compiler processes are forked, which must not call the dynamic loader.
+void load_module_decompressor();
+
+/// The PTX a module carries for `arch`: a PTX file's text, a fatbin's PTX for that architecture or
+/// the newest older one (decompressed), or "" for a cubin or a fatbin of machine code only. The
+/// static tier predicts the module's accesses from it (docs/static-analysis.md).
+std::string module_ptx(std::string_view bytes, const std::filesystem::path& file, const std::string& arch);
+
 /// The symbol of each entry ("stencil_1d<256>", an extern "C" name, or a mangled name) among the
 /// kernels of `cubin`: demangled names are compared without their return type, parameter list and
 /// whitespace. Throws Error (bad_input) listing the kernels the module holds for an unknown entry.

@@ -333,7 +333,11 @@ void add_predicted_accesses(CaseResult& r, const suite::Suite& suite, const suit
                             PtxModules& ptx)
 {
     if (module.ptx.empty()) {
-        r.not_predicted.push_back("the module has no PTX");
+        // A Triton export is its cubin and manifest only (ci/triton_export.py, docs/triton.md).
+        r.not_predicted.push_back(!module.no_ptx.empty() ? "its PTX cannot be read: " + module.no_ptx
+                                  : variant.triton.empty()
+                                      ? "the module has no PTX"
+                                      : "the module has no PTX: a Triton export carries only its cubin");
         return;
     }
     analysis::PredictedTotals sum;

@@ -1,4 +1,5 @@
 #include "harness/cli/commands.hxx"
+#include "harness/compare/access_baseline.hxx"
 #include "harness/compare/baseline_file.hxx"
 #include "harness/compare/baseline_update.hxx"
 #include "harness/compare/cliff_baseline.hxx"
@@ -1072,6 +1073,16 @@ TEST(CommittedSuites, ExpectationsHoldForTheRecordedFigures)
             if (file.path().stem().extension() == ".levels") continue;
             // The SASS lines are judged by the SASS gate (compare/sass_gate.hxx), not as figures.
             if (file.path().stem().extension() == ".sass") continue;
+            // The predicted accesses name a predicted figure's rise (compare/access_baseline.hxx):
+            // each file reads back, is this suite's, and holds cases of the suite only.
+            if (file.path().stem().extension() == ".accesses") {
+                const auto accesses = read_access_baseline(file.path());
+                ASSERT_TRUE(accesses) << file.path();
+                check_baseline_identity(*accesses, file.path().string(), s.name, file.path().stem().string());
+                for (const auto& entry : accesses->cases)
+                    EXPECT_NE(s.find_variant(entry.first.first), nullptr) << file.path() << ": " << entry.first.first;
+                continue;
+            }
             if (is_cliff_baseline(file.path())) {
                 checked += recorded_cliffs_hold_expectations(s, file.path());
                 continue;

@@ -342,7 +342,7 @@ TEST(GpuProfile, CasesWithCachedCountersMeasureTheirNoisyOnesTogetherAsAlone)
 }
 
 // Kernels built by nvcc (tests/kernels/module_kernels.cu, into <build>/test-modules by CMake) run
-// from a fatbin, a cubin and PTX, verify against NVRTC's build of the same source, and a module's
+// from two fatbins, a cubin and PTX, verify against NVRTC's build of the same source, and a module's
 // line table names the source line of its hotspot.
 TEST(GpuRun, NvccModulesVerifyAndNameTheirSourceLines)
 {
@@ -353,7 +353,7 @@ TEST(GpuRun, NvccModulesVerifyAndNameTheirSourceLines)
     auto s = suite::load_suite(repo_root() / "tests" / "suites" / "nvcc_modules.yaml");
     s.timing.budget_s = 0.05;
     const auto results = run_suite(s, 30.0);
-    ASSERT_EQ(results.size(), 20u);
+    ASSERT_EQ(results.size(), 24u);
     for (const auto& r : results)
         EXPECT_EQ(r.status, CaseStatus::passed) << r.variant << " " << r.params_text << ": " << r.message;
     const auto& scattered = find(results, "scattered", "N=65536 BLOCK=256");
@@ -367,6 +367,6 @@ TEST(GpuRun, NvccModulesVerifyAndNameTheirSourceLines)
     EXPECT_EQ(hotspot->file, "kernels/module_kernels.cu");
     EXPECT_EQ(hotspot->line, 35) << "the line that reads and writes element j";
     EXPECT_FALSE(hotspot->snippet.empty());
-    for (const std::string variant : {"fatbin", "ptx"})
+    for (const std::string variant : {"fatbin", "fatbin_ptx", "ptx"})
         EXPECT_EQ(find(results, variant, "N=65536 BLOCK=256").metric("excess_global_sectors"), 0.0) << variant;
 }

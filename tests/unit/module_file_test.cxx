@@ -25,6 +25,7 @@
 #include <random>
 #include <sys/file.h>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 
 using namespace harness;
@@ -476,20 +477,76 @@ TEST(ModuleFile, TheNvccModulesSuiteRunsInTheStaticTier)
         if (r.variant == "cubin" || r.variant == "scattered") continue; // no shared memory
         EXPECT_EQ(r.metric(metric::static_shared_bytes), 4.0 * r.params.at("BLOCK")) << r.variant;
     }
-    EXPECT_EQ(passed,
-              (std::map<std::string, int>{{"nvrtc", 4}, {"fatbin", 4}, {"cubin", 4}, {"ptx", 4}, {"scattered", 4}}));
-    // sm_80: the fatbin has its code; the sm_90 cubin and the compute_90 PTX cannot serve it.
+    EXPECT_EQ(passed, (std::map<std::string, int>{
+                          {"nvrtc", 4}, {"fatbin", 4}, {"fatbin_ptx", 4}, {"cubin", 4}, {"ptx", 4}, {"scattered", 4}}));
+    // sm_80: the fatbin has its code; the sm_90 cubin, the compute_90 and sm_90 fatbin and the
+    // compute_90 PTX cannot serve it.
     for (const auto& r : compile::run_static_tier(s, {"sm_80"}, nullptr)) {
         if (r.variant == "nvrtc" || r.variant == "fatbin" || r.variant == "scattered") {
             EXPECT_EQ(r.status, CaseStatus::passed) << r.variant << ": " << r.message;
         } else {
             EXPECT_EQ(r.status, CaseStatus::compile_error) << r.variant;
-            EXPECT_NE(r.message.find(r.variant == "cubin" ? "holds sm_90 code; the run needs sm_80"
-                                                          : "its PTX does not compile for sm_80"),
+            EXPECT_NE(r.message.find(r.variant == "cubin"        ? "holds sm_90 code; the run needs sm_80"
+                                     : r.variant == "fatbin_ptx" ? "holds compute_90, sm_90, nothing sm_80 can run"
+                                                                 : "its PTX does not compile for sm_80"),
                       std::string::npos)
                 << r.message;
         }
     }
+}
+
+// A module that carries PTX (a PTX file, a fatbin with PTX beside its code) has its accesses
+// predicted from that PTX, as NVRTC's build of the same source has; one of machine code only (a
+// cubin, a fatbin without PTX) is not predicted, and says why.
+TEST(ModuleFile, ModulesWithPtxHaveTheirAccessesPredicted)
+{
+    ::setenv("HARNESS_TEST_MODULE_DIR", HARNESS_TEST_MODULE_DIR, 0); // a copied build may point elsewhere
+    const auto s = suite::load_suite(repo_root() / "tests" / "suites" / "nvcc_modules.yaml");
+    const auto results = compile::run_static_tier(s, {"sm_90"}, nullptr);
+    const auto find = [&](const std::string& variant, const std::string& params) -> const CaseResult& {
+        for (const auto& r : results)
+            if (r.variant == variant && r.params_text == params) return r;
+        throw std::runtime_error("no case " + variant + " " + params);
+    };
+    const std::vector<const char*> figures = {
+        metric::predicted_global_ld_requests,      metric::predicted_global_ld_sectors,
+        metric::predicted_global_st_requests,      metric::predicted_global_st_sectors,
+        metric::predicted_excess_global_sectors,   metric::predicted_shared_wavefronts,
+        metric::predicted_excess_shared_wavefronts};
+    int compared = 0;
+    for (const auto& nvrtc : results) {
+        if (nvrtc.variant != "nvrtc") continue;
+        ASSERT_TRUE(nvrtc.not_predicted.empty()) << nvrtc.not_predicted.front();
+        for (const std::string variant : {"ptx", "fatbin_ptx"}) {
+            const CaseResult& r = find(variant, nvrtc.params_text);
+            ASSERT_TRUE(r.not_predicted.empty()) << variant << ": " << r.not_predicted.front();
+            for (const char* figure : figures) {
+                ASSERT_TRUE(r.metric(figure)) << variant << " " << r.params_text << " " << figure;
+                EXPECT_EQ(r.metric(figure), nvrtc.metric(figure)) << variant << " " << r.params_text << " " << figure;
+            }
+            // The same accesses, at the same lines of the same source.
+            ASSERT_EQ(r.predicted_accesses.size(), nvrtc.predicted_accesses.size()) << variant;
+            for (std::size_t i = 0; i < r.predicted_accesses.size(); ++i) {
+                const PredictedAccess& a = r.predicted_accesses[i];
+                const PredictedAccess& b = nvrtc.predicted_accesses[i];
+                EXPECT_EQ(std::tie(a.file, a.line, a.access, a.buffer), std::tie(b.file, b.line, b.access, b.buffer))
+                    << variant << " " << a.text() << " against " << b.text();
+            }
+            ++compared;
+        }
+    }
+    EXPECT_EQ(compared, 8);
+    // 256 threads staging 256 floats: a load of in[], a store and a load of tile[], a store to out[].
+    const CaseResult& ptx = find("ptx", "N=65536 BLOCK=256");
+    EXPECT_EQ(ptx.metric(metric::predicted_global_ld_requests), 65536.0 / 32);
+    EXPECT_EQ(ptx.metric(metric::predicted_global_ld_sectors), 65536.0 * 4 / 32);
+    EXPECT_EQ(ptx.metric(metric::predicted_excess_shared_wavefronts), 0.0);
+    for (const std::string variant : {"fatbin", "cubin", "scattered"})
+        for (const auto& r : results) {
+            if (r.variant != variant) continue;
+            EXPECT_EQ(r.not_predicted, std::vector<std::string>{"the module has no PTX"}) << variant;
+            EXPECT_FALSE(r.metric(metric::predicted_excess_global_sectors)) << variant;
+        }
 }
 
 TEST(ModuleFile, AVariableThatStartsThePathWithARelativeFolderMeansTheWorkingFolder)

@@ -138,6 +138,10 @@ TEST(TritonManifest, StaticTierReadsCommittedCubins)
         EXPECT_EQ(r.metric("dynamic_shared_bytes"), 16.0);
         EXPECT_EQ(r.metric("blocks_per_sm"), 16.0);
         EXPECT_EQ(r.metric("theoretical_occupancy"), 1.0);
+        // An export is its cubin: its accesses are not predicted, and the case says why.
+        EXPECT_EQ(r.not_predicted,
+                  std::vector<std::string>{"the module has no PTX: a Triton export carries only its cubin"});
+        EXPECT_FALSE(r.metric("predicted_excess_global_sectors"));
     }
     EXPECT_TRUE(seen);
     // The planted one-warp export: 32-thread blocks, more registers, occupancy below half.
