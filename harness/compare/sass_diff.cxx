@@ -79,13 +79,4 @@ void attach_sass_diffs(harness::RunReport& report, const std::filesystem::path& 
     }
 }
 
-std::string sass_diff_file_text(const harness::RunReport& report)
-{
-    std::string out;
-    for (const auto& r : report.results)
-        if (!r.sass_diff.empty())
-            out += fmt::format("=== {} {} {} ===\n{}\n", r.variant, r.params_text, r.arch, r.sass_diff);
-    return out;
-}
-
 } // namespace harness::compare

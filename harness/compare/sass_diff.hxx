@@ -28,7 +28,4 @@ std::optional<std::string> case_sass_diff(const SassCodeFile& baseline, bool bas
 /// the code its baseline in `baseline_dir` was recorded from (nothing where either lacks it).
 void attach_sass_diffs(harness::RunReport& report, const std::filesystem::path& baseline_dir);
 
-/// Every case's diff as one text, each headed by "=== variant params arch ===" (sass_diff.txt).
-std::string sass_diff_file_text(const harness::RunReport& report);
-
 } // namespace harness::compare

@@ -25,6 +25,9 @@ harness::RunReport run_suite_static(const suite::Suite& s, const run::RunSetting
             return std::find(settings.variants.begin(), settings.variants.end(), r.variant) == settings.variants.end();
         });
     add_static_cliff_maps(rep, s);
+    if (settings.changed_only)
+        rep.notes.push_back("--changed-only: the static tier runs every case (it records the SASS that GPU runs "
+                            "compare with)");
     return rep;
 }
 

@@ -150,16 +150,22 @@ std::string sass_diff_details(const CaseResult& r, const MetricVerdict& v)
         if (line.starts_with("@@")) ++hunks;
         if (lines >= max_lines) continue;
         ++lines;
+        // Styled in place: a page without a diff stays as it was.
         const char* css = line.starts_with("@@")  ? "hunk"
                           : line.starts_with('-') ? "del"
                           : line.starts_with('+') ? "ins"
                                                   : "";
-        body += *css ? fmt::format("<span class=\"{}\">{}</span>\n", css, html_escape(line)) : html_escape(line) + "\n";
+        const char* color = line.starts_with("@@") ? "muted" : line.starts_with('-') ? "bad" : "good";
+        body += *css ? fmt::format("<span class=\"{}\" style=\"color: var(--{})\">{}</span>\n", css, color,
+                                   html_escape(line))
+                     : html_escape(line) + "\n";
     }
     if (total > lines) body += html_escape(fmt::format("... {} more lines in sass_diff.txt\n", total - lines));
-    return fmt::format("<details class=\"sass-diff\"><summary>SASS against the baseline's: {} changed source "
-                       "lines</summary><pre>{}</pre></details>",
-                       hunks, body);
+    return fmt::format(
+        "<details class=\"sass-diff\" style=\"margin-top: 4px\"><summary style=\"cursor: pointer; "
+        "color: var(--muted)\">SASS against the baseline's: {} changed source lines</summary><pre "
+        "style=\"margin: 4px 0 0; font-size: 12px; max-height: 480px; overflow: auto\">{}</pre></details>",
+        hunks, body);
 }
 
 std::string verdict_table(const std::vector<Finding>& rows, const std::map<std::string, std::string>& anchors,

@@ -1,5 +1,4 @@
 #include "harness/report/reporters.hxx"
-#include "harness/compare/sass_diff.hxx"
 #include "harness/core/atomic_file.hxx"
 
 #include <fmt/format.h>
@@ -37,7 +36,10 @@ void write_sass_files(const RunReport& r, const std::filesystem::path& dir, std:
     for (const auto& [arch, code] : r.sass_code)
         if (!code.cases.empty())
             write_file_atomically(dir / fmt::format("sass-{}.gz", arch), gzip_text(sass_code_text(code)));
-    const std::string diffs = compare::sass_diff_file_text(r);
+    std::string diffs;
+    for (const auto& c : r.results)
+        if (!c.sass_diff.empty())
+            diffs += fmt::format("=== {} {} {} ===\n{}\n", c.variant, c.params_text, c.arch, c.sass_diff);
     if (diffs.empty()) {
         std::error_code ec;
         std::filesystem::remove(dir / "sass_diff.txt", ec); // an earlier run's

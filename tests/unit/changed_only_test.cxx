@@ -9,12 +9,14 @@
 #include "harness/core/run_report.hxx"
 #include "harness/core/sass_code.hxx"
 #include "harness/pipeline/changed_only.hxx"
+#include "harness/report/reporters.hxx"
 #include "harness/suite/suite.hxx"
 #include "harness/suite/sweep.hxx"
 #include "test_files.hxx"
 #include "test_paths.hxx"
 
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
@@ -57,12 +59,13 @@ Hashed hashed(const fs::path& file)
     return h;
 }
 
-/// Records `h`'s code as `harness baseline update` on a GPU does: every case passed.
-void record_gpu_baseline(const Hashed& h, const fs::path& baselines)
+/// Records `h`'s code as `harness baseline update` on a GPU does (or, `static_tier`, as a static
+/// update does): every case passed.
+void record_baseline(const Hashed& h, const fs::path& baselines, bool static_tier = false)
 {
     RunReport report;
     report.suite = h.suite.name;
-    report.mode = RunMode::gpu;
+    report.mode = static_tier ? RunMode::static_tier : RunMode::gpu;
     for (const auto& c : h.cases) {
         CaseResult r;
         r.variant = h.suite.variants[c.variant].name;
@@ -72,6 +75,8 @@ void record_gpu_baseline(const Hashed& h, const fs::path& baselines)
         report.results.push_back(r);
     }
     report.sass_code["sm_90"] = h.code;
+    if (static_tier)
+        for (auto& [key, sides] : report.sass_code["sm_90"].cases) std::swap(sides.first, sides.second);
     std::vector<std::string> unchanged;
     const auto files = compare::sass_code_changes(h.suite, report, baselines, unchanged);
     ASSERT_EQ(files.size(), 1u);
@@ -98,13 +103,19 @@ TEST(ChangedOnly, OneChangedKernelRunsItsCasesAndTheirReferenceAndCarriesTheRest
     for (const char* dir : {"suites", "kernels"}) fs::copy(repo_root() / dir, root / dir, fs::copy_options::recursive);
     const fs::path baselines = root / "baselines";
     for (const char* name : {"transpose", "reduce"})
-        record_gpu_baseline(hashed(root / "suites" / (std::string(name) + ".yaml")), baselines);
+        record_baseline(hashed(root / "suites" / (std::string(name) + ".yaml")), baselines);
     const fs::path code_file = compare::sass_code_path(baselines, "transpose", "sm_90");
     ASSERT_TRUE(fs::exists(code_file));
     const auto recorded = compare::read_sass_code(code_file, "transpose", "sm_90");
     ASSERT_TRUE(recorded);
     EXPECT_FALSE(recorded->cases.at({"smem", "M=1000 N=1000"}).second.hash.empty());
     EXPECT_TRUE(recorded->cases.at({"smem", "M=1000 N=1000"}).first.hash.empty()); // no static recording
+    // A static update records its side and keeps the GPU's.
+    record_baseline(hashed(root / "suites/transpose.yaml"), baselines, true);
+    const auto both = compare::read_sass_code(code_file, "transpose", "sm_90");
+    ASSERT_TRUE(both);
+    EXPECT_EQ(both->cases.at({"smem", "M=1000 N=1000"}).second, recorded->cases.at({"smem", "M=1000 N=1000"}).second);
+    EXPECT_EQ(both->cases.at({"smem", "M=1000 N=1000"}).first, recorded->cases.at({"smem", "M=1000 N=1000"}).second);
 
     // Nothing changed: everything is carried.
     {
@@ -159,6 +170,17 @@ TEST(ChangedOnly, OneChangedKernelRunsItsCasesAndTheirReferenceAndCarriesTheRest
     EXPECT_EQ(totals.passed, 0u);
     EXPECT_EQ(totals.unchanged, r.cases.size());
     EXPECT_EQ(gate_counts(report).compared, 0u);
+    // Every report counts them apart.
+    report.suite = "reduce";
+    report.mode = RunMode::gpu;
+    const std::string summary = report::markdown_summary(report);
+    EXPECT_NE(summary.find(fmt::format("{} of the skipped cases are **unchanged**", r.cases.size())), std::string::npos)
+        << summary;
+    std::ostringstream console;
+    report::write_console_verdicts(report, console);
+    EXPECT_NE(console.str().find(fmt::format("unchanged: {} of the skipped cases not run", r.cases.size())),
+              std::string::npos)
+        << console.str();
 
     // An input changed (the input buffer's seed): every case of the suite runs.
     replace_in(root / "suites/reduce.yaml", "seed: ", "seed: 9");
