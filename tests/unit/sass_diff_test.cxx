@@ -313,3 +313,20 @@ TEST(SassDiff, AFailingStaticRunShowsTheDiffUnderItsVerdictInEveryReport)
         << printed.substr(first_case, 400);
     EXPECT_NE(printed.find("\n-LDG.E.128.CONSTANT"), std::string::npos);
 }
+
+TEST(SassDiffCommand, ASideWithoutNormalisedSassIsBadInputNamingIt)
+{
+    const TempDir empty{"harness-sass-diff-empty"};
+    testing::internal::CaptureStderr();
+    const int code = cli::run_tool({"sass-diff", empty.path.string(), empty.path.string()});
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(code, 2);
+    EXPECT_NE(err.find(empty.path.string() + ": no normalised SASS"), std::string::npos) << err;
+
+    // A file that is not a code file: bad input naming it, its line and field.
+    write(empty.path / "sm_90.sass.gz", gzip_text("not a SASS code file\n"));
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(cli::run_tool({"sass-diff", (empty.path / "sm_90.sass.gz").string(), empty.path.string()}), 2);
+    const std::string bad = testing::internal::GetCapturedStderr();
+    EXPECT_NE(bad.find((empty.path / "sm_90.sass.gz").string() + ":1:1: header"), std::string::npos) << bad;
+}
