@@ -25,6 +25,7 @@ packages=(
   libxxhash-dev     # compile cache keys
   libssl-dev        # SHA-256 of module sources (libcrypto)
   libsqlite3-dev    # the history's query index (static archive)
+  zlib1g-dev        # the normalised SASS beside the baselines, gzip-compressed (static archive)
 )
 ((tool_only)) || packages+=(
   libgtest-dev      # tests

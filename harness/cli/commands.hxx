@@ -25,6 +25,7 @@ int metrics_command(const std::vector<std::string>& args);
 int baseline_command(const std::vector<std::string>& args);
 int merge_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
+int sass_diff_command(const std::vector<std::string>& args);
 int crosscheck_command(const std::vector<std::string>& args);
 int stability_command(const std::vector<std::string>& args);
 int bisect_command(const std::vector<std::string>& args);

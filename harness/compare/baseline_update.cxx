@@ -205,6 +205,11 @@ BaselineUpdate update_baselines(const suite::Suite& suite, const harness::RunRep
         out.written.push_back(file.first.string());
         files.push_back(std::move(file));
     }
+    // The normalised SASS those figures were recorded from, for diffs and --changed-only.
+    for (auto& file : sass_code_changes(suite, report, dir, out.unchanged)) {
+        out.written.push_back(file.first.string());
+        files.push_back(std::move(file));
+    }
     // Every file is read, merged and checked above; now all of them change, or none does.
     replace_files_together(files, before_step);
     return out;

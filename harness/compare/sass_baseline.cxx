@@ -2,6 +2,7 @@
 
 #include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/core/sass_code.hxx"
 #include "harness/core/text.hxx"
 #include "harness/suite/sweep.hxx"
 
@@ -139,6 +140,67 @@ std::vector<std::pair<fs::path, std::string>> sass_baseline_changes(const suite:
         file.set_meta("arch", arch);
         file.set_writer(report.cuda_version, report.harness_version, report.git_revision, report.timestamp);
         files.emplace_back(path, sass_baseline_text(file));
+    }
+    return files;
+}
+
+fs::path sass_code_path(const fs::path& dir, const std::string& suite, const std::string& arch)
+{
+    const fs::path exact = baseline_path(dir, suite, exact_baseline_key(arch));
+    return exact.parent_path() / (exact.stem().string() + ".sass.gz");
+}
+
+std::optional<SassCodeFile> read_sass_code(const fs::path& path, const std::string& suite, const std::string& arch)
+{
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return std::nullopt;
+    const std::string raw = read_baseline_text(path, "SASS code file");
+    const std::string text = raw.starts_with("\x1f\x8b") ? gunzip_text(raw, path.string()) : raw;
+    SassCodeFile file = parse_sass_code(text, path.string());
+    if (!suite.empty() && file.suite != suite)
+        throw InputError(path.string(), 2, 1, "suite",
+                         fmt::format("the file is suite \"{}\"'s, not \"{}\"'s", file.suite, suite));
+    if (!arch.empty() && file.arch != arch)
+        throw InputError(path.string(), 3, 1, "arch", fmt::format("the file is for {}, not {}", file.arch, arch));
+    return file;
+}
+
+std::vector<std::pair<fs::path, std::string>> sass_code_changes(const suite::Suite& suite,
+                                                                const harness::RunReport& report, const fs::path& dir,
+                                                                std::vector<std::string>& unchanged)
+{
+    std::set<std::pair<std::string, std::string>> in_suite;
+    for (const auto& c : suite::expand_cases(suite)) in_suite.emplace(suite.variants[c.variant].name, c.params_text);
+    const bool gpu = report.mode != RunMode::static_tier;
+    std::vector<std::pair<fs::path, std::string>> files;
+    for (const auto& [arch, run_code] : report.sass_code) {
+        const fs::path path = sass_code_path(dir, suite.name, arch);
+        SassCodeFile file = read_sass_code(path, suite.name, arch).value_or(SassCodeFile{});
+        const std::string before = file.suite.empty() ? "" : sass_code_text(file);
+        file.suite = suite.name;
+        file.arch = arch;
+        std::erase_if(file.cases, [&](const auto& entry) { return !in_suite.contains(entry.first); });
+        bool any = false;
+        for (const auto& r : report.results) {
+            if (r.arch != arch || r.status != CaseStatus::passed) continue;
+            const auto it = run_code.cases.find({r.variant, r.params_text});
+            if (it == run_code.cases.end()) continue;
+            const SassCaseCode& now = gpu ? it->second.second : it->second.first;
+            if (now.hash.empty()) continue;
+            for (const auto& id : now.kernels)
+                if (const SassKernelCode* k = run_code.kernel(id)) file.kernels.try_emplace(id, *k);
+            auto& kept = file.cases[it->first];
+            (gpu ? kept.second : kept.first) = now;
+            any = true;
+        }
+        if (!any && before.empty()) continue;
+        file.drop_unused_kernels();
+        const std::string after = sass_code_text(file);
+        if (after == before) {
+            unchanged.push_back(path.string());
+            continue;
+        }
+        files.emplace_back(path, gzip_text(after));
     }
     return files;
 }

@@ -51,4 +51,23 @@ std::vector<std::pair<std::filesystem::path, std::string>> sass_baseline_changes
                                                                                  const std::filesystem::path& dir,
                                                                                  std::vector<std::string>& unchanged);
 
+/// <dir>/<suite>/<arch>.sass.gz: the normalised SASS the baseline was recorded from
+/// (core/sass_code.hxx), gzip-compressed.
+std::filesystem::path sass_code_path(const std::filesystem::path& dir, const std::string& suite,
+                                     const std::string& arch);
+/// Reads a SASS code file (gzip, or the plain text); nullopt when there is no such file. Throws
+/// InputError naming the file for one that cannot be read as such, or that names another suite or
+/// architecture than `suite` and `arch` (either empty: not checked).
+std::optional<SassCodeFile> read_sass_code(const std::filesystem::path& path, const std::string& suite = "",
+                                           const std::string& arch = "");
+
+/// The SASS code files `harness baseline update` writes for `report`: for each architecture of
+/// report.sass_code, the file merged with the code of every case that passed (as the static tier
+/// recorded it, or as a GPU run did, by the report's mode), cases no longer in the suite and
+/// kernels no case names dropped. Files whose contents would not change are listed in `unchanged`.
+std::vector<std::pair<std::filesystem::path, std::string>> sass_code_changes(const suite::Suite& suite,
+                                                                             const harness::RunReport& report,
+                                                                             const std::filesystem::path& dir,
+                                                                             std::vector<std::string>& unchanged);
+
 } // namespace harness::compare

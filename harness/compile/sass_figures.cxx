@@ -1,5 +1,6 @@
 #include "harness/compile/sass_figures.hxx"
 
+#include "harness/compile/sass_normalise.hxx"
 #include "harness/core/atomic_file.hxx"
 #include "harness/core/text.hxx"
 
@@ -17,7 +18,7 @@ namespace fs = std::filesystem;
 namespace {
 
 /// Version of the cache entry's layout; another one is a miss.
-constexpr int sass_entry_format = 1;
+constexpr int sass_entry_format = 2; // 2: the normalised code too
 
 std::string cubin_hash(const std::string& cubin)
 {
@@ -54,8 +55,23 @@ fs::path entry_path(const CompileCache& cache, const CompiledModule& module)
     return cache.dir() / (module.cache_key + ".sass.json");
 }
 
-/// The cached counts of this cubin from this nvdisasm, or nullopt.
-std::optional<std::vector<SassKernelCounts>> load_entry(const fs::path& path, const std::string& identity)
+/// The normalised code of a module's functions as the cache keeps it: a SASS code file's text.
+std::string code_text(const std::vector<SassKernelCode>& code)
+{
+    SassCodeFile file;
+    for (const auto& k : code) file.add_kernel(k);
+    return sass_code_text(file);
+}
+
+std::vector<SassKernelCode> code_of(const std::string& text)
+{
+    std::vector<SassKernelCode> code;
+    for (auto& [id, k] : parse_sass_code(text, "the cache entry").kernels) code.push_back(std::move(k));
+    return code;
+}
+
+/// The cached counts and code of this cubin from this nvdisasm, or nullopt.
+std::optional<ModuleSass> load_entry(const fs::path& path, const std::string& identity)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in) return std::nullopt;
@@ -65,7 +81,13 @@ std::optional<std::vector<SassKernelCounts>> load_entry(const fs::path& path, co
         const auto j = nlohmann::json::parse(text.str());
         if (j.at("format").get<int>() != sass_entry_format || j.at("identity").get<std::string>() != identity)
             return std::nullopt;
-        return sass_counts_from_json(j.at("kernels").dump());
+        auto counts = sass_counts_from_json(j.at("kernels").dump());
+        if (!counts) return std::nullopt;
+        ModuleSass sass;
+        sass.kernels = std::move(*counts);
+        sass.code = code_of(j.at("code").get<std::string>());
+        sass.from_cache = true;
+        return sass;
     } catch (const std::exception&) {
         return std::nullopt;
     }
@@ -114,14 +136,12 @@ ModuleSass module_sass(const CompiledModule& module, const std::string& name, co
     // An entry holds for one cubin and one nvdisasm: a newer one may print another SASS.
     const std::string identity = fmt::format("{} {}", cubin_hash(module.cubin), nvdisasm.version);
     if (cache && !module.cache_key.empty())
-        if (auto cached = load_entry(entry_path(*cache, module), identity)) {
-            sass.kernels = std::move(*cached);
-            sass.from_cache = true;
-            return sass;
-        }
+        if (auto cached = load_entry(entry_path(*cache, module), identity)) return std::move(*cached);
     try {
         const std::string text = disassemble_cubin(nvdisasm.program, module.cubin, name, limits);
-        sass.kernels = count_classes(parse_disassembly(text, name));
+        const auto functions = parse_disassembly(text, name);
+        sass.kernels = count_classes(functions);
+        for (const auto& f : functions) sass.code.push_back(normalise_sass(f));
     } catch (const Error& e) {
         if (e.kind() != ErrorKind::bad_input) throw;
         sass.error = e.what();
@@ -130,7 +150,8 @@ ModuleSass module_sass(const CompiledModule& module, const std::string& name, co
     if (cache && !module.cache_key.empty()) {
         const nlohmann::json entry = {{"format", sass_entry_format},
                                       {"identity", identity},
-                                      {"kernels", nlohmann::json::parse(sass_counts_json(sass.kernels))}};
+                                      {"kernels", nlohmann::json::parse(sass_counts_json(sass.kernels))},
+                                      {"code", code_text(sass.code)}};
         try {
             write_file_atomically(entry_path(*cache, module), entry.dump());
         } catch (const std::exception&) {

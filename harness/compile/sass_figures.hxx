@@ -7,6 +7,7 @@
 #include "harness/compile/nvrtc_compiler.hxx"
 #include "harness/compile/sass_classes.hxx"
 #include "harness/core/case_result.hxx"
+#include "harness/core/sass_code.hxx"
 #include "harness/suite/compile_params.hxx"
 #include "harness/suite/suite.hxx"
 
@@ -18,8 +19,9 @@ namespace harness::compile {
 /// The SASS counts of one module, or why there are none.
 struct ModuleSass {
     std::vector<SassKernelCounts> kernels;
-    std::string not_measured; ///< no nvdisasm: where it was looked for
-    std::string error;        ///< the cubin's disassembly failed or ran past its limits (bad input)
+    std::vector<SassKernelCode> code; ///< each function's normalised SASS (sass_normalise.hxx), files as recorded
+    std::string not_measured;         ///< no nvdisasm: where it was looked for
+    std::string error;                ///< the cubin's disassembly failed or ran past its limits (bad input)
     bool from_cache = false;
 };
 

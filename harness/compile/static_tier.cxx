@@ -6,6 +6,7 @@
 #include "harness/compile/launch_resources.hxx"
 #include "harness/compile/occupancy.hxx"
 #include "harness/compile/predicted_accesses.hxx"
+#include "harness/compile/sass_case_code.hxx"
 #include "harness/compile/sass_figures.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/suite/compile_params.hxx"
@@ -53,7 +54,8 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
 
 std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::vector<suite::Case>& cases,
                                         const std::vector<std::string>& archs, const CompileCache* cache,
-                                        bool predict_accesses)
+                                        bool predict_accesses, std::map<std::string, SassCodeFile>* sass_code,
+                                        bool count_sass)
 {
     std::vector<CaseResult> results;
     for (const auto& arch : archs) {
@@ -64,8 +66,15 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
         std::map<std::string, CubinInfo> infos;
         std::map<std::string, std::string> read_errors;
         std::map<std::string, ModuleSass> sass;
+        SassCodeFile* code = nullptr;
+        if (sass_code) {
+            code = &(*sass_code)[arch];
+            code->suite = suite.name;
+            code->arch = arch;
+        }
         for (const auto& [name, module] : compiled.modules) {
-            sass.emplace(name, module_sass(module, fmt::format("the {} cubin of {}", arch, name), cache));
+            if (count_sass)
+                sass.emplace(name, module_sass(module, fmt::format("the {} cubin of {}", arch, name), cache));
             try {
                 CubinInfo info = read_cubin_info(module.cubin);
                 merge_ptxas_log(info, parse_ptxas_log(module.log));
@@ -138,7 +147,13 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
                     r.status = CaseStatus::launch_error;
                     r.message = "cannot launch: " + worst.impossible_reason;
                 }
-                add_case_sass(r, suite, variant, c.params, module, sass.at(key));
+                if (count_sass) {
+                    add_case_sass(r, suite, variant, c.params, module, sass.at(key));
+                    if (code && r.status == CaseStatus::passed)
+                        if (auto c_code = add_case_code(*code, suite, variant, c.params, arch, module, sass.at(key));
+                            !c_code.hash.empty())
+                            code->cases[{r.variant, r.params_text}].first = std::move(c_code);
+                }
             } catch (const std::exception& e) {
                 r.status = CaseStatus::launch_error;
                 r.message = e.what();

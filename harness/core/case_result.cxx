@@ -409,6 +409,8 @@ void to_json(nlohmann::json& j, const CaseResult& r)
     if (!r.not_predicted.empty()) j["not_predicted"] = r.not_predicted;
     if (!r.sass_lines.empty()) j["sass_lines"] = r.sass_lines;
     if (!r.sass_not_measured.empty()) j["sass_not_measured"] = r.sass_not_measured;
+    if (!r.sass_diff.empty()) j["sass_diff"] = r.sass_diff;
+    if (r.unchanged) j["unchanged"] = true;
 }
 
 void to_json(nlohmann::json& j, const SassLine& l)
@@ -446,6 +448,8 @@ void from_json(const nlohmann::json& j, CaseResult& r)
     r.reused_metrics = j.value("reused_metrics", std::vector<std::string>{});
     r.sass_lines = j.value("sass_lines", std::vector<SassLine>{});
     r.sass_not_measured = j.value("sass_not_measured", "");
+    r.sass_diff = j.value("sass_diff", "");
+    r.unchanged = j.value("unchanged", false);
     r.launches = j.value("launches", std::vector<CaseLaunch>{});
     r.predicted_accesses = j.value("predicted_accesses", std::vector<PredictedAccess>{});
     r.not_predicted = j.value("not_predicted", std::vector<std::string>{});

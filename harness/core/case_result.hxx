@@ -231,6 +231,13 @@ struct CaseResult {
     std::vector<SassLine> sass_lines;
     /// Why the case has no SASS figures although it has a cubin (no nvdisasm); empty otherwise.
     std::string sass_not_measured;
+    /// The normalised diff of the case's SASS against the SASS its baseline was recorded from
+    /// (core/sass_code.hxx), hunks at failing verdicts' lines first; set for a case that failed
+    /// and whose SASS moved, empty otherwise.
+    std::string sass_diff;
+    /// Not run by `harness run --changed-only`: its SASS and inputs hash to its baseline's, so its
+    /// baseline's exact figures stand (status skipped; counted apart, never as passed).
+    bool unchanged = false;
 
     std::optional<double> metric(const std::string& name) const;
     void set_metric(const std::string& name, double value);

@@ -329,6 +329,7 @@ Totals totals(const RunReport& report, bool fail_on_improvement)
     for (const auto& r : report.results) {
         if (r.status == CaseStatus::skipped) {
             ++t.skipped;
+            if (r.unchanged) ++t.unchanged;
             continue;
         }
         if (case_status_fails(r.status)) {

@@ -5,6 +5,7 @@
 
 #include "harness/core/case_result.hxx"
 #include "harness/core/cliff_map.hxx"
+#include "harness/core/sass_code.hxx"
 
 #include <filesystem>
 #include <nlohmann/json_fwd.hpp>
@@ -62,6 +63,9 @@ struct RunReport {
     /// One per scanned axis of each variant (at each combination of the other parameters), with
     /// the cliffs found along it; empty when the suite scans no axis.
     std::vector<CliffMap> cliff_maps;
+    /// By architecture: the normalised SASS of the cases' kernels where nvdisasm counted them
+    /// (sass_code.hxx). Not part of results.json: written beside it as sass-<arch>.gz.
+    std::map<std::string, SassCodeFile> sass_code;
 };
 
 /// Counts by outcome, for summaries. Every case lands in exactly one of passed / failed /
@@ -74,6 +78,8 @@ struct Totals {
     /// under its own word, since nothing says it got worse
     std::size_t not_gated = 0;
     std::size_t skipped = 0;
+    /// Of `skipped`: carried by `--changed-only`, their SASS identical to the baseline's.
+    std::size_t unchanged = 0;
     std::size_t improved = 0; ///< passed with at least one improved metric
     std::size_t waived = 0;   ///< passed with at least one waived regression
 };

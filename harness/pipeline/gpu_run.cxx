@@ -6,6 +6,7 @@
 #include "harness/core/stopwatch.hxx"
 #include "harness/core/text.hxx"
 #include "harness/pipeline/case_costs.hxx"
+#include "harness/pipeline/changed_only.hxx"
 #include "harness/pipeline/device_choice.hxx"
 #include "harness/pipeline/gpu_scan.hxx"
 #include "harness/pipeline/report_header.hxx"
@@ -73,6 +74,8 @@ struct SuitePlan {
     std::map<std::size_t, double> recompute_s;
     CostSources cost_sources;
     std::optional<CaseCostBook> book;
+    SassCodeFile sass_code;         ///< the cases' normalised SASS (changed_only.hxx)
+    std::vector<std::string> notes; ///< for the report's notes
 };
 
 /// What the run's execution over the GPUs cost, for every suite's notes.
@@ -115,13 +118,26 @@ SuitePlan plan_suite(suite::Suite s, const run::RunSettings& settings, const run
     // the scan's two ends stay full cases. Compiled above for every point, so the scan finds every
     // configuration.
     if (scans_on_gpu(s, settings, plan.shard)) plan.cases = scan_end_cases(s, std::move(plan.cases));
+    // The cases' normalised SASS, for baseline updates, diffs and --changed-only (changed_only.hxx).
+    std::string sass_missing;
+    plan.sass_code = gpu_sass_code(s, plan.cases, plan.compiled, device.arch, cache, &sass_missing);
+    std::vector<bool> carried(plan.cases.size(), false);
+    if (settings.changed_only && !sass_missing.empty()) {
+        plan.notes.push_back("--changed-only: every case runs: the SASS cannot be read: " + sass_missing);
+    } else if (settings.changed_only) {
+        ChangedOnlyPlan changed = plan_changed_only(s, plan.cases, plan.sass_code, settings.baseline_dir);
+        carried = std::move(changed.carried);
+        plan.notes.insert(plan.notes.end(), changed.notes.begin(), changed.notes.end());
+    }
 
     // Cases that cannot run: their variant (or the reference) did not compile.
     plan.results.resize(plan.cases.size());
     const suite::VariantSpec* reference = s.find_variant(s.reference);
     for (std::size_t i = 0; i < plan.cases.size(); ++i) {
         const auto& variant = s.variants[plan.cases[i].variant];
-        if (const std::string* err = plan.compiled.error(variant, plan.cases[i].params)) {
+        if (carried[i]) {
+            plan.results[i] = carried_case(s, plan.cases[i], device.arch);
+        } else if (const std::string* err = plan.compiled.error(variant, plan.cases[i].params)) {
             plan.results[i] = run::unverifiable_case(s, plan.cases[i], "");
             plan.results[i].status = CaseStatus::compile_error;
             plan.results[i].message = *err;
@@ -483,6 +499,8 @@ harness::RunReport report_of(SuitePlan& plan, const run::DeviceInfo& device, con
     const CostTotals totals = cost_totals(plan.results);
     rep.profiled = totals.profiled_cases > 0;
     for (const auto& note : execution.devices) rep.notes.push_back(note);
+    rep.notes.insert(rep.notes.end(), plan.notes.begin(), plan.notes.end());
+    if (!plan.sass_code.cases.empty()) rep.sass_code[device.arch] = plan.sass_code;
     for (auto& note :
          {report_notes::recomputed_references(totals), report_notes::timing(totals, plan.results.size()),
           report_notes::profiling(totals, settings), report_notes::times(plan.results, settings),

@@ -19,12 +19,15 @@ harness::RunReport run_suite_static(const suite::Suite& s, const run::RunSetting
     rep.mode = RunMode::static_tier;
     rep.arch = join(archs, ",");
     const auto cases = cases_to_run(s, settings, rep.shard);
-    rep.results = compile::run_static_tier(s, cases, archs, cache);
+    rep.results = compile::run_static_tier(s, cases, archs, cache, true, &rep.sass_code);
     if (!settings.variants.empty())
         std::erase_if(rep.results, [&](const CaseResult& r) {
             return std::find(settings.variants.begin(), settings.variants.end(), r.variant) == settings.variants.end();
         });
     add_static_cliff_maps(rep, s);
+    if (settings.changed_only)
+        rep.notes.push_back("--changed-only: the static tier runs every case (it records the SASS that GPU runs "
+                            "compare with)");
     return rep;
 }
 

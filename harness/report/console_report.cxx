@@ -299,6 +299,11 @@ void write_console_verdicts(const RunReport& report, std::ostream& console)
                report.mode == RunMode::static_tier ? "static tier" : mode_name(report.mode),
                report.device_name.empty() ? report.arch : report.device_name,
                report.shard.sharded() ? ", shard " + report.shard.text() : "");
+    if (t.unchanged > 0)
+        fmt::print(out,
+                   "unchanged: {} of the skipped cases not run, their SASS identical to the baseline's "
+                   "(--changed-only): carried, not measured, not gated\n",
+                   t.unchanged);
     const GateCounts g = gate_counts(report);
     fmt::print(out, "gated: {}{}\n", gate_counts_text(g), g.compared + g.expected == 0 ? " - NOTHING WAS GATED" : "");
     console << escape_control_characters(out.str());

@@ -114,7 +114,9 @@ std::string header_section(const RunReport& report, const Totals& t)
         fmt::arg("counts", count(t.passed, "passed", "passed") + count(t.regressed, "regressed", "regressed") +
                                count(t.not_gated, "not gated", "regressed") +
                                count(t.improved, "improved", "improved") + count(t.failed, "failed", "failed") +
-                               count(t.waived, "waived", "waived") + count(t.skipped, "skipped", "skipped")));
+                               count(t.waived, "waived", "waived") + count(t.skipped, "skipped", "skipped") +
+                               (t.unchanged ? count(t.unchanged, "of them unchanged (SASS identical)", "skipped")
+                                            : std::string())));
 }
 
 // ---------------------------------------------------------------------------------------------- tables
@@ -125,6 +127,45 @@ std::string recent_history(const MetricVerdict& v, const std::string& unit)
     if (v.recent.empty()) return {};
     return fmt::format(" <span class=\"recent\">last {} commits {}</span>", v.recent.size(),
                        svg_sparkline(v.recent, v.value, unit, verdict_color(v.verdict)));
+}
+
+/// The case's SASS diff against its baseline's, collapsed, under the verdict it is shown with:
+/// the first failing verdict of the SASS gate, else the case's first failing verdict.
+std::string sass_diff_details(const CaseResult& r, const MetricVerdict& v)
+{
+    if (r.sass_diff.empty() || !verdict_fails(v.verdict)) return {};
+    const MetricVerdict* shown = nullptr;
+    for (const bool sass_rule : {true, false})
+        for (const auto& c : r.verdicts)
+            if (!shown && verdict_fails(c.verdict) && (c.rule == "sass") == sass_rule) shown = &c;
+    if (shown != &v) return {};
+    constexpr std::size_t max_lines = 400;
+    std::string body;
+    std::size_t lines = 0, hunks = 0, total = 0;
+    for (std::size_t at = 0; at < r.sass_diff.size();) {
+        const auto end = std::min(r.sass_diff.find('\n', at), r.sass_diff.size());
+        const std::string_view line = std::string_view(r.sass_diff).substr(at, end - at);
+        at = end + 1;
+        ++total;
+        if (line.starts_with("@@")) ++hunks;
+        if (lines >= max_lines) continue;
+        ++lines;
+        // Styled in place: a page without a diff stays as it was.
+        const char* css = line.starts_with("@@")  ? "hunk"
+                          : line.starts_with('-') ? "del"
+                          : line.starts_with('+') ? "ins"
+                                                  : "";
+        const char* color = line.starts_with("@@") ? "muted" : line.starts_with('-') ? "bad" : "good";
+        body += *css ? fmt::format("<span class=\"{}\" style=\"color: var(--{})\">{}</span>\n", css, color,
+                                   html_escape(line))
+                     : html_escape(line) + "\n";
+    }
+    if (total > lines) body += html_escape(fmt::format("... {} more lines in sass_diff.txt\n", total - lines));
+    return fmt::format(
+        "<details class=\"sass-diff\" style=\"margin-top: 4px\"><summary style=\"cursor: pointer; "
+        "color: var(--muted)\">SASS against the baseline's: {} changed source lines</summary><pre "
+        "style=\"margin: 4px 0 0; font-size: 12px; max-height: 480px; overflow: auto\">{}</pre></details>",
+        hunks, body);
 }
 
 std::string verdict_table(const std::vector<Finding>& rows, const std::map<std::string, std::string>& anchors,
@@ -154,7 +195,7 @@ std::string verdict_table(const std::vector<Finding>& rows, const std::map<std::
             number_cell(v->baseline, value_text(v->baseline, unit)),
             number_cell(v->value, value_text(v->value, unit), "num now"),
             number_cell(pct, change_text(*v, unit), "num change"), text_cell(v->rule.empty() ? "–" : v->rule), source,
-            html_escape(v->message) + recent_history(*v, unit));
+            html_escape(v->message) + recent_history(*v, unit) + sass_diff_details(*r, *v));
     }
     return html + "</table>\n";
 }

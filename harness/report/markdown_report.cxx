@@ -176,6 +176,39 @@ std::vector<std::string> cliff_blocks(const RunReport& report)
     return blocks;
 }
 
+/// A few lines of each failing case's SASS diff (the hunk at its failing verdict's line leads), as
+/// a fenced block; the whole diff is in sass_diff.txt.
+std::vector<std::string> sass_diff_blocks(const RunReport& report)
+{
+    constexpr std::size_t max_cases = 5, max_lines = 8;
+    std::vector<std::string> blocks;
+    std::size_t cases = 0, with_diff = 0;
+    for (const auto& r : report.results) with_diff += r.sass_diff.empty() ? 0 : 1;
+    for (const auto& r : report.results) {
+        if (r.sass_diff.empty()) continue;
+        if (++cases > max_cases) {
+            blocks.push_back(
+                fmt::format("\n_{} more cases with a SASS diff: see sass_diff.txt_\n", with_diff - max_cases));
+            break;
+        }
+        std::string lines;
+        std::size_t n = 0, at = 0;
+        for (; at < r.sass_diff.size() && n < max_lines; ++n) {
+            const auto end = std::min(r.sass_diff.find('\n', at), r.sass_diff.size());
+            std::string line = r.sass_diff.substr(at, end - at);
+            // A fence inside the block would end it.
+            for (std::size_t f; (f = line.find("```")) != std::string::npos;) line.replace(f, 3, "'''");
+            lines += line + "\n";
+            at = end + 1;
+        }
+        blocks.push_back(escape_control_characters(
+            fmt::format("\n**SASS diff** of {} ({}) against the baseline's{}:\n\n```diff\n{}```\n",
+                        cell(r.variant + " " + r.params_text), name_cell(r.arch),
+                        at < r.sass_diff.size() ? ", first lines (the whole diff is in sass_diff.txt)" : "", lines)));
+    }
+    return blocks;
+}
+
 /// GitHub allows 1 MiB per step summary; several suites may append to the same one.
 constexpr std::size_t step_summary_limit = 1024 * 1024;
 
@@ -201,6 +234,10 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
             "|---:|---:|---:|---:|---:|---:|---:|\n";
     head += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", t.passed, t.failed, t.regressed, t.not_gated,
                         t.skipped, t.improved, t.waived);
+    if (t.unchanged > 0)
+        head += fmt::format("\n{} of the skipped cases are **unchanged**: not run, their SASS identical to the "
+                            "baseline's (`--changed-only`); carried, not measured, not gated\n",
+                            t.unchanged);
     const GateCounts g = gate_counts(report);
     head += fmt::format("\nGated: {}{}\n", gate_counts_text(g),
                         g.compared + g.expected == 0 ? " — **nothing was gated**" : "");
@@ -228,6 +265,8 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
                                         "| case | arch | metric | reference | current | difference | % | noise | "
                                         "verdict |\n|---|---|---|---:|---:|---:|---:|---:|---|\n";
     const std::size_t attention_rows = rows.size();
+    // Then the first lines of each failing case's SASS diff against its baseline's.
+    for (auto& block : sass_diff_blocks(report)) rows.push_back(std::move(block));
     // Then the cliffs along scanned axes, map by map.
     for (auto& block : cliff_blocks(report)) rows.push_back(std::move(block));
     const std::size_t first_comparison_row = rows.size();

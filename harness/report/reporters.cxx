@@ -29,6 +29,26 @@ decltype(ReporterInfo::write) writes_file(const char* name, std::string (*render
     };
 }
 
+/// sass-<arch>.gz: the run's normalised SASS, for `harness sass-diff`; and sass_diff.txt: every
+/// failing case's diff against its baseline's SASS, where one moved.
+void write_sass_files(const RunReport& r, const std::filesystem::path& dir, std::ostream& console)
+{
+    for (const auto& [arch, code] : r.sass_code)
+        if (!code.cases.empty())
+            write_file_atomically(dir / fmt::format("sass-{}.gz", arch), gzip_text(sass_code_text(code)));
+    std::string diffs;
+    for (const auto& c : r.results)
+        if (!c.sass_diff.empty())
+            diffs += fmt::format("=== {} {} {} ===\n{}\n", c.variant, c.params_text, c.arch, c.sass_diff);
+    if (diffs.empty()) {
+        std::error_code ec;
+        std::filesystem::remove(dir / "sass_diff.txt", ec); // an earlier run's
+        return;
+    }
+    write_file_atomically(dir / "sass_diff.txt", diffs);
+    fmt::print(console, "wrote {}\n", (dir / "sass_diff.txt").string());
+}
+
 const ReporterInfo reporters[] = {
     {"console", "a table of every case on standard output",
      [](const RunReport& r, const std::filesystem::path&, std::ostream& console) { write_console_table(r, console); }},
@@ -46,6 +66,10 @@ const ReporterInfo reporters[] = {
          fmt::print(console, "wrote {}{}\n", (dir / "summary.md").string(),
                     append_to_step_summary(summary) ? " (and the GitHub step summary)" : "");
      }},
+    {"sass",
+     "sass-<arch>.gz: the run's normalised SASS; sass_diff.txt: each failing case's SASS against its "
+     "baseline's",
+     write_sass_files},
 };
 
 } // namespace

@@ -34,6 +34,8 @@ const std::vector<SettingInfo>& setting_table()
         {"shard", "--shard", "", "all", "one share of the sweep points, split by expected cost"},
         {"baseline_dir", "--baseline-dir", "", "<project>/baselines",
          "whose recorded times balance the shards and the GPUs"},
+        {"changed_only", "--changed-only", "", "off",
+         "run only the cases whose SASS or inputs moved from their baseline's; carry the others as unchanged"},
         {"resample_rounds", "--resample", "", "2",
          "rounds of more samples for unsure time verdicts; 0 also skips measuring regressions again"},
         {"record_costs", "", "", "on", "keep what each case cost for the next run's schedule (off for second looks)"},

@@ -57,6 +57,9 @@ struct RunSettings {
     std::vector<std::pair<std::string, std::string>> only_cases;
     std::optional<ShardRequest> shard;  ///< only this share of the cases; absent: all of them
     std::filesystem::path baseline_dir; ///< whose recorded times balance shards and GPUs; empty: case counts do
+    /// Only the cases whose SASS and inputs moved from their baseline's (`--changed-only`): the
+    /// others are carried as unchanged (pipeline/changed_only.hxx).
+    bool changed_only = false;
 
     // After the run.
     int resample_rounds = 2; ///< rounds of second looks at unsure or regressed figures (0: none)

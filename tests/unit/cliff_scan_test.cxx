@@ -477,8 +477,9 @@ TEST(CliffScan, BaselineUpdateRecordsCliffsBesideTheFiguresOnce)
     options.archs = {"sm_90"};
     RunReport rep = pipeline::run_suite_static(s, run::resolve_settings(options, s), nullptr);
     const auto first = compare::update_baselines(s, rep, dir.path);
-    // The figures and the cliffs, and the SASS lines where nvdisasm counted them (docs/sass.md).
-    const std::size_t files = compile::find_nvdisasm().program.empty() ? 2u : 3u;
+    // The figures and the cliffs, and the SASS lines and normalised SASS where nvdisasm read them
+    // (docs/sass.md).
+    const std::size_t files = compile::find_nvdisasm().program.empty() ? 2u : 4u;
     EXPECT_EQ(first.written.size(), files);
     const fs::path cliffs = dir.path / "occupancy_scan" / "sm_90.cliffs.csv";
     ASSERT_TRUE(fs::exists(cliffs));

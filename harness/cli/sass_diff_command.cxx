@@ -1,0 +1,115 @@
+// `harness sass-diff A B`: the normalised SASS of two runs, or of a run and its baseline, case by
+// case, grouped by source line (core/sass_code.hxx).
+
+#include "harness/cli/commands.hxx"
+#include "harness/cli/exit_codes.hxx"
+#include "harness/cli/options.hxx"
+#include "harness/compare/sass_baseline.hxx"
+#include "harness/compare/sass_diff.hxx"
+#include "harness/core/atomic_file.hxx"
+#include "harness/core/error.hxx"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <iostream>
+
+namespace harness::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// One side: its code files by architecture, and the failing verdicts' lines of its results.json.
+struct DiffSide {
+    std::map<std::string, SassCodeFile> code;
+    std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::string>> anchors;
+    bool gpu = false;
+};
+
+/// A folder (sass-<arch>.gz, as a run writes them, or <arch>.sass.gz, as baselines keep them, and
+/// results.json where there is one) or one such file.
+DiffSide read_side(const fs::path& path)
+{
+    DiffSide side;
+    std::vector<fs::path> files;
+    if (fs::is_directory(path)) {
+        for (const auto& e : fs::directory_iterator(path)) {
+            const std::string name = e.path().filename().string();
+            if (e.is_regular_file() &&
+                ((name.starts_with("sass-") && name.ends_with(".gz")) || name.ends_with(".sass.gz")))
+                files.push_back(e.path());
+        }
+        if (const fs::path results = path / "results.json"; fs::exists(results)) {
+            const RunReport run = read_results_json(results);
+            side.gpu = run.mode != RunMode::static_tier;
+            for (const auto& r : run.results)
+                side.anchors[{r.variant, r.params_text, r.arch}] = compare::diff_anchors(r);
+        }
+    } else {
+        files.push_back(path);
+    }
+    for (const auto& f : files) {
+        auto code = compare::read_sass_code(f);
+        if (code) side.code[code->arch] = std::move(*code);
+    }
+    if (side.code.empty())
+        throw Error(ErrorKind::bad_input,
+                    fmt::format("{}: no normalised SASS (a run's sass-<arch>.gz, or a baseline's <arch>.sass.gz)",
+                                path.string()));
+    return side;
+}
+
+} // namespace
+
+int sass_diff_command(const std::vector<std::string>& args)
+{
+    CLI::App app{"The normalised SASS of two runs' cases, or of a run and its baseline, diffed by source line: "
+                 "registers renamed in order of first use, addresses, encodings, branch targets and NOPs left out. "
+                 "Exit 0 when every case both hold is identical, 1 when one differs.",
+                 "harness sass-diff"};
+    std::string before, after, output, only_variant, only_params;
+    app.add_option("before", before,
+                   "a result folder (its sass-<arch>.gz), a baseline folder (baselines/<suite>) or one such file")
+        ->required();
+    app.add_option("after", after, "the same, for the other side (its results.json's failing lines lead)")->required();
+    app.add_option("-o,--output", output, "write the diff to this file instead of standard output");
+    app.add_option("--variant", only_variant, "only this variant's cases");
+    app.add_option("--params", only_params, "only the cases at this point (\"N=256\")");
+    if (const auto code = parse(app, args)) return *code;
+    try {
+        const DiffSide a = read_side(before), b = read_side(after);
+        std::string text;
+        std::size_t compared = 0, differing = 0;
+        for (const auto& [arch, now] : b.code) {
+            const auto was = a.code.find(arch);
+            if (was == a.code.end()) continue;
+            for (const auto& [key, codes] : now.cases) {
+                if ((!only_variant.empty() && key.first != only_variant) ||
+                    (!only_params.empty() && key.second != only_params))
+                    continue;
+                const auto anchors = b.anchors.find({key.first, key.second, arch});
+                const auto diff =
+                    compare::case_sass_diff(was->second, a.gpu, now, b.gpu, key.first, key.second,
+                                            anchors == b.anchors.end() ? std::vector<std::string>{} : anchors->second);
+                if (!diff) continue;
+                ++compared;
+                if (diff->empty()) continue;
+                ++differing;
+                text += fmt::format("=== {} {} {} ===\n{}\n", key.first, key.second, arch, *diff);
+            }
+        }
+        text += fmt::format("{} of {} cases held by both differ\n", differing, compared);
+        if (output.empty()) {
+            std::cout << text;
+        } else {
+            write_file_atomically(output, text);
+            fmt::print("wrote {} ({} of {} cases differ)\n", output, differing, compared);
+        }
+        return differing > 0 ? exit_failure : exit_pass;
+    } catch (const Error& e) {
+        fmt::print(stderr, "harness sass-diff: {}\n", e.what());
+        return e.kind() == ErrorKind::bad_input ? exit_bad_input : exit_environment;
+    }
+}
+
+} // namespace harness::cli
