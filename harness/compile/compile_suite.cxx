@@ -230,10 +230,11 @@ void warm_include_scan(const std::vector<CompileRequest>& requests)
         ::setrlimit(RLIMIT_CORE, &no_core);
         // The include scan runs first and reads only the project; a hit needs no compiler.
         if (cache && request.module_file.empty())
-            if (auto hit = cache->load(cache_key(request))) {
-                write_all(answer_fd, pack(*hit));
-                ::_exit(0);
-            }
+            if (const auto inputs = compile_inputs(request); auto hit = cache->load(cache_key(request, inputs)))
+                if (hit->sources == inputs) { // the files its paths name (compile())
+                    write_all(answer_fd, pack(*hit));
+                    ::_exit(0);
+                }
         isolate_compiler_process(working_folder);
         std::vector<fs::path> readable = confined_readable_folders(readable_folders(request), request.readable_roots);
         readable.push_back(working_folder); // empty: NVRTC looks there first and finds nothing

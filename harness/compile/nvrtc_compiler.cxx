@@ -211,8 +211,10 @@ CompiledModule compile(const CompileRequest& request, const CompileCache* cache)
     CompiledModule module;
     const std::vector<SourceFile> inputs = compile_inputs(request);
     module.cache_key = cache_key(request, inputs);
+    // The key holds the sources' names and contents, so the same kernel in another checkout finds
+    // it; a hit is used only where its files are these ones, whose paths its PTX and line table name.
     if (cache)
-        if (auto hit = cache->load(module.cache_key)) return *hit;
+        if (auto hit = cache->load(module.cache_key); hit && hit->sources == inputs) return *hit;
 
     Program program(read_file(request.source), request.source);
     for (const auto& entry : request.entries)

@@ -236,7 +236,8 @@ const analysis::PtxModule* PtxModules::find(const std::string& key, const Compil
 namespace {
 
 /// The cache key of one launch's prediction: the module's cache key (what was compiled, from
-/// what), the kernel, the launch, and the model's version (a change of the model misses).
+/// what), the kernel, the launch, where the sources lie, and the model's version (a change of the
+/// model misses).
 std::string prediction_key(const CompiledModule& module, const std::string& symbol, const analysis::LaunchShape& l)
 {
     // The model's version: raise it when what the model predicts changes, so that cached
@@ -246,6 +247,9 @@ std::string prediction_key(const CompiledModule& module, const std::string& symb
         fmt::format("access model {}\n{}\n{}\n{} {} {} {} {} {} {}\n", model_version, module.cache_key, symbol,
                     l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], l.dynamic_shared_bytes);
     for (const auto& a : l.args) text += fmt::format("{} {}\n", static_cast<int>(a.kind), a.value);
+    // Where its sources lie: a prediction names their files as the PTX does, so the same kernel in
+    // another checkout (another project root) has predictions of its own.
+    for (const auto& source : module.sources) text += source.path.string() + "\n";
     return sha256_hex(text);
 }
 
