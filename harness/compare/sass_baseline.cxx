@@ -6,8 +6,10 @@
 #include "harness/core/text.hxx"
 #include "harness/suite/sweep.hxx"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <set>
+#include <tuple>
 
 namespace harness::compare {
 
@@ -73,13 +75,21 @@ fs::path sass_baseline_path(const fs::path& dir, const std::string& suite, const
 
 std::string sass_baseline_text(const SassBaseline& file)
 {
+    // Each case's lines in one order (kernel, file, line), whatever order the disassembly found them
+    // in, so that where the project lies changes nothing in the file.
     std::vector<std::vector<std::string>> rows;
-    for (const auto& [key, lines] : file.cases)
-        for (const auto& l : lines) {
-            const std::string counts = counts_text(l.counts);
+    for (const auto& [key, lines] : file.cases) {
+        std::vector<const SassLine*> sorted;
+        for (const auto& l : lines) sorted.push_back(&l);
+        std::stable_sort(sorted.begin(), sorted.end(), [](const SassLine* a, const SassLine* b) {
+            return std::tie(a->kernel, a->file, a->line) < std::tie(b->kernel, b->file, b->line);
+        });
+        for (const SassLine* l : sorted) {
+            const std::string counts = counts_text(l->counts);
             if (!counts.empty())
-                rows.push_back({key.first, key.second, l.kernel, l.file, std::to_string(l.line), counts});
+                rows.push_back({key.first, key.second, l->kernel, l->file, std::to_string(l->line), counts});
         }
+    }
     return table_file_text(marker, file, columns, rows);
 }
 
