@@ -43,6 +43,8 @@ rm -rf "$subproject"
 mkdir -p "$subproject"
 # The subproject's tool is compiled as the tool of BUILD_DIR was (a parent project chooses the build type).
 build_type="$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")"
+# In batches too where BUILD_DIR was a unity build: the same translation units, which ccache then finds.
+unity="$(sed -n 's/^HARNESS_UNITY_BUILD:[A-Z]*=//p' "$build/CMakeCache.txt")"
 
 # A compile cache of its own, so that every kernel is compiled here whatever another cache holds.
 export HARNESS_CACHE_DIR="$work/kernel-cache"
@@ -163,7 +165,7 @@ expect_in "$work/build-folder/CTestTestfile.cmake" "\"$build/harness\" \"run\"" 
 
 step "example with the harness as a subproject: configure, build the tool, ctest"
 run_logged "$work/subproject-configure.log" cmake -S "$example" -B "$subproject" -G Ninja \
-  -DHARNESS_SOURCE_DIR="$root" -DHARNESS_GPU_TEST_WITHOUT_GPU=SKIP -DCMAKE_BUILD_TYPE="$build_type" "${launcher[@]}"
+  -DHARNESS_SOURCE_DIR="$root" -DHARNESS_GPU_TEST_WITHOUT_GPU=SKIP -DCMAKE_BUILD_TYPE="$build_type" -DHARNESS_UNITY_BUILD="${unity:-OFF}" "${launcher[@]}"
 built_from=$SECONDS
 run_logged "$work/subproject-build.log" cmake --build "$subproject" -j "$(nproc)"
 echo "example-check: the subproject's build (the tool and the fatbin, in $subproject) took $((SECONDS - built_from)) s"

@@ -34,8 +34,9 @@ launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 
 started=$(date +%s)
+# HARNESS_UNITY_BUILD=ON (as .ci/run sets it) compiles the library in batches: a cold build in a fraction of the time.
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHARNESS_SANITIZE=ON -DHARNESS_FUZZ=ON \
-    "${launcher[@]}" >/dev/null
+    -DHARNESS_UNITY_BUILD="${HARNESS_UNITY_BUILD:-OFF}" "${launcher[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)" --target harness_core harness harness_fuzz
 built=$(date +%s)
 
@@ -90,33 +91,51 @@ ln -s "$repo/baselines" "$scratch/baselines"
 cp tests/fuzz/corpus/suite/*.yaml "$scratch/suites/"
 harness="$repo/$build/harness"
 
-tool_runs=0 unexpected_exits=0 internal_errors=0 tool_sanitizer_reports=0 tool_hangs=0
-# tool NAME ARGS...: one run of the sanitized tool in $scratch, judged by its exit status and stderr.
+# tool NAME ARGS...: one run of the sanitized tool in $scratch, in the background (as many at once as
+# there are cores); judge_tools judges each by its exit status and stderr once all have ended.
 # A run past 20 s gets SIGSEGV, on which AddressSanitizer prints where it was (timeout exits 124).
+mkdir -p "$scratch/status"
+tool_jobs=0
 tool() {
-    local name=$1 log="$scratch/logs/$1.log" status problems=""
+    local name=$1
     shift
-    set +e
-    (cd "$scratch" && ASAN_OPTIONS="$tool_asan_options" timeout -k 10 -s SEGV 20 "$harness" "$@") >"$log" 2>&1
-    status=$?
-    set -e
-    tool_runs=$((tool_runs + 1))
-    case $status in
-    0 | 1 | 2 | 3) ;;
-    124 | 137) tool_hangs=$((tool_hangs + 1)) problems="ran longer than 20 s" ;;
-    *) unexpected_exits=$((unexpected_exits + 1)) problems="exit status $status" ;;
-    esac
-    if [ "$status" -ne 124 ] && [ "$status" -ne 137 ] &&
-        grep -qE "==[0-9]+==(ERROR: )?[A-Za-z]+Sanitizer|runtime error:" "$log"; then
-        tool_sanitizer_reports=$((tool_sanitizer_reports + 1)) problems="$problems${problems:+, }sanitizer report"
+    if ((tool_jobs >= jobs)); then
+        wait -n || true
+        tool_jobs=$((tool_jobs - 1))
     fi
-    if grep -q "internal error" "$log"; then
-        internal_errors=$((internal_errors + 1)) problems="$problems${problems:+, }internal error"
-    fi
-    if [ -n "$problems" ]; then
-        echo "fuzz: harness $* ($name): $problems; the first lines of $log:"
-        sed -n '1,25p' "$log" | sed 's/^/    /'
-    fi
+    (
+        set +e
+        (cd "$scratch" && ASAN_OPTIONS="$tool_asan_options" timeout -k 10 -s SEGV 20 "$harness" "$@") \
+            >"$scratch/logs/$name.log" 2>&1
+        printf '%s\n%s\n' "$?" "$*" >"$scratch/status/$name"
+    ) &
+    tool_jobs=$((tool_jobs + 1))
+}
+tool_runs=0 unexpected_exits=0 internal_errors=0 tool_sanitizer_reports=0 tool_hangs=0
+judge_tools() {
+    local file name log status command problems
+    wait
+    for file in "$scratch"/status/*; do
+        name=$(basename "$file") log="$scratch/logs/$(basename "$file").log" problems=""
+        { read -r status && read -r command; } <"$file"
+        tool_runs=$((tool_runs + 1))
+        case $status in
+        0 | 1 | 2 | 3) ;;
+        124 | 137) tool_hangs=$((tool_hangs + 1)) problems="ran longer than 20 s" ;;
+        *) unexpected_exits=$((unexpected_exits + 1)) problems="exit status $status" ;;
+        esac
+        if [ "$status" -ne 124 ] && [ "$status" -ne 137 ] &&
+            grep -qE "==[0-9]+==(ERROR: )?[A-Za-z]+Sanitizer|runtime error:" "$log"; then
+            tool_sanitizer_reports=$((tool_sanitizer_reports + 1)) problems="$problems${problems:+, }sanitizer report"
+        fi
+        if grep -q "internal error" "$log"; then
+            internal_errors=$((internal_errors + 1)) problems="$problems${problems:+, }internal error"
+        fi
+        if [ -n "$problems" ]; then
+            echo "fuzz: harness $command ($name): $problems; the first lines of $log:"
+            sed -n '1,25p' "$log" | sed 's/^/    /'
+        fi
+    done
 }
 
 for file in "$scratch"/suites/*.yaml; do
@@ -152,6 +171,7 @@ for file in tests/fuzz/corpus/cliffs/*/*.cliffs.csv tests/fuzz/corpus/cliffs/*/*
     cp "$file" "$scratch/$name/$suite/"
     tool "$name" run --static --cache-dir cache --baseline-dir "$name" --out "out/$name" "$repo/suites/$suite.yaml"
 done
+judge_tools
 checked=$(date +%s)
 
 value() { awk -v key="$1" '$1 == key { print $2 }' "$summary" 2>/dev/null || true; }

@@ -92,7 +92,7 @@ int baseline_update(const std::vector<std::string>& args)
     return exit_code;
 }
 
-const Subcommand actions[] = {
+const Subcommand baseline_actions[] = {
     {"update", "record the figures of a run (GPU, --static, or --from results.json) as baselines", baseline_update},
 };
 
@@ -102,7 +102,7 @@ int baseline_command(const std::vector<std::string>& args)
 {
     CLI::App app{"Record and maintain baselines: <baseline-dir>/<suite>/<key>.csv.", "harness baseline"};
     app.footer("harness baseline <action> --help shows an action's options.");
-    return dispatch_group(app, actions, args);
+    return dispatch_group(app, baseline_actions, args);
 }
 
 } // namespace harness::cli

@@ -136,7 +136,7 @@ int page_action(const std::vector<std::string>& args)
     return exit_pass;
 }
 
-const Subcommand actions[] = {
+const Subcommand history_actions[] = {
     {"record", "record runs: `history record --store DIR RESULTS.json... [--commit REV]`", record_action},
     {"list", "list the suites of a store, or one suite's runs: `history list --store DIR [SUITE]`", list_action},
     {"page", "render a suite's history as HTML: `history page --store DIR SUITE -o FILE.html [--repo DIR]`",
@@ -151,7 +151,7 @@ int history_command(const std::vector<std::string>& args)
                  "with an SQLite index rebuilt from them.",
                  "harness history"};
     app.footer("harness history <action> --help shows an action's options.");
-    return dispatch_group(app, actions, args);
+    return dispatch_group(app, history_actions, args);
 }
 
 } // namespace harness::cli

@@ -17,9 +17,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* marker = "# harness access baseline";
-const std::vector<std::string> columns = {"variant", "params", "kernel", "launch",   "access", "buffer",
-                                          "order",   "file",   "line",   "requests", "actual", "ideal"};
+constexpr const char* access_marker = "# harness access baseline";
+const std::vector<std::string> access_columns = {"variant", "params", "kernel", "launch",   "access", "buffer",
+                                                 "order",   "file",   "line",   "requests", "actual", "ideal"};
 const std::set<std::string, std::less<>> access_kinds = {"global load", "global store", "global atomic",
                                                          "shared load", "shared store", "shared atomic"};
 
@@ -214,13 +214,13 @@ std::string access_baseline_text(const AccessBaseline& file)
         });
         for (const PredictedAccess* a : sorted) rows.push_back(row_of(key, *a));
     }
-    return table_file_text(marker, file, columns, rows);
+    return table_file_text(access_marker, file, access_columns, rows);
 }
 
 AccessBaseline parse_access_baseline(const std::string& text, const std::string& name)
 {
     AccessBaseline file;
-    const TableRows table = parse_table_file(text, name, marker, columns, file);
+    const TableRows table = parse_table_file(text, name, access_marker, access_columns, file);
     for (std::size_t i = 0; i < table.rows.size(); ++i)
         file.cases[{table.rows[i][0], table.rows[i][1]}].push_back(parse_row(table.rows[i], name, table.lines[i]));
     return file;

@@ -19,8 +19,8 @@ namespace harness::compare {
 
 namespace {
 
-constexpr const char* marker = "# harness baseline";
-const std::vector<std::string> columns = {"variant", "params", "metric", "value", "samples", "source"};
+constexpr const char* figure_marker = "# harness baseline";
+const std::vector<std::string> figure_columns = {"variant", "params", "metric", "value", "samples", "source"};
 
 std::string field(std::string_view text)
 {
@@ -216,7 +216,7 @@ std::string baseline_text(const BaselineFile& file)
         }
         rows.push_back({r.variant, r.params, r.metric, number_text(r.value), samples, r.source});
     }
-    return table_file_text(marker, file, columns, rows);
+    return table_file_text(figure_marker, file, figure_columns, rows);
 }
 
 TableRows parse_table_file(const std::string& text, const std::string& name, std::string_view marker,
@@ -306,7 +306,7 @@ TableRows parse_table_file(const std::string& text, const std::string& name, std
 BaselineFile parse_baseline(const std::string& text, const std::string& name)
 {
     BaselineFile file;
-    const TableRows table = parse_table_file(text, name, marker, columns, file);
+    const TableRows table = parse_table_file(text, name, figure_marker, figure_columns, file);
     std::map<std::tuple<std::string, std::string, std::string>, int> seen; // row -> line
     for (std::size_t i = 0; i < table.rows.size(); ++i) {
         const auto& f = table.rows[i];

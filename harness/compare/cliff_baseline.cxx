@@ -16,9 +16,9 @@ namespace harness::compare {
 
 namespace {
 
-constexpr const char* marker = "# harness cliff baseline";
-const std::vector<std::string> columns = {"variant", "axis",         "others",      "figure", "x_before",
-                                          "x_after", "level_before", "level_after", "depth",  "cause"};
+constexpr const char* cliff_marker = "# harness cliff baseline";
+const std::vector<std::string> cliff_columns = {"variant", "axis",         "others",      "figure", "x_before",
+                                                "x_after", "level_before", "level_after", "depth",  "cause"};
 constexpr const char* levels_marker = "# harness cliff levels";
 const std::vector<std::string> level_columns = {"variant", "axis", "others", "figure", "x", "level", "noise"};
 
@@ -232,7 +232,7 @@ std::string cliff_baseline_text(const CliffBaselineFile& file)
         rows.push_back({r.variant, r.axis, r.others, r.figure, optional_text(r.x_before), optional_text(r.x_after),
                         number_text(r.level_before), number_text(r.level_after), number_text(r.depth), r.cause});
     }
-    return table_file_text(marker, file, columns, rows);
+    return table_file_text(cliff_marker, file, cliff_columns, rows);
 }
 
 std::string cliff_levels_text(const CliffBaselineFile& file)
@@ -281,7 +281,7 @@ void parse_cliff_levels(const std::string& text, const std::string& name, CliffB
 CliffBaselineFile parse_cliff_baseline(const std::string& text, const std::string& name)
 {
     CliffBaselineFile file;
-    const TableRows table = parse_table_file(text, name, marker, columns, file);
+    const TableRows table = parse_table_file(text, name, cliff_marker, cliff_columns, file);
     std::map<std::tuple<std::string, std::string, std::string, std::string, std::string>, int> seen;
     for (std::size_t i = 0; i < table.rows.size(); ++i) {
         const auto& f = table.rows[i];

@@ -17,8 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* marker = "# harness sass baseline";
-const std::vector<std::string> columns = {"variant", "params", "kernel", "file", "line", "counts"};
+constexpr const char* sass_marker = "# harness sass baseline";
+const std::vector<std::string> sass_columns = {"variant", "params", "kernel", "file", "line", "counts"};
 constexpr std::string_view prefix = "sass_";
 
 /// "global_ld_128=6 shared_st_32=2".
@@ -90,13 +90,13 @@ std::string sass_baseline_text(const SassBaseline& file)
                 rows.push_back({key.first, key.second, l->kernel, l->file, std::to_string(l->line), counts});
         }
     }
-    return table_file_text(marker, file, columns, rows);
+    return table_file_text(sass_marker, file, sass_columns, rows);
 }
 
 SassBaseline parse_sass_baseline(const std::string& text, const std::string& name)
 {
     SassBaseline file;
-    const TableRows table = parse_table_file(text, name, marker, columns, file);
+    const TableRows table = parse_table_file(text, name, sass_marker, sass_columns, file);
     for (std::size_t i = 0; i < table.rows.size(); ++i) {
         const auto& row = table.rows[i];
         const int at = table.lines[i];

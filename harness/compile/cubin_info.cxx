@@ -392,11 +392,6 @@ void check_header(const ByteReader& cubin)
     if (machine != em_cuda) fail("is an ELF for machine " + std::to_string(machine) + ", not CUDA (190)");
 }
 
-bool is_identifier_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
 } // namespace
 
 CubinInfo read_cubin_info(std::span<const std::byte> bytes)

@@ -2,6 +2,7 @@
 
 #include "harness/compile/compile_error.hxx"
 #include "harness/compile/include_policy.hxx"
+#include "harness/core/text.hxx"
 
 #include <algorithm>
 #include <cctype>
@@ -21,11 +22,6 @@ namespace harness::compile {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool is_identifier_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
 
 /// A space within a line. NVRTC reads a NUL byte in a header as one (the program's own text ends
 /// at its first NUL).

@@ -5,6 +5,7 @@
 #include "harness/compile/nvrtc_compiler.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/input_files.hxx"
+#include "harness/core/text.hxx"
 
 #include <algorithm>
 #include <cctype>
@@ -20,11 +21,6 @@ namespace {
 
 /// The largest module or source read for a listing.
 constexpr std::size_t max_listed_file_bytes = 256 * 1024 * 1024;
-
-bool is_identifier_char(char c)
-{
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-}
 
 std::string trim(std::string_view text)
 {

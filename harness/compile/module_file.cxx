@@ -238,11 +238,6 @@ std::string compile_ptx(std::string_view ptx, const fs::path& file, const std::s
     return cubin;
 }
 
-bool is_identifier_char(char c)
-{
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-
 /// A C++ name as written (`scale< 256 >`) or as demangled (`scale<256u>`), in one form for
 /// comparing: without spaces, and without the suffixes (u, l, ul, ll, ...) the demangler gives
 /// integer template arguments of unsigned and long types.

@@ -51,6 +51,11 @@ std::string join(const std::vector<std::string>& words, const std::string& separ
     return out;
 }
 
+bool is_identifier_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
 std::string_view trim(std::string_view text)
 {
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);

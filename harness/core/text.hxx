@@ -19,6 +19,9 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
 /// "a, b, c".
 std::string join(const std::vector<std::string>& words, const std::string& separator = ", ");
 
+/// Whether `c` may appear in a C or C++ identifier (ASCII letters, digits and '_', whatever the locale).
+bool is_identifier_char(char c);
+
 /// `text` without leading and trailing white space.
 std::string_view trim(std::string_view text);
 

@@ -1,5 +1,7 @@
 #include "harness/suite/compile_params.hxx"
 
+#include "harness/core/text.hxx"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,11 +15,6 @@ bool identifier_start(char c)
 {
     return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
 }
-bool identifier_char(char c)
-{
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-
 /// Calls `on_identifier(begin, end)` for every identifier of `text`, and `on_other(begin, end)` for
 /// every run of text between them (numbers, quoted strings, punctuation).
 template <typename Identifier, typename Other>
@@ -36,13 +33,13 @@ void scan(std::string_view text, Identifier on_identifier, Other on_other)
             // A number with its suffix, exponent or hex digits: 1e5, 0x1F, 2.5f, 1'000.
             ++i;
             while (i < text.size() &&
-                   (identifier_char(text[i]) || text[i] == '.' || text[i] == '\'' ||
+                   (is_identifier_char(text[i]) || text[i] == '.' || text[i] == '\'' ||
                     ((text[i] == '+' || text[i] == '-') &&
                      (text[i - 1] == 'e' || text[i - 1] == 'E' || text[i - 1] == 'p' || text[i - 1] == 'P'))))
                 ++i;
         } else if (identifier_start(c)) {
             std::size_t end = i + 1;
-            while (end < text.size() && identifier_char(text[end])) ++end;
+            while (end < text.size() && is_identifier_char(text[end])) ++end;
             if (other < i) on_other(other, i);
             on_identifier(i, end);
             i = other = end;
@@ -94,7 +91,7 @@ template <typename Known> std::optional<Expression> expression_over(std::string_
     // C reads 010 as octal 8, the expression syntax as ten: such text stays text.
     for (std::size_t i = 0; i + 1 < value.size(); ++i)
         if (value[i] == '0' && std::isdigit(static_cast<unsigned char>(value[i + 1])) &&
-            (i == 0 || !identifier_char(value[i - 1])))
+            (i == 0 || !is_identifier_char(value[i - 1])))
             return std::nullopt;
     try {
         Expression e = Expression::parse(std::string(value));

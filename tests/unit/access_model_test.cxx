@@ -525,7 +525,9 @@ extern "C" __global__ void loops(const float* in, float* out, int n, int k)
         SCOPED_TRACE("k = " + std::to_string(k));
         expect_same_figures(skipped, every);
         EXPECT_EQ(skipped.instructions_evaluated + skipped.instructions_extrapolated, every.instructions_evaluated);
-        if (k == 257) EXPECT_GT(skipped.instructions_extrapolated, 0u) << skipped.sampling;
+        if (k == 257) {
+            EXPECT_GT(skipped.instructions_extrapolated, 0u) << skipped.sampling;
+        }
     }
 }
 

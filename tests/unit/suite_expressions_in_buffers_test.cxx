@@ -48,7 +48,7 @@ variants:
 )";
 
 /// A project holding the gather kernel and a suite; the suite's path.
-fs::path write_project(const fs::path& root, const std::string& suite_text)
+fs::path write_gather_project(const fs::path& root, const std::string& suite_text)
 {
     write_file(root / "kernels" / "gather.cu", gather_kernel);
     fs::create_directories(root / ".git");
@@ -73,7 +73,7 @@ std::vector<std::int32_t> ints(const run::Bytes& bytes)
 /// The load error of the gather suite with `from` replaced by `to`.
 std::string error_after(const TempDir& dir, const std::string& from, const std::string& to)
 {
-    return load_error_after_edit(gather_suite, write_project(dir.path, gather_suite), from, to);
+    return load_error_after_edit(gather_suite, write_gather_project(dir.path, gather_suite), from, to);
 }
 
 } // namespace
@@ -81,7 +81,7 @@ std::string error_after(const TempDir& dir, const std::string& from, const std::
 TEST(SuiteExpressionsInBuffers, BoundsAreReadAsNumbersOrExpressions)
 {
     TempDir dir;
-    const auto s = suite::load_suite(write_project(dir.path, gather_suite));
+    const auto s = suite::load_suite(write_gather_project(dir.path, gather_suite));
     const auto& index = buffer(s, "index");
     EXPECT_EQ(index.min, 0.0);
     EXPECT_FALSE(index.min_expression.has_value());
@@ -94,7 +94,7 @@ TEST(SuiteExpressionsInBuffers, BoundsAreReadAsNumbersOrExpressions)
     std::string text = gather_suite;
     const std::string bounds = "min: -V, max: 2 * V";
     text.replace(text.find(bounds), bounds.size(), "min: -0.5, max: 1e3");
-    const auto numbers = suite::load_suite(write_project(dir.path, text));
+    const auto numbers = suite::load_suite(write_gather_project(dir.path, text));
     EXPECT_EQ(buffer(numbers, "weight").min, -0.5);
     EXPECT_EQ(buffer(numbers, "weight").max, 1000.0);
     EXPECT_FALSE(buffer(numbers, "weight").min_expression.has_value());
@@ -104,7 +104,7 @@ TEST(SuiteExpressionsInBuffers, BoundsAreReadAsNumbersOrExpressions)
 TEST(SuiteExpressionsInBuffers, EachCaseDrawsWithinItsOwnBounds)
 {
     TempDir dir;
-    const auto s = suite::load_suite(write_project(dir.path, gather_suite));
+    const auto s = suite::load_suite(write_gather_project(dir.path, gather_suite));
     const auto& index = buffer(s, "index");
     for (const std::int64_t v : {16, 64}) {
         const suite::Bindings point{{"N", 1000}, {"V", v}};
@@ -145,7 +145,7 @@ TEST(SuiteExpressionsInBuffers, BadBoundsNameFileLineAndField)
 TEST(SuiteExpressionsInBuffers, CheckAndTheStaticTierAcceptTheSuite)
 {
     TempDir dir;
-    const fs::path file = write_project(dir.path, gather_suite);
+    const fs::path file = write_gather_project(dir.path, gather_suite);
     const auto o = run_tool_captured({"check", "--no-cache", "--arch", "sm_80", file.string()});
     EXPECT_EQ(o.code, 0) << o.out << o.err;
     EXPECT_NE(o.out.find("gather"), std::string::npos) << o.out;

@@ -66,7 +66,7 @@ variants:
 )";
 
 /// A project holding the kernel and the suite; the suite's path.
-fs::path write_project(const fs::path& root, const std::string& suite_text)
+fs::path write_scale_project(const fs::path& root, const std::string& suite_text)
 {
     write_file(root / "kernels" / "scale.cu", scale_kernel);
     fs::create_directories(root / ".git");
@@ -149,7 +149,7 @@ std::string five_own_ranges_suite(int values)
 TEST(VariantSweepValues, OnlyThePointsSomeVariantRunsAtAreBuiltNeverTheProductOfEveryValue)
 {
     TempDir dir;
-    const fs::path file = write_project(dir.path, five_own_ranges_suite(199));
+    const fs::path file = write_scale_project(dir.path, five_own_ranges_suite(199));
     // 199^5 = 3e11 points in the product of every value; the loader builds the 996 that run, and
     // does it within a 1 GiB address space (in a child process, so that the limit stays there).
     const auto load_within_a_gibibyte = [&] {
@@ -213,7 +213,7 @@ TEST(VariantSweepValues, ThePointsAreThoseOfTheWholeProductKeptInItsOrder)
 TEST(VariantSweepValues, OwnValuesBeyondTheLimitsAreRefusedBeforeAPointIsBuilt)
 {
     TempDir dir;
-    const fs::path file = write_project(dir.path, block_sizes_suite);
+    const fs::path file = write_scale_project(dir.path, block_sizes_suite);
     // 2 x 10000 points for one variant.
     std::string e = load_error_after_edit(block_sizes_suite, file, "params: {BS: [32, 64, 256]}",
                                           "params: {BS: {from: 1, to: 10000}}");
@@ -231,7 +231,7 @@ TEST(VariantSweepValues, OwnValuesBeyondTheLimitsAreRefusedBeforeAPointIsBuilt)
 TEST(VariantSweepValues, AVariantRunsAtItsOwnValuesAndTheReferenceAtEveryPoint)
 {
     TempDir dir;
-    const auto s = suite::load_suite(write_project(dir.path, block_sizes_suite));
+    const auto s = suite::load_suite(write_scale_project(dir.path, block_sizes_suite));
     ASSERT_EQ(s.variants[1].params.size(), 1u);
     EXPECT_EQ(s.variants[1].params[0].values, (std::vector<std::int64_t>{32, 64, 256}));
     EXPECT_EQ(s.variants[2].params[0].values, (std::vector<std::int64_t>{512, 1024}));
@@ -252,7 +252,7 @@ TEST(VariantSweepValues, AVariantRunsAtItsOwnValuesAndTheReferenceAtEveryPoint)
 TEST(VariantSweepValues, CasesAtTheSameValuesShareAPointAndTheReferenceComesFirst)
 {
     TempDir dir;
-    const auto s = suite::load_suite(write_project(dir.path, block_sizes_suite));
+    const auto s = suite::load_suite(write_scale_project(dir.path, block_sizes_suite));
     const auto cases = suite::expand_cases(s);
     const auto points = suite::sweep_points(s);
     std::map<std::string, std::set<std::size_t>> point_of_text;
@@ -284,7 +284,7 @@ TEST(VariantSweepValues, WithoutOwnValuesTheSweepIsTheSuites)
     for (const std::string own :
          {"    params: {BS: [32, 64, 256]}\n", "    params:\n      BS: {from: 512, to: 1024, mul: 2}\n"})
         text.erase(text.find(own), own.size());
-    const auto s = suite::load_suite(write_project(dir.path, text));
+    const auto s = suite::load_suite(write_scale_project(dir.path, text));
     EXPECT_EQ(suite::sweep_points(s).size(), 2u);
     EXPECT_EQ(suite::expand_cases(s).size(), 6u);
 }
@@ -292,7 +292,7 @@ TEST(VariantSweepValues, WithoutOwnValuesTheSweepIsTheSuites)
 TEST(VariantSweepValues, AVariantsFieldsAreCheckedAtItsOwnPoints)
 {
     TempDir dir;
-    const fs::path file = write_project(dir.path, block_sizes_suite);
+    const fs::path file = write_scale_project(dir.path, block_sizes_suite);
     const std::string small_block = "    entry: scale\n    block: [BS]\n    grid: [ceil_div(N, BS)]\n    args: [in, "
                                     "out, {i32: N}]\n  wide:";
     const std::string wide_block = "BS: {from: 512, to: 1024, mul: 2}\n    source: ../kernels/scale.cu\n    entry: "
@@ -315,7 +315,7 @@ TEST(VariantSweepValues, AVariantsFieldsAreCheckedAtItsOwnPoints)
 TEST(VariantSweepValues, OwnValuesAreRefusedWhereTheyCannotApply)
 {
     TempDir dir;
-    const fs::path file = write_project(dir.path, block_sizes_suite);
+    const fs::path file = write_scale_project(dir.path, block_sizes_suite);
     std::string e =
         load_error_after_edit(block_sizes_suite, file, "params: {BS: [32, 64, 256]}", "params: {BLOCK: [32, 64, 256]}");
     EXPECT_NE(e.find("block_sizes.yaml:17:14: variants.small.params.BLOCK: 'BLOCK' is no parameter of the suite"),
@@ -334,7 +334,7 @@ TEST(VariantSweepValues, OwnValuesAreRefusedWhereTheyCannotApply)
 TEST(VariantSweepValues, TheStaticTierAndCheckCoverEveryCase)
 {
     TempDir dir;
-    const fs::path file = write_project(dir.path, block_sizes_suite);
+    const fs::path file = write_scale_project(dir.path, block_sizes_suite);
     const auto s = suite::load_suite(file);
     const auto results = compile::run_static_tier(s, {"sm_80"}, nullptr);
     ASSERT_EQ(results.size(), suite::expand_cases(s).size());
