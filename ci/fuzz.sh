@@ -34,9 +34,8 @@ launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 
 started=$(date +%s)
-# HARNESS_UNITY_BUILD=ON (as .ci/run sets it) compiles the library in batches: a cold build in a fraction of the time.
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHARNESS_SANITIZE=ON -DHARNESS_FUZZ=ON \
-    -DHARNESS_UNITY_BUILD="${HARNESS_UNITY_BUILD:-OFF}" "${launcher[@]}" >/dev/null
+    "${launcher[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)" --target harness_core harness harness_fuzz
 built=$(date +%s)
 
