@@ -222,7 +222,7 @@ void CaseProfiler::profile(const std::function<void()>& prepare, const std::vect
         // A launch's own SASS figures, from the instructions of its kernel, where no other launch
         // of the variant runs the same kernel.
         for (const auto& l : r.launches) {
-            if (l.label.empty() || l.label.find('#') != std::string::npos) continue;
+            if (l.label.empty() || l.repeated) continue;
             std::map<std::string, double> own;
             for (const auto& i : instructions)
                 if (names_kernel(i.kernel, l.entry))
