@@ -71,7 +71,7 @@ public:
     {
         double at = map_.x.empty() ? 0 : map_.x.front();
         if (x && std::find(map_.x.begin(), map_.x.end(), *x) != map_.x.end()) at = *x;
-        return suite::point_text(suite_, map_.axis, static_cast<std::int64_t>(at), map_.others);
+        return suite::point_text(suite_, map_.axis, static_cast<std::int64_t>(at), map_.other_params);
     }
 
     /// The noise of a depth between two points of the map, relative; 0 for an exact map.

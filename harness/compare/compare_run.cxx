@@ -173,7 +173,9 @@ void add_not_measured(CaseResult& r, const suite::Suite& suite, const suite::Var
                     v.verdict = Verdict::skipped;
                     v.baseline = row.value;
                     v.rule = rule.text;
-                    v.message = fmt::format("{}: not predicted: {}", row.metric, r.not_predicted.front());
+                    v.tolerance = tolerance_band(rule);
+                    v.not_compared = "not predicted: " + r.not_predicted.front();
+                    v.message = fmt::format("{}: {}", row.metric, v.not_compared);
                     r.verdicts.push_back(std::move(v));
                 }
                 continue;
@@ -235,7 +237,7 @@ void judge_cliffs(harness::RunReport& report, const suite::Suite& suite, const C
             // case at the scan's first value carries a verdict placed between them.
             if (const suite::ParamSpec* axis = suite.scanned_param();
                 carrier == report.results.end() && axis && !axis->values.empty()) {
-                const std::string first = suite::point_text(suite, map.axis, axis->values.front(), map.others);
+                const std::string first = suite::point_text(suite, map.axis, axis->values.front(), map.other_params);
                 if ((carrier = case_at(first)) != report.results.end()) v.carrier = first;
             }
             if (carrier == report.results.end() || carrier->status != CaseStatus::passed) {
@@ -294,6 +296,7 @@ MetricVerdict verdict_without_baseline(const MetricInfo& info, const std::string
     v.metric = name;
     v.value = value;
     v.rule = rule.text;
+    v.tolerance = tolerance_band(rule);
     v.source = baseline_source(rule);
     if (has_file) {
         v.verdict = options.ci ? Verdict::not_gated : Verdict::no_baseline;
@@ -302,6 +305,7 @@ MetricVerdict verdict_without_baseline(const MetricInfo& info, const std::string
         v.verdict = options.ci ? Verdict::not_gated : Verdict::skipped;
         v.message =
             fmt::format("{} is noisy and gated only on the GPU model it was recorded on ({})", name, noisy_elsewhere);
+        if (v.verdict == Verdict::skipped) v.not_compared = v.message;
     } else {
         v.verdict = options.ci ? Verdict::not_gated : Verdict::no_baseline;
         v.message = fmt::format("{}: no baseline file", name);
@@ -381,7 +385,8 @@ MetricVerdict judge_expectation(const CaseResult& r, const suite::ExpectSpec& e)
     const auto info = find_metric(e.metric);
     if (!value) {
         v.verdict = Verdict::skipped;
-        v.message = fmt::format("expect {} {}: not measured in this run", e.metric, e.rule.text);
+        v.not_compared = "not measured in this run";
+        v.message = fmt::format("expect {} {}: {}", e.metric, e.rule.text, v.not_compared);
         return v;
     }
     v.value = value;

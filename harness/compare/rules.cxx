@@ -71,6 +71,7 @@ MetricVerdict judge_value(const MetricInfo& metric, const Rule& rule, double bas
     v.baseline = baseline;
     v.value = value;
     v.rule = rule.text;
+    v.tolerance = tolerance_band(rule);
     v.source = baseline_source(rule);
     const double difference = std::abs(value - baseline);
     bool beyond = false;
@@ -89,6 +90,7 @@ MetricVerdict judge_value(const MetricInfo& metric, const Rule& rule, double bas
     case RuleKind::ignore:
         v.verdict = Verdict::skipped;
         v.message = fmt::format("rule '{}' does not compare single values", rule.text);
+        v.not_compared = v.message;
         return v;
     }
     if (!beyond) {
@@ -129,6 +131,7 @@ MetricVerdict judge_samples(const MetricInfo& metric, const Rule& rule, const st
     MetricVerdict v;
     v.metric = std::string(metric.name);
     v.rule = rule.text;
+    v.tolerance = tolerance_band(rule);
     v.source = baseline_source(rule);
     if (baseline_samples.size() < samples_minimum || samples.size() < samples_minimum) {
         v.verdict = Verdict::no_baseline;

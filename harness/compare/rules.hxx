@@ -1,10 +1,10 @@
 #pragma once
-// Judging figures by gating rules (suite/rule_syntax.hxx): a value against its baseline value, time
+// Judging figures by gating rules (core/rule_syntax.hxx): a value against its baseline value, time
 // samples against the baseline's samples.
 
 #include "harness/core/case_result.hxx"
 #include "harness/core/metrics.hxx"
-#include "harness/suite/rule_syntax.hxx"
+#include "harness/core/rule_syntax.hxx"
 
 #include <optional>
 #include <string>
@@ -12,14 +12,6 @@
 #include <vector>
 
 namespace harness::compare {
-
-using suite::expect_holds;
-using suite::ExpectOp;
-using suite::ExpectRule;
-using suite::parse_expect;
-using suite::parse_rule;
-using suite::Rule;
-using suite::RuleKind;
 
 /// Significance level of the "samples" rule.
 inline constexpr double samples_alpha = 0.01;

@@ -240,9 +240,9 @@ void judge_sass(CaseResult& r, const suite::Suite& suite, const suite::VariantSp
         v.metric = metric::sass_instructions;
         v.verdict = options.ci ? Verdict::not_measured : Verdict::skipped;
         v.rule = "measured";
-        // "<metric>: why", as the console's count of uncompared figures reads it.
         v.message = fmt::format("{}: SASS figures not measured{}: {}", v.metric,
                                 options.ci ? " (CI mode: the gate fails)" : "", r.sass_not_measured);
+        if (v.verdict == Verdict::skipped) v.not_compared = "SASS figures not measured: " + r.sass_not_measured;
         r.verdicts.push_back(std::move(v));
         return;
     }

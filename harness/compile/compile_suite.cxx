@@ -1,5 +1,6 @@
 #include "harness/compile/compile_suite.hxx"
 
+#include "harness/compile/compile_error.hxx"
 #include "harness/compile/confinement.hxx"
 #include "harness/compile/include_policy.hxx"
 #include "harness/compile/module_file.hxx"
@@ -17,6 +18,7 @@
 #include <fmt/format.h>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <nvrtc.h>
 #include <optional>
 #include <poll.h>
 #include <set>
@@ -247,7 +249,8 @@ void warm_include_scan(const std::vector<CompileRequest>& requests)
                             ErrorKind::bad_input);
     } catch (const std::exception& e) {
         std::string message = e.what();
-        if (message.find("NVRTC_ERROR_OUT_OF_MEMORY") != std::string::npos)
+        const auto* compile_error = dynamic_cast<const CompileError*>(&e);
+        if (compile_error && compile_error->nvrtc_status() == NVRTC_ERROR_OUT_OF_MEMORY)
             message += fmt::format("\n  note: the compile memory limit is {} MiB (the suite's compile.memory_mib)",
                                    limits.memory_mib);
         const auto* error = dynamic_cast<const Error*>(&e);

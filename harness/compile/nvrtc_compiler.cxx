@@ -30,8 +30,8 @@ std::string read_file(const fs::path& path)
 void check_nvrtc(nvrtcResult result, const char* call, const fs::path& source)
 {
     if (result != NVRTC_SUCCESS)
-        throw Error(ErrorKind::internal,
-                    fmt::format("{}: {} failed: {}", source.string(), call, nvrtcGetErrorString(result)));
+        throw CompileError(fmt::format("{}: {} failed: {}", source.string(), call, nvrtcGetErrorString(result)), "",
+                           result, ErrorKind::internal);
 }
 
 /// Owns an nvrtcProgram so every exit path destroys it.
@@ -240,7 +240,7 @@ CompiledModule compile(const CompileRequest& request, const CompileCache* cache)
         throw CompileError(fmt::format("{}: compilation for {} failed ({}):\n{}{}\n  options:{}",
                                        request.source.string(), request.arch, nvrtcGetErrorString(result), module.log,
                                        header_hint(module.log), joined),
-                           module.log);
+                           module.log, result);
     }
 
     std::size_t cubin_size = 0;
@@ -259,7 +259,7 @@ CompiledModule compile(const CompileRequest& request, const CompileCache* cache)
         if (r != NVRTC_SUCCESS || !lowered)
             throw CompileError(fmt::format("{}: entry point '{}' not found in the compiled program ({})",
                                            request.source.string(), entry, nvrtcGetErrorString(r)),
-                               module.log);
+                               module.log, r);
         module.lowered_names[entry] = lowered;
     }
     // A file that changed while NVRTC ran may have been read in either state: the cubin is then of

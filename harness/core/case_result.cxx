@@ -158,6 +158,9 @@ void to_json(nlohmann::json& j, const MetricVerdict& v)
     j["baseline"] = v.baseline ? nlohmann::json(*v.baseline) : nlohmann::json(nullptr);
     j["value"] = v.value ? nlohmann::json(*v.value) : nlohmann::json(nullptr);
     if (v.unsure) j["unsure"] = true;
+    if (v.tolerance)
+        j["tolerance"] = {{"kind", tolerance_kind_name(v.tolerance->kind)}, {"amount", v.tolerance->amount}};
+    if (!v.not_compared.empty()) j["not_compared"] = v.not_compared;
 }
 
 void from_json(const nlohmann::json& j, MetricVerdict& v)
@@ -175,6 +178,18 @@ void from_json(const nlohmann::json& j, MetricVerdict& v)
     };
     v.baseline = number("baseline");
     v.value = number("value");
+    v.tolerance.reset();
+    if (j.contains("tolerance")) {
+        const auto& band = j.at("tolerance");
+        const std::string kind = band.at("kind").get<std::string>();
+        const auto known = tolerance_kind_from_name(kind);
+        if (!known)
+            throw Error(ErrorKind::bad_input, "unknown tolerance kind '" +
+                                                  escape_control_characters(kind.substr(0, 80)) + "' of " +
+                                                  escape_control_characters(v.metric.substr(0, 80)));
+        v.tolerance = ToleranceBand{*known, band.at("amount").get<double>()};
+    }
+    v.not_compared = j.value("not_compared", "");
 }
 
 void to_json(nlohmann::json& j, const Hotspot& h)
@@ -327,6 +342,7 @@ void to_json(nlohmann::json& j, const CaseLaunch& l)
     j = {{"entry", l.entry}, {"file", l.file}};
     if (!l.label.empty()) j["label"] = l.label;
     if (l.occupancy_limiter) j["occupancy_limiter"] = occupancy_limiter_name(*l.occupancy_limiter);
+    if (l.repeated) j["repeated"] = true;
 }
 
 std::string PredictedAccess::text() const
@@ -383,6 +399,7 @@ void from_json(const nlohmann::json& j, CaseLaunch& l)
     l.entry = j.value("entry", "");
     l.file = j.value("file", "");
     l.occupancy_limiter = limiter_from_json(j);
+    l.repeated = j.value("repeated", false);
 }
 
 void to_json(nlohmann::json& j, const CaseResult& r)

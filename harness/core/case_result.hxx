@@ -1,6 +1,8 @@
 #pragma once
 // The one contract between the runner and everything after it (comparison, reports).
 
+#include "harness/core/rule_syntax.hxx"
+
 #include <cstdint>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
@@ -63,9 +65,15 @@ struct MetricVerdict {
     Verdict verdict = Verdict::passed;
     std::optional<double> baseline; ///< absent for expect rules and new metrics
     std::optional<double> value;    ///< absent when the run did not produce the metric
-    std::string rule;               ///< e.g. "exact", "rel 5%", "samples 5% (p=0.0002)", "expect <= 64"
-    std::string message;            ///< what changed, by how much, and why it matters (cliffs are named)
-    std::string location;           ///< kernels/transpose/transpose.cu:31 where SASS metrics attribute it
+    std::string rule;               ///< as reports show it: "exact", "rel 5%", "samples 5% (p=0.0002)", "expect <= 64"
+    /// The rule's band around the baseline, for the reports' charts: none for a rule without one
+    /// (report, expectations, cliffs, the SASS gate).
+    std::optional<ToleranceBand> tolerance;
+    std::string message;  ///< what changed, by how much, and why it matters (cliffs are named)
+    std::string location; ///< kernels/transpose/transpose.cu:31 where SASS metrics attribute it
+    /// Why the figure was not compared, for a `skipped` verdict ("not predicted: ...", "not measured in
+    /// this run"): what the console's count of uncompared figures groups them by. Empty otherwise.
+    std::string not_compared;
     /// A "samples" verdict that passed only for want of evidence: the median moved beyond the rule
     /// but the samples do not show it (see compare::judge_samples); more samples would decide.
     bool unsure = false;
@@ -197,10 +205,13 @@ struct CaseCost {
 /// One launch of a case's variant: what ran, and from which file. Its own figures are the metrics
 /// named "<metric>@<label>" (metrics.hxx, launch_metric_name) when the variant has several launches.
 struct CaseLaunch {
-    std::string label; ///< "rstd_kernel", "copy#2" (suite::launch_labels); empty for a single launch
+    std::string label; ///< "rstd_kernel", "copy#2" (suite::launch_labels), a name only; empty for a single launch
     std::string entry; ///< the kernel as compiled, template arguments resolved
     std::string file;  ///< its source or module file as the suite names it (relative to the project)
     std::optional<OccupancyLimiter> occupancy_limiter; ///< what limits this launch's occupancy, where known
+    /// Another launch of the variant runs the same kernel ("copy#1", "copy#2"): figures counted per
+    /// kernel, as the SASS metrics are, cannot tell the two apart.
+    bool repeated = false;
 };
 
 /// Everything known about one variant at one parameter point.

@@ -5,6 +5,7 @@
 #include "harness/core/case_result.hxx"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -80,6 +81,9 @@ struct CliffMap {
     /// the other parameters' values, "K=64 M=128": the case's params_text without the axis
     /// (suite::others_text); "" when there are none
     std::string others;
+    /// The same values by name ({K: 64, M: 128}), for code that needs a point of the map; empty
+    /// when there are none, and in maps read from results files before version 4.
+    std::map<std::string, std::int64_t> other_params;
     std::string arch;   ///< sm_90
     std::string figure; ///< what the series is: "time_per_work" (us per unit), "blocks_per_sm", ...
     std::string unit;   ///< of `values`

@@ -4,6 +4,7 @@
 #include "harness/core/enum_names.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/input_files.hxx"
+#include "harness/core/older_results.hxx"
 #include "harness/core/text.hxx"
 
 #include <algorithm>
@@ -77,6 +78,7 @@ nlohmann::json cliff_map_json(const CliffMap& m)
     return {{"variant", m.variant},
             {"axis", m.axis},
             {"others", m.others},
+            {"other_params", m.other_params},
             {"arch", m.arch},
             {"figure", m.figure},
             {"unit", m.unit},
@@ -93,6 +95,7 @@ CliffMap cliff_map_from_json(const nlohmann::json& j)
     m.variant = j.at("variant").get<std::string>();
     m.axis = j.at("axis").get<std::string>();
     m.others = j.value("others", "");
+    m.other_params = j.value("other_params", std::map<std::string, std::int64_t>{});
     m.arch = j.value("arch", "");
     m.figure = j.at("figure").get<std::string>();
     m.unit = j.value("unit", "");
@@ -210,6 +213,8 @@ void from_json(const nlohmann::json& j, RunReport& r)
     r.cliff_maps.clear();
     if (j.contains("cliff_maps"))
         for (const auto& m : j.at("cliff_maps")) r.cliff_maps.push_back(cliff_map_from_json(m));
+    if (j.value("schema_version", results_schema_version) < results_version_with_facts)
+        read_facts_of_older_results(r.results, r.cliff_maps);
 }
 
 std::string results_json(const RunReport& report)

@@ -102,9 +102,12 @@ std::string gate_counts_text(const GateCounts& counts);
 
 /// The versioned JSON results file (results.json) that `harness report` and `harness merge` read.
 /// Version 2 added the shard, the comparison's own notes and each case's sweep point; version 3
-/// the cliff maps (`cliff_maps`, absent when the suite scans nothing). Files of versions 1 and 2
-/// still read (version 1 as whole runs, both without maps).
-inline constexpr int results_schema_version = 3;
+/// the cliff maps (`cliff_maps`, absent when the suite scans nothing); version 4 the facts the
+/// reports once read back from display text: a verdict's `tolerance` and `not_compared` reason, a
+/// launch's `repeated`, a cliff map's `other_params`. Files of versions 1 to 3 still read (version
+/// 1 as whole runs, 1 and 2 without maps, all three with those facts taken from their text once,
+/// core/older_results.hxx; their maps without `other_params`).
+inline constexpr int results_schema_version = 4;
 inline constexpr int oldest_results_schema_version = 1;
 inline constexpr std::size_t max_results_file_bytes = 256 * 1024 * 1024;
 inline constexpr int max_source_line = 100000000; ///< the largest line number a hotspot may name

@@ -1,7 +1,7 @@
 #include "harness/history/suite_history.hxx"
 
+#include "harness/core/rule_syntax.hxx"
 #include "harness/core/stats.hxx"
-#include "harness/suite/rule_syntax.hxx"
 
 #include <algorithm>
 #include <cmath>
@@ -22,17 +22,17 @@ bool tracked(const MetricInfo& m)
 /// Whether a move from `before` to `after` reaches the gate's rule for the figure: a change the
 /// gate would never call one is no change point, however significant against a tiny noise (a
 /// DRAM figure moving by 1,536 bytes, 5.7 noises, where the rule asks 5 % and 2 MiB).
-bool beyond_floor(const suite::Rule& rule, double before, double after)
+bool beyond_floor(const Rule& rule, double before, double after)
 {
     const double moved = std::abs(after - before);
     if (moved < rule.minimum) return false;
     switch (rule.kind) {
-    case suite::RuleKind::relative:
-    case suite::RuleKind::samples: return moved > rule.tolerance * std::abs(before);
-    case suite::RuleKind::absolute: return moved > rule.tolerance;
-    case suite::RuleKind::exact:
-    case suite::RuleKind::report:
-    case suite::RuleKind::ignore: return moved > 0;
+    case RuleKind::relative:
+    case RuleKind::samples: return moved > rule.tolerance * std::abs(before);
+    case RuleKind::absolute: return moved > rule.tolerance;
+    case RuleKind::exact:
+    case RuleKind::report:
+    case RuleKind::ignore: return moved > 0;
     }
     return true;
 }
@@ -42,9 +42,9 @@ void apply_practical_floor(SeriesAnalysis& analysis, std::string_view metric)
 {
     const std::optional<MetricInfo> info = find_metric(metric);
     if (!info) return;
-    suite::Rule rule;
+    Rule rule;
     try {
-        rule = suite::parse_rule(info->default_rule);
+        rule = parse_rule(info->default_rule);
     } catch (const std::invalid_argument&) {
         return;
     }

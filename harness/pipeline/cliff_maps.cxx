@@ -60,6 +60,7 @@ std::vector<CliffMap> static_cliff_maps(const suite::Suite& suite, const harness
             m.variant = r.variant;
             m.axis = axis->name;
             m.others = others;
+            m.other_params = suite::other_params(point, axis->name);
             m.arch = r.arch;
             m.figure = figure;
             m.unit = info ? std::string(info->unit) : "";

@@ -150,6 +150,7 @@ CliffMap gpu_cliff_map(const suite::Suite& suite, const ScanSeries& series, cons
     map.variant = series.variant;
     map.axis = axis->name;
     map.others = series.others;
+    if (!series.points.empty()) map.other_params = suite::other_params(series.points.front(), axis->name);
     map.arch = arch;
     // Time per unit of work, where the suite says what the work is: a step is then a change in
     // how efficiently the GPU works, not the work growing along the axis.
@@ -242,7 +243,7 @@ std::string confirm_alignment(std::vector<CliffMap>& maps, const suite::Suite& s
                 ++cliffs;
                 for (const double x : {c.x_before, c.x_after})
                     sides.only_cases.emplace_back(
-                        m.variant, suite::point_text(suite, m.axis, static_cast<std::int64_t>(x), m.others));
+                        m.variant, suite::point_text(suite, m.axis, static_cast<std::int64_t>(x), m.other_params));
             }
     if (cliffs == 0) return "";
     const auto started = std::chrono::steady_clock::now();
@@ -262,10 +263,10 @@ std::string confirm_alignment(std::vector<CliffMap>& maps, const suite::Suite& s
     for (auto& m : maps)
         for (auto& c : m.cliffs) {
             if (c.cause != CliffCause::alignment) continue;
-            const auto before =
-                sectors(m.variant, suite::point_text(suite, m.axis, static_cast<std::int64_t>(c.x_before), m.others));
-            const auto after =
-                sectors(m.variant, suite::point_text(suite, m.axis, static_cast<std::int64_t>(c.x_after), m.others));
+            const auto before = sectors(
+                m.variant, suite::point_text(suite, m.axis, static_cast<std::int64_t>(c.x_before), m.other_params));
+            const auto after = sectors(
+                m.variant, suite::point_text(suite, m.axis, static_cast<std::int64_t>(c.x_after), m.other_params));
             if (!before || !after) continue;
             // A map of time: a step up is slower, so more sectors per request bear it out.
             const bool rise_expected = c.depth > 0;

@@ -24,11 +24,6 @@ constexpr const char* duration_metric = "gpu__time_duration.sum";
 constexpr std::size_t hotspots_per_metric = 5;
 constexpr int snippet_context = 2;
 
-bool ends_with(std::string_view s, std::string_view suffix)
-{
-    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 std::vector<std::string> all_metric_names()
 {
     std::vector<std::string> names;
@@ -36,15 +31,15 @@ std::vector<std::string> all_metric_names()
     return names;
 }
 
-std::vector<std::string> cupti_names_of(const std::vector<std::string>& names)
+} // namespace
+
+std::vector<std::string> range_counters(const std::vector<std::string>& names)
 {
     std::vector<std::string> cupti_names;
     for (const auto& name : names) cupti_names.emplace_back(find_metric(name)->source);
     cupti_names.emplace_back(duration_metric); // weights per-launch ratios of multi-kernel cases
     return cupti_names;
 }
-
-} // namespace
 
 ProfilePlan plan_profile(const std::vector<std::string>& requested)
 {
@@ -77,10 +72,10 @@ CaseProfiler::CaseProfiler(CUcontext context, int device_ordinal, ProfilePlan pl
     for (const auto& name : plan_.range_metrics)
         if (find_metric(name)->stability == Stability::noisy) noisy_metrics_.push_back(name);
     if (!plan_.range_metrics.empty())
-        range_ = std::make_unique<RangeProfiler>(context, device_ordinal, cupti_names_of(plan_.range_metrics));
+        range_ = std::make_unique<RangeProfiler>(context, device_ordinal, range_counters(plan_.range_metrics));
     // Configured now: reading the counter availability fails once a range profiler is enabled.
     if (!noisy_metrics_.empty())
-        noisy_range_ = std::make_unique<RangeProfiler>(context, device_ordinal, cupti_names_of(noisy_metrics_));
+        noisy_range_ = std::make_unique<RangeProfiler>(context, device_ordinal, range_counters(noisy_metrics_));
     if (plan_.sass) sass_ = std::make_unique<SassProfiler>(context, device_ordinal, hotspot_sass_metrics());
 }
 
@@ -91,20 +86,17 @@ std::size_t CaseProfiler::range_passes() const
     return range_ ? range_->passes() : 0;
 }
 
-namespace {
-
-/// Sets the metrics of `names` (table names, in `profiler`'s order) from one case's rows, one per
-/// launch: sums summed, ratios weighted by each launch's duration.
-void set_range_metrics(const RangeProfiler& profiler, const std::vector<std::string>& names,
-                       const std::vector<std::vector<double>>& rows, CaseResult& r)
+void set_range_metrics(const std::vector<std::string>& names, const std::vector<std::vector<double>>& rows,
+                       CaseResult& r)
 {
-    const std::size_t duration_column = profiler.metrics().size() - 1;
+    const std::size_t duration_column = names.size();
     double total_duration = 0;
     for (const auto& row : rows) total_duration += row[duration_column];
     for (std::size_t m = 0; m < names.size(); ++m) {
         const auto info = *find_metric(names[m]);
+        const CounterReading& reading = info.roles.counter;
         double value = 0;
-        if (ends_with(info.source, ".sum")) {
+        if (reading.launches == LaunchCombine::sum) {
             for (const auto& row : rows) value += row[m];
         } else {
             // A ratio (e.g. achieved occupancy): weight each launch by its duration, as a
@@ -112,8 +104,7 @@ void set_range_metrics(const RangeProfiler& profiler, const std::vector<std::str
             for (const auto& row : rows)
                 value += row[m] * (total_duration > 0 ? row[duration_column] / total_duration : 1.0 / rows.size());
         }
-        const double scale =
-            ends_with(info.source, ".pct_of_peak_sustained_active") && info.unit == "fraction" ? 0.01 : 1.0;
+        const double scale = reading.percent ? 0.01 : 1.0;
         r.set_metric(names[m], value * scale);
         // Each launch's own figure, where the variant has several (CaseLaunch::label).
         if (rows.size() > 1 && rows.size() == r.launches.size())
@@ -122,8 +113,6 @@ void set_range_metrics(const RangeProfiler& profiler, const std::vector<std::str
                     r.set_metric(launch_metric_name(names[m], r.launches[i].label), rows[i][m] * scale);
     }
 }
-
-} // namespace
 
 void CaseProfiler::record_range(RangeProfiler& profiler, const std::vector<std::string>& names,
                                 const std::function<void()>& prepare,
@@ -138,7 +127,7 @@ void CaseProfiler::record_range(RangeProfiler& profiler, const std::vector<std::
     r.cost.profile.range_passes += profiler.passes();
     r.cost.profile.enables += t.enabled ? 1 : 0;
     r.cost.profile.remeasured += t.remeasured;
-    set_range_metrics(profiler, names, rows, r);
+    set_range_metrics(names, rows, r);
 }
 
 bool CaseProfiler::batches_noisy() const
@@ -166,7 +155,7 @@ bool CaseProfiler::profile_noisy_batch(const std::vector<NoisyCase>& cases)
                 r.cost.profile.batches += 1;
             }
             r.cost.profile.batched += 1;
-            set_range_metrics(*noisy_range_, noisy_metrics_, (*rows)[k], r);
+            set_range_metrics(noisy_metrics_, (*rows)[k], r);
         }
     }
     for (const auto& c : cases) add_derived_metrics(*c.result);
@@ -233,7 +222,7 @@ void CaseProfiler::profile(const std::function<void()>& prepare, const std::vect
         // A launch's own SASS figures, from the instructions of its kernel, where no other launch
         // of the variant runs the same kernel.
         for (const auto& l : r.launches) {
-            if (l.label.empty() || l.label.find('#') != std::string::npos) continue;
+            if (l.label.empty() || l.repeated) continue;
             std::map<std::string, double> own;
             for (const auto& i : instructions)
                 if (names_kernel(i.kernel, l.entry))

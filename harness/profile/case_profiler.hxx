@@ -26,6 +26,18 @@ struct ProfilePlan {
 /// their inputs; names that need no CUPTI are ignored here. Throws Error(bad_input) for an unknown name.
 ProfilePlan plan_profile(const std::vector<std::string>& requested);
 
+/// The CUPTI counters the range profiler is configured with for the table names `names`: each
+/// row's source, in order, then the duration that weights per-launch ratios.
+std::vector<std::string> range_counters(const std::vector<std::string>& names);
+
+/// Sets the figures of `names` (table names) from one case's readings, one row per launch with
+/// the counters of range_counters(names) (the duration last): each combined over the launches
+/// as its row says (MetricRoles::counter: summed, or weighted by each launch's duration), a
+/// percentage read as a fraction where its row says so, and each launch's own figure
+/// ("dram_bytes@rstd_kernel") where the variant has several labelled launches.
+void set_range_metrics(const std::vector<std::string>& names, const std::vector<std::vector<double>>& rows,
+                       CaseResult& r);
+
 /// What the profiler needs to attribute instructions to source lines: the variant's cubin and a
 /// way to turn a file name from its line table into a path to read (empty for a built-in).
 struct CaseSource {

@@ -1,9 +1,11 @@
 #include "harness/profile/hotspots.hxx"
 
+#include "harness/core/error.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/core/text.hxx"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <fstream>
 #include <tuple>
 
@@ -11,12 +13,6 @@ namespace harness::profile {
 
 namespace {
 
-constexpr const char* global_sectors = "smsp__sass_sectors_mem_global";
-constexpr const char* global_sectors_ideal = "smsp__sass_sectors_mem_global_ideal";
-constexpr const char* shared_wavefronts = "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared";
-constexpr const char* shared_wavefronts_ideal = "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal";
-constexpr const char* local_sectors = "smsp__sass_sectors_mem_local";
-constexpr const char* divergent_targets = "smsp__sass_branch_targets_threads_divergent";
 // What tells a load from a store and an atomic: the instruction counts of stores, atomics and
 // reductions of any memory space, and a load is what has sectors or wavefronts and none of those.
 // Counting loads instead instruments every load, the hottest instructions of most kernels: on an
@@ -26,7 +22,7 @@ constexpr const char* stores = "smsp__sass_inst_executed_op_st";
 constexpr const char* atomics = "smsp__sass_inst_executed_op_atom";
 constexpr const char* reductions = "smsp__sass_inst_executed_op_global_red";
 
-double value(const AttributedInstruction& i, const char* metric)
+double value(const AttributedInstruction& i, const std::string& metric)
 {
     const auto it = i.values.find(metric);
     return it == i.values.end() ? 0.0 : it->second;
@@ -40,19 +36,57 @@ std::string access_kind(const AttributedInstruction& i)
     return "load";
 }
 
+/// A figure that ranks source lines (MetricRoles::lines), with the SASS metrics it is counted from
+/// per instruction: its actual count and the ideal one (none: the count is all excess).
+struct RankedFigure {
+    const MetricInfo* row = nullptr;
+    std::string actual;
+    std::string ideal;
+};
+
+/// The SASS metric of the table row named `name`; throws Error(internal) when it is none: a ranked
+/// figure must be counted per instruction.
+std::string sass_source(std::string_view name, std::string_view ranked)
+{
+    const auto input = find_metric(name);
+    if (!input || input->collector != Collector::sass_metrics)
+        throw Error(ErrorKind::internal,
+                    fmt::format("metric table: {} ranks source lines from {}, which is no SASS metric", ranked, name));
+    return std::string(input->source);
+}
+
+std::vector<RankedFigure> ranked_figures()
+{
+    std::vector<RankedFigure> figures;
+    for (const auto& m : metric_table()) {
+        if (m.roles.lines.access.empty()) continue;
+        RankedFigure f{&m, {}, {}};
+        if (m.collector == Collector::sass_metrics) {
+            f.actual = std::string(m.source);
+        } else {
+            // An excess: its formula's two inputs, actual and ideal.
+            const Formula& formula = m.roles.formula;
+            if (m.collector != Collector::derived || formula.input_count() != 2)
+                throw Error(ErrorKind::internal,
+                            fmt::format("metric table: {} ranks source lines but is neither a SASS metric nor an "
+                                        "excess of two",
+                                        m.name));
+            f.actual = sass_source(formula.inputs[0], m.name);
+            f.ideal = sass_source(formula.inputs[1], m.name);
+        }
+        figures.push_back(std::move(f));
+    }
+    return figures;
+}
+
 } // namespace
 
-const std::vector<std::string>& hotspot_sass_metrics()
+std::vector<std::string> hotspot_sass_metrics()
 {
-    static const std::vector<std::string> metrics = {global_sectors,
-                                                     global_sectors_ideal,
-                                                     shared_wavefronts,
-                                                     shared_wavefronts_ideal,
-                                                     local_sectors,
-                                                     divergent_targets,
-                                                     stores,
-                                                     atomics,
-                                                     reductions};
+    std::vector<std::string> metrics;
+    for (const auto& m : metric_table())
+        if (m.collector == Collector::sass_metrics) metrics.emplace_back(m.source);
+    for (const char* classifier : {stores, atomics, reductions}) metrics.emplace_back(classifier);
     return metrics;
 }
 
@@ -61,20 +95,19 @@ std::vector<Hotspot> rank_hotspots(const std::vector<AttributedInstruction>& ins
     // (metric, kernel, file, line, access) -> summed actual and ideal
     using Key = std::tuple<std::string, std::string, std::string, int, std::string>;
     std::map<Key, std::pair<double, double>> lines;
-    for (const auto& i : instructions) {
-        auto add = [&](const char* metric, const std::string& access, double actual, double ideal) {
-            if (actual <= 0 && ideal <= 0) return;
-            auto& sum = lines[{metric, i.kernel, i.file, i.line, access}];
+    const std::vector<RankedFigure> figures = ranked_figures();
+    for (const auto& i : instructions)
+        for (const auto& f : figures) {
+            const double actual = value(i, f.actual);
+            const double ideal = f.ideal.empty() ? 0.0 : value(i, f.ideal);
+            if (actual <= 0 && ideal <= 0) continue;
+            const LineRanking& ranking = f.row->roles.lines;
+            const std::string access = ranking.by_instruction_kind ? std::string(ranking.access) + " " + access_kind(i)
+                                                                   : std::string(ranking.access);
+            auto& sum = lines[{std::string(f.row->name), i.kernel, i.file, i.line, access}];
             sum.first += actual;
             sum.second += ideal;
-        };
-        add(metric::excess_global_sectors, "global " + access_kind(i), value(i, global_sectors),
-            value(i, global_sectors_ideal));
-        add(metric::excess_shared_wavefronts, "shared " + access_kind(i), value(i, shared_wavefronts),
-            value(i, shared_wavefronts_ideal));
-        add(metric::local_sectors, "local", value(i, local_sectors), 0.0);
-        add(metric::divergent_branch_targets, "branch", value(i, divergent_targets), 0.0);
-    }
+        }
 
     std::map<std::string, std::vector<Hotspot>> by_metric;
     for (const auto& [key, sum] : lines) {

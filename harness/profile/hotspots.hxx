@@ -19,14 +19,15 @@ struct AttributedInstruction {
     std::map<std::string, double> values;
 };
 
-/// The SASS metrics the hotspot ranking reads (what SassProfiler must collect), with the access
-/// classifiers (instruction counts of stores, atomics and reductions) that tell loads from stores
-/// and atomics.
-const std::vector<std::string>& hotspot_sass_metrics();
+/// What SassProfiler must collect: the SASS metrics of the metric table (Collector::sass_metrics),
+/// in table order, then the access classifiers (instruction counts of stores, atomics and
+/// reductions) that tell loads from stores and atomics.
+std::vector<std::string> hotspot_sass_metrics();
 
 /// Groups instructions by kernel, line and access kind and keeps the `per_metric` lines with the
-/// largest excess for each of excess_global_sectors, excess_shared_wavefronts, local_sectors and
-/// divergent_branch_targets; largest first. Lines without excess are left out.
+/// largest excess for each figure whose row ranks lines (MetricRoles::lines: excess_global_sectors,
+/// excess_shared_wavefronts, local_sectors, divergent_branch_targets); largest first. Lines without
+/// excess are left out.
 std::vector<Hotspot> rank_hotspots(const std::vector<AttributedInstruction>& instructions, std::size_t per_metric);
 
 /// Reads lines [line - context, line + context] of `file` into the hotspot's snippet (nothing when

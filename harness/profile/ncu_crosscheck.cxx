@@ -41,28 +41,26 @@ std::optional<double> number(std::string text)
 
 } // namespace
 
-const std::vector<CrosscheckMetric>& crosscheck_metrics()
+std::string ncu_metric_name(const MetricInfo& m)
 {
-    static const std::vector<CrosscheckMetric> metrics = {
-        {metric::global_ld_requests, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 0.0},
-        {metric::global_ld_sectors, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 0.0},
-        {metric::global_st_requests, "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", 0.0},
-        {metric::global_st_sectors, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 0.0},
-        // Hardware wavefront counters differ by up to ~2 % between identical runs of either tool.
-        {metric::shared_ld_wavefronts, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 0.03},
-        {metric::shared_st_wavefronts, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", 0.03},
-        {metric::shared_ld_instructions, "smsp__sass_inst_executed_op_shared_ld.sum", 0.0},
-        {metric::shared_st_instructions, "smsp__sass_inst_executed_op_shared_st.sum", 0.0},
-        {metric::instructions, "smsp__inst_executed.sum", 0.0},
-        {metric::fp32_fma_thread_instructions, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 0.0},
-        {metric::shared_wavefronts, "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared.sum", 0.0},
-        {metric::divergent_branch_targets, "smsp__sass_branch_targets_threads_divergent.sum", 0.0},
-        // DRAM traffic within 2 % or 1 MiB: how many dirty lines a kernel evicts, rather than leaves
-        // in the L2 at its end, moves by up to ~1.2 MB between runs of the same kernel in either tool.
-        {metric::dram_read_bytes, "dram__bytes_read.sum", 0.02, false, 1048576.0},
-        {metric::dram_write_bytes, "dram__bytes_write.sum", 0.02, false, 1048576.0},
-        {metric::achieved_occupancy, "sm__warps_active.avg.pct_of_peak_sustained_active", 0.05, true},
-    };
+    // ncu's SASS metrics carry a rollup, as the range profiler's counters do.
+    return m.collector == Collector::sass_metrics ? std::string(m.source) + ".sum" : std::string(m.source);
+}
+
+std::vector<CrosscheckMetric> crosscheck_metrics()
+{
+    std::vector<CrosscheckMetric> metrics;
+    for (const auto& m : metric_table()) {
+        const NcuCounterpart& ncu = m.roles.ncu;
+        if (!ncu.compared) continue;
+        metrics.push_back({std::string(m.name), ncu_metric_name(m), ncu.tolerance, ncu.absolute, ncu.floor,
+                           m.roles.counter.launches, m.roles.counter.percent});
+    }
+    // Counts first, which agree within their tolerance, then traffic with a floor, then fractions
+    // in points: the order the table's readers compare them in.
+    const auto group = [](const CrosscheckMetric& m) { return m.absolute ? 2 : m.floor > 0 ? 1 : 0; };
+    std::stable_sort(metrics.begin(), metrics.end(),
+                     [&](const CrosscheckMetric& a, const CrosscheckMetric& b) { return group(a) < group(b); });
     return metrics;
 }
 
@@ -130,9 +128,10 @@ std::vector<NcuKernel> parse_ncu_csv(const std::string& text, const std::string&
 std::vector<CrosscheckRow> crosscheck(const harness::RunReport& ours, const std::vector<std::vector<NcuKernel>>& ncu)
 {
     std::vector<CrosscheckRow> rows;
+    const std::vector<CrosscheckMetric> metrics = crosscheck_metrics();
     for (const auto& r : ours.results) {
         const std::string name = r.variant + " " + r.params_text;
-        for (const auto& m : crosscheck_metrics()) {
+        for (const auto& m : metrics) {
             const auto mine = r.metric(m.ours);
             if (!mine) continue;
             // The case's kernels in the last run that measured this metric.
@@ -152,12 +151,12 @@ std::vector<CrosscheckRow> crosscheck(const harness::RunReport& ours, const std:
             double theirs = 0;
             for (const auto* k : kernels) {
                 const double v = k->values.at(m.ncu);
-                if (m.ncu.ends_with(".sum"))
+                if (m.launches == LaunchCombine::sum)
                     theirs += v;
                 else
                     theirs += v * (total_duration > 0 ? duration_of(k) / total_duration : 1.0 / kernels.size());
             }
-            if (m.ncu.ends_with(".pct_of_peak_sustained_active")) theirs /= 100.0;
+            if (m.percent) theirs /= 100.0;
             CrosscheckRow row{name, m.ours, *mine, theirs, false};
             const double diff = std::fabs(*mine - theirs);
             if (m.tolerance == 0)

@@ -2,6 +2,7 @@
 // Our counters next to Nsight Compute's for the same cases: the check that the figures that gate
 // a build are the ones NVIDIA's own tool reports. Host-only: reads ncu's CSV and our results.
 
+#include "harness/core/metrics.hxx"
 #include "harness/core/run_report.hxx"
 
 #include <string>
@@ -9,19 +10,27 @@
 
 namespace harness::profile {
 
-/// One metric of ours and the ncu metric that measures the same thing.
+/// One metric of ours and the ncu metric that measures the same thing, from the metric table's row
+/// (MetricRoles::ncu, MetricRoles::counter).
 struct CrosscheckMetric {
     std::string ours;      ///< metric-table name
-    std::string ncu;       ///< ncu metric name
+    std::string ncu;       ///< ncu metric name (ncu_metric_name)
     double tolerance;      ///< allowed difference: 0 = equal; < 1 relative; for fractions, absolute points / 100
     bool absolute = false; ///< tolerance is absolute (occupancy), not relative
     double floor = 0.0;    ///< a difference up to this many units agrees whatever the relative tolerance says
+    LaunchCombine launches = LaunchCombine::sum; ///< how a case's kernels combine, as ours do
+    bool percent = false;                        ///< ncu's figure is in percent, ours a fraction
 };
 
-/// The metrics compared, and the ncu names to pass to `ncu --metrics`: those of the default set
-/// (what a run measures unless its suite lists metrics), or only the DRAM metrics, for a
-/// single-pass run in which ncu saves and restores no memory.
-const std::vector<CrosscheckMetric>& crosscheck_metrics();
+/// The Nsight Compute metric that measures the figure of row `m`: its source for a range-profiler
+/// counter, its source with the ".sum" rollup for a SASS metric.
+std::string ncu_metric_name(const MetricInfo& m);
+
+/// The metrics compared: every row whose ncu counterpart is compared, counts first, then traffic
+/// compared with a floor, then fractions compared in points. And the ncu names to pass to `ncu
+/// --metrics`: those of the default set (what a run measures unless its suite lists metrics), or
+/// only the DRAM metrics, for a single-pass run in which ncu saves and restores no memory.
+std::vector<CrosscheckMetric> crosscheck_metrics();
 std::string ncu_metric_list();
 std::string ncu_dram_metric_list();
 

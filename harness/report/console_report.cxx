@@ -280,7 +280,7 @@ void write_console_verdicts(const RunReport& report, std::ostream& console)
     std::size_t no_baseline = 0;
     for (const auto& r : report.results)
         for (const auto& v : r.verdicts) {
-            if (v.verdict == Verdict::skipped) ++unjudged[v.message.substr(v.message.find(':') + 1)];
+            if (v.verdict == Verdict::skipped) ++unjudged[v.not_compared];
             if (v.verdict == Verdict::no_baseline) ++no_baseline;
         }
     if (!unjudged.empty() || no_baseline > 0 || !report.notes.empty() || !report.comparison_notes.empty())
@@ -288,7 +288,7 @@ void write_console_verdicts(const RunReport& report, std::ostream& console)
     for (const auto& note : report.notes) fmt::print(out, "  {}\n", note);
     for (const auto& note : report.comparison_notes) fmt::print(out, "  {}\n", note);
     if (no_baseline > 0) fmt::print(out, "  {} figures have no baseline yet (they pass)\n", no_baseline);
-    for (const auto& [why, count] : unjudged) fmt::print(out, "  not compared ({}x):{}\n", count, why);
+    for (const auto& [why, count] : unjudged) fmt::print(out, "  not compared ({}x): {}\n", count, why);
     if (!report.baseline_files.empty()) fmt::print(out, "compared with: {}\n", fmt::join(report.baseline_files, ", "));
 
     const Totals t = totals(report, report.fail_on_improvement);

@@ -68,7 +68,7 @@ std::string baseline_section(const RunReport& report)
             double extent = std::max(hi, 1.0);
             if (const auto pct = change_percent(*c.v); pct && std::isfinite(*pct))
                 extent = std::max(extent, std::fabs(*pct));
-            if (const auto tol = tolerance_percent(c.v->rule, c.v->baseline)) extent = std::max(extent, *tol);
+            if (const auto tol = tolerance_percent(*c.v)) extent = std::max(extent, *tol);
             hi = extent;
             lo = -extent;
         }
@@ -99,7 +99,7 @@ std::string baseline_section(const RunReport& report)
             double y_value = absolute ? *v->value : pct.value_or(0);
             if (absolute) {
                 chart.guide(x - 0.3, *v->baseline, x + 0.3, *v->baseline, "#90a4ae", false, 3);
-            } else if (const auto tol = tolerance_percent(v->rule, v->baseline); tol && *tol > 0) {
+            } else if (const auto tol = tolerance_percent(*v); tol && *tol > 0) {
                 chart.rect(x - 0.38, x + 0.38, -*tol, *tol, "#90a4ae", "", "tolerance " + v->rule, false, 0.28);
             }
             if (!std::isfinite(y_value)) y_value = 0;

@@ -89,16 +89,16 @@ std::string change_text(const MetricVerdict& v, const std::string& unit)
     return fmt::format("{} ({}{} %)", absolute, *pct >= 0 ? "+" : "−", format_number(std::fabs(*pct)));
 }
 
-/// The half-width of a rule's tolerance band in percent of the baseline, where the rule has one.
-std::optional<double> tolerance_percent(const std::string& rule, std::optional<double> baseline)
+/// The half-width of a verdict's tolerance band in percent of the baseline, where its rule has one.
+std::optional<double> tolerance_percent(const MetricVerdict& v)
 {
-    if (rule.rfind("exact", 0) == 0) return 0.0;
-    double amount = 0;
-    if ((rule.rfind("rel ", 0) == 0 || rule.rfind("samples ", 0) == 0) &&
-        std::sscanf(rule.c_str() + rule.find(' ') + 1, "%lf", &amount) == 1)
-        return amount;
-    if (rule.rfind("abs ", 0) == 0 && std::sscanf(rule.c_str() + 4, "%lf", &amount) == 1 && baseline && *baseline != 0)
-        return amount / std::fabs(*baseline) * 100.0;
+    if (!v.tolerance) return std::nullopt;
+    switch (v.tolerance->kind) {
+    case ToleranceBand::Kind::relative: return v.tolerance->amount;
+    case ToleranceBand::Kind::absolute:
+        if (!v.baseline || *v.baseline == 0) return std::nullopt;
+        return v.tolerance->amount / std::fabs(*v.baseline) * 100.0;
+    }
     return std::nullopt;
 }
 

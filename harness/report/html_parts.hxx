@@ -30,7 +30,8 @@ std::string text_cell(std::string_view text, std::string_view css_class = "");
 std::string header_row(std::initializer_list<std::string_view> columns);
 std::optional<double> change_percent(const MetricVerdict& v);
 std::string change_text(const MetricVerdict& v, const std::string& unit);
-std::optional<double> tolerance_percent(const std::string& rule, std::optional<double> baseline);
+/// The half-width of the verdict's tolerance band (MetricVerdict::tolerance) in percent of its baseline.
+std::optional<double> tolerance_percent(const MetricVerdict& v);
 std::string figure_caption(std::string_view title, std::string_view note);
 bool several_archs(const RunReport& report);
 

@@ -131,7 +131,15 @@ std::string resolve_entry(const std::string& entry, const Bindings& point)
     return entry.substr(0, open) + substitute_params(std::string_view(entry).substr(open), point);
 }
 
-std::vector<std::string> launch_labels(const VariantSpec& variant, const Bindings& point)
+namespace {
+
+/// A launch's label and whether another launch of its variant runs the same kernel.
+struct LaunchLabel {
+    std::string text;
+    bool repeated = false;
+};
+
+std::vector<LaunchLabel> labels_of_launches(const VariantSpec& variant, const Bindings& point)
 {
     if (variant.launches.size() < 2) return {};
     std::vector<std::string> entries;
@@ -141,9 +149,20 @@ std::vector<std::string> launch_labels(const VariantSpec& variant, const Binding
         ++uses[entries.back()];
     }
     std::map<std::string, int> seen;
+    std::vector<LaunchLabel> labels;
+    for (const auto& entry : entries) {
+        const bool repeated = uses[entry] > 1;
+        labels.push_back({repeated ? fmt::format("{}#{}", entry, ++seen[entry]) : entry, repeated});
+    }
+    return labels;
+}
+
+} // namespace
+
+std::vector<std::string> launch_labels(const VariantSpec& variant, const Bindings& point)
+{
     std::vector<std::string> labels;
-    for (const auto& entry : entries)
-        labels.push_back(uses[entry] > 1 ? fmt::format("{}#{}", entry, ++seen[entry]) : entry);
+    for (auto& label : labels_of_launches(variant, point)) labels.push_back(std::move(label.text));
     return labels;
 }
 
@@ -155,11 +174,12 @@ std::vector<CaseLaunch> case_launches(const Suite& suite, const VariantSpec& var
         const auto relative = std::filesystem::relative(source, suite.project_root, ec);
         file = ec || relative.empty() || relative.native().starts_with("..") ? source.string() : relative.string();
     }
-    const std::vector<std::string> labels = launch_labels(variant, point);
+    const std::vector<LaunchLabel> labels = labels_of_launches(variant, point);
     std::vector<CaseLaunch> out;
     for (std::size_t i = 0; i < variant.launches.size(); ++i) {
         CaseLaunch l;
-        l.label = labels.empty() ? std::string() : labels[i];
+        l.label = labels.empty() ? std::string() : labels[i].text;
+        l.repeated = !labels.empty() && labels[i].repeated;
         l.entry = variant.is_builtin() ? variant.builtin : resolve_entry(variant.launches[i].entry, point);
         l.file = file;
         out.push_back(std::move(l));

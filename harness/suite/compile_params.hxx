@@ -47,8 +47,9 @@ std::string resolve_entry(const std::string& entry, const Bindings& point);
 std::vector<std::string> launch_labels(const VariantSpec& variant, const Bindings& point);
 
 /// What each launch of `variant` runs at `point` and from which file (the source relative to the
-/// suite's project, or the module as the suite writes it), labelled as launch_labels() does: for
-/// results and failures, which name the kernel and its file.
+/// suite's project, or the module as the suite writes it), labelled as launch_labels() does and
+/// marked `repeated` where another launch runs the same entry: for results and failures, which
+/// name the kernel and its file.
 std::vector<CaseLaunch> case_launches(const Suite& suite, const VariantSpec& variant, const Bindings& point);
 
 /// The variant's defines as compiled at `point`.

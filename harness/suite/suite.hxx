@@ -1,9 +1,9 @@
 #pragma once
 // The in-memory form of a suite file (docs/suite-format.md), validated and ready to expand.
 
+#include "harness/core/rule_syntax.hxx"
 #include "harness/suite/element_type.hxx"
 #include "harness/suite/expression.hxx"
-#include "harness/suite/rule_syntax.hxx"
 
 #include <array>
 #include <cstdint>
@@ -15,6 +15,15 @@
 #include <vector>
 
 namespace harness::suite {
+
+// A suite's `compare:` and `expect:` entries are written in the rule syntax, under these names here.
+using harness::expect_holds;
+using harness::ExpectOp;
+using harness::ExpectRule;
+using harness::parse_expect;
+using harness::parse_rule;
+using harness::Rule;
+using harness::RuleKind;
 
 /// How a buffer is filled before a run.
 enum class InitKind { zeros, ones, sequence, uniform };

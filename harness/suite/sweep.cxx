@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -144,6 +143,14 @@ std::string params_text(const Suite& suite, const Bindings& point)
     return text;
 }
 
+std::map<std::string, std::int64_t> other_params(const Bindings& point, std::string_view axis)
+{
+    std::map<std::string, std::int64_t> others;
+    for (const auto& [name, value] : point)
+        if (name != axis) others.emplace(name, value);
+    return others;
+}
+
 std::string others_text(const Suite& suite, const Bindings& point, std::string_view axis)
 {
     Bindings others = point;
@@ -151,25 +158,12 @@ std::string others_text(const Suite& suite, const Bindings& point, std::string_v
     return params_text(suite, others);
 }
 
-std::string point_text(const Suite& suite, std::string_view axis, std::int64_t x, const std::string& others)
+std::string point_text(const Suite& suite, std::string_view axis, std::int64_t x,
+                       const std::map<std::string, std::int64_t>& others)
 {
-    std::map<std::string, std::string, std::less<>> values;
-    std::istringstream words(others);
-    for (std::string word; words >> word;)
-        if (const auto eq = word.find('='); eq != std::string::npos) values[word.substr(0, eq)] = word.substr(eq + 1);
-    std::string text;
-    for (const auto& param : suite.params) {
-        std::string value;
-        if (param.name == axis)
-            value = std::to_string(x);
-        else if (const auto it = values.find(param.name); it != values.end())
-            value = it->second;
-        else
-            continue;
-        if (!text.empty()) text += ' ';
-        text += param.name + "=" + value;
-    }
-    return text;
+    Bindings point(others.begin(), others.end());
+    point.insert_or_assign(std::string(axis), x);
+    return params_text(suite, point);
 }
 
 std::vector<Case> expand_cases(const Suite& suite)

@@ -3,6 +3,8 @@
 
 #include "harness/suite/suite.hxx"
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,13 +40,17 @@ bool runs_at(const Suite& suite, const VariantSpec& variant, const Bindings& poi
 /// "N=256 K=64" for a point, in the suite's parameter order.
 std::string params_text(const Suite& suite, const Bindings& point);
 
-/// The values of the parameters other than `axis` at `point`, "K=64 M=128" (params_text without
-/// the axis; "" when there are none): the place of a cliff map along a scanned axis.
+/// The values of the parameters other than `axis` at `point`, by name: the place of a cliff map
+/// along a scanned axis (CliffMap::other_params).
+std::map<std::string, std::int64_t> other_params(const Bindings& point, std::string_view axis);
+
+/// The same values as text, "K=64 M=128" (params_text without the axis; "" when there are none).
 std::string others_text(const Suite& suite, const Bindings& point, std::string_view axis);
 
-/// The params_text of the point at `x` along `axis` whose other parameters have the values that
-/// `others` (others_text) names.
-std::string point_text(const Suite& suite, std::string_view axis, std::int64_t x, const std::string& others);
+/// The params_text of the point at `x` along `axis` whose other parameters have the values
+/// `others` (other_params).
+std::string point_text(const Suite& suite, std::string_view axis, std::int64_t x,
+                       const std::map<std::string, std::int64_t>& others);
 
 /// All cases, grouped by point, the reference variant first within each point so that its output
 /// is at hand when the others are verified; a variant only at the points it runs_at.

@@ -84,6 +84,7 @@ CliffMap map_with(std::vector<Cliff> cliffs)
     m.variant = "staged";
     m.axis = "SLOTS_KIB";
     m.others = "N=1048576";
+    m.other_params = {{"N", 1048576}};
     m.arch = "sm_90";
     m.figure = "theoretical_occupancy";
     m.unit = "fraction";

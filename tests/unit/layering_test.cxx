@@ -96,6 +96,41 @@ TEST(Layering, TheArchitecturePageSaysWhatEachFolderIncludes)
     }
 }
 
+// Within compile/ and core/, no file includes itself through others: a unit is a header and its
+// source (include_scan.hxx and include_scan.cxx), and a unit whose source includes another's header
+// depends on it. The include scan and the NVRTC compiler once did so through CompileError.
+TEST(Layering, NoUnitOfCompileOrCoreDependsOnItself)
+{
+    for (const std::string folder : {"compile", "core"}) {
+        const fs::path root = repo_root() / "harness" / folder;
+        const std::regex include("^\\s*#\\s*include\\s*\"harness/" + folder + "/([a-z_]+)\\.hxx\"");
+        std::map<std::string, std::set<std::string>> uses;
+        for (const auto& entry : fs::directory_iterator(root)) {
+            const auto ext = entry.path().extension();
+            if (!entry.is_regular_file() || (ext != ".cxx" && ext != ".hxx")) continue;
+            const std::string unit = entry.path().stem().string();
+            auto& targets = uses[unit];
+            std::ifstream in(entry.path());
+            std::smatch m;
+            for (std::string line; std::getline(in, line);)
+                if (std::regex_search(line, m, include) && m[1].str() != unit) targets.insert(m[1].str());
+        }
+        ASSERT_GT(uses.size(), 10u) << folder;
+        // A unit depends on itself where it is reached again from what it uses.
+        for (const auto& [unit, direct] : uses) {
+            std::set<std::string> reached;
+            std::vector<std::string> todo(direct.begin(), direct.end());
+            while (!todo.empty()) {
+                const std::string next = todo.back();
+                todo.pop_back();
+                if (!reached.insert(next).second) continue;
+                for (const auto& further : uses[next]) todo.push_back(further);
+            }
+            EXPECT_FALSE(reached.contains(unit)) << folder << "/" << unit << " includes itself through others";
+        }
+    }
+}
+
 // Built-ins are named in suite/ (what a suite may call) and implemented in run/: one row each.
 TEST(Layering, EveryBuiltinSignatureHasAnImplementation)
 {

@@ -1,5 +1,6 @@
-#include "harness/suite/rule_syntax.hxx"
+#include "harness/core/rule_syntax.hxx"
 
+#include "harness/core/enum_names.hxx"
 #include "harness/core/text.hxx"
 
 #include <cctype>
@@ -9,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace harness::suite {
+namespace harness {
 
 namespace {
 
@@ -19,7 +20,7 @@ std::optional<double> parse_number(std::string_view text)
     return parse_decimal_number(text);
 }
 
-/// "5%" -> 0.05; the percent sign is required so that "rel 5" cannot mean 500 %.
+/// "5%" -> 5; the percent sign is required so that "rel 5" cannot mean 500 %.
 double parse_percent(std::string_view text, std::string_view rule)
 {
     text = trim(text);
@@ -28,7 +29,7 @@ double parse_percent(std::string_view text, std::string_view rule)
                                                 rule.substr(0, rule.find(' '))));
     const auto v = parse_number(text.substr(0, text.size() - 1));
     if (!v || *v < 0) throw std::invalid_argument(fmt::format("'{}': '{}' is not a percentage", rule, text));
-    return *v / 100.0;
+    return *v;
 }
 
 constexpr const char* rule_help =
@@ -61,7 +62,8 @@ Rule parse_rule(std::string_view text)
                     "'{}': 'min' takes a non-negative number in the metric's unit, e.g. '{} 5% min 1'", t, word));
             r.minimum = *v;
         }
-        r.tolerance = parse_percent(percent, t);
+        r.percent = parse_percent(percent, t);
+        r.tolerance = r.percent / 100.0;
         return r;
     }
     if (word == "abs") {
@@ -73,6 +75,34 @@ Rule parse_rule(std::string_view text)
         return r;
     }
     throw std::invalid_argument(fmt::format("unknown rule '{}'; {}", t, rule_help));
+}
+
+std::optional<ToleranceBand> tolerance_band(const Rule& rule)
+{
+    switch (rule.kind) {
+    case RuleKind::exact: return ToleranceBand{ToleranceBand::Kind::relative, 0.0};
+    case RuleKind::relative:
+    case RuleKind::samples: return ToleranceBand{ToleranceBand::Kind::relative, rule.percent};
+    case RuleKind::absolute: return ToleranceBand{ToleranceBand::Kind::absolute, rule.tolerance};
+    case RuleKind::report:
+    case RuleKind::ignore: return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+namespace {
+constexpr EnumName<ToleranceBand::Kind> tolerance_kind_names[] = {{ToleranceBand::Kind::relative, "relative"},
+                                                                  {ToleranceBand::Kind::absolute, "absolute"}};
+} // namespace
+
+const char* tolerance_kind_name(ToleranceBand::Kind kind)
+{
+    return enum_name(tolerance_kind_names, kind);
+}
+
+std::optional<ToleranceBand::Kind> tolerance_kind_from_name(std::string_view name)
+{
+    return enum_from_name(tolerance_kind_names, name);
 }
 
 ExpectRule parse_expect(std::string_view text)
@@ -106,4 +136,4 @@ bool expect_holds(const ExpectRule& rule, double value)
     return false;
 }
 
-} // namespace harness::suite
+} // namespace harness
