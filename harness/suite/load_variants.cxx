@@ -214,6 +214,7 @@ LaunchSpec Loader::launch(const YAML::Node& node, const std::string& field,
     if (const std::string problem = entry_problem(l.entry); !problem.empty())
         fail(node["entry"], field + ".entry", problem);
     l.block = dims(node["block"], field + ".block", params);
+    l.block_where = where(node["block"]);
     l.grid = dims(node["grid"], field + ".grid", params);
     l.shared_bytes = node["shared_bytes"] ? expression(node["shared_bytes"], field + ".shared_bytes", params)
                                           : Expression::constant(0);

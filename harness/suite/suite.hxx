@@ -126,6 +126,7 @@ struct LaunchSpec {
     std::array<int, 3> cluster{1, 1, 1};
     std::vector<ArgSpec> args;
     SourceLocation where;
+    SourceLocation block_where; ///< of `block:`; where the launch is for a launch that writes none (Triton)
 };
 
 /// A kernel variant: one source file, compiled once, launched as one or more kernels.
