@@ -29,7 +29,7 @@ suite::Suite suite_of(const harness::RunReport& merged, const std::string& given
         throw Error(ErrorKind::bad_input, fmt::format("the results name the suite file '{}', which is not here: give "
                                                       "the suite with --suite",
                                                       file.substr(0, 200)));
-    suite::Suite s = suite::load_suite(file, {.sources_anywhere = sources_anywhere});
+    suite::Suite s = suite::load_suite(file, {.sources_anywhere = sources_anywhere, .working_folder = {}});
     if (s.name != merged.suite)
         throw Error(ErrorKind::bad_input,
                     fmt::format("{} is suite '{}', but the results are of suite '{}'", file, s.name, merged.suite));
