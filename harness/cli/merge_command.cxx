@@ -108,15 +108,17 @@ int merge_command(const std::vector<std::string>& args)
         write_file_atomically(output, harness::results_json(merged));
     }
     const harness::Totals t = harness::totals(merged, merged.fail_on_improvement);
-    fmt::print("wrote {}: {} cases from {} files ({} passed, {} failed, {} regressed, {} not gated, {} skipped)\n",
-               output, merged.results.size(), inputs.size(), t.passed, t.failed, t.regressed, t.not_gated, t.skipped);
+    fmt::print("wrote {}: {} cases from {} files ({} passed, {} failed, {} regressed, {} not gated, {} skipped, {} "
+               "removed)\n",
+               output, merged.results.size(), inputs.size(), t.passed, t.failed, t.regressed, t.not_gated, t.skipped,
+               t.removed);
     // As `run`: CI mode never passes a gate that compared nothing.
     if (const auto g = harness::gate_counts(merged); gate_merged && gate.ci_mode() && g.compared + g.expected == 0) {
         fmt::print("{}: CI mode: nothing was gated ({} cases), which fails the run\n", merged.suite,
                    merged.results.size());
         return exit_failure;
     }
-    return t.failed > 0 || t.regressed > 0 || t.not_gated > 0 ? exit_failure : exit_pass;
+    return t.failing() ? exit_failure : exit_pass;
 }
 
 } // namespace harness::cli

@@ -162,7 +162,7 @@ std::vector<pipeline::SuiteJob> suite_jobs(const RunCommandLine& line, const std
 bool fails_run(const harness::RunReport& rep, bool fail_on_improvement, bool ci)
 {
     const harness::Totals t = harness::totals(rep, fail_on_improvement);
-    bool fails = t.failed > 0 || t.regressed > 0 || t.not_gated > 0;
+    bool fails = t.failing();
     // A shard of more shards than the suite has points holds none of them: it has nothing to gate
     // and passes; the merged gate of every shard (`harness merge --gate`) fails if nothing was
     // gated over the whole.
