@@ -121,7 +121,7 @@ step "the installed history script (bin/harness-history-branch)"
 # starts the store, records a run at HEAD and pushes the branch; `fetch` in another clone checks it out.
 [ -x "$prefix/bin/harness-history-branch" ] || fail "no bin/harness-history-branch after cmake --install"
 history="$work/history"
-git init -q --bare "$history/origin.git"
+git -c init.defaultBranch=main init -q --bare "$history/origin.git"
 git -c init.defaultBranch=main init -q "$history/project"
 git -C "$history/project" -c user.name=example -c user.email=example@localhost commit -q --allow-empty -m "a commit"
 git -C "$history/project" remote add origin "$history/origin.git"
