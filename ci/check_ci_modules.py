@@ -225,8 +225,14 @@ STATIC_STEP = """\
         run: harness run --static --ci $HARNESS_SUITES --out static
 """
 UNPACK_STEP = """\
+      - name: Unpack the harness
         run: tar -xzf harness.tar.gz && echo "$PWD/harness-install/bin" >> "$GITHUB_PATH"
-      # In the job that runs them"""
+      # In the job that runs them, so that the module files are newer than the checkout (docs/ci-templates.md).
+"""
+BUILD_ONLY_STEP = """\
+      - name: The project's build (HARNESS_PROJECT_BUILD)
+        run: eval "$HARNESS_PROJECT_BUILD"
+"""
 GATE_JOB = "harness-gate:\n  stage: gate\n"
 BREAKS = [
     ("github", None, None, "variant 'nvcc' reads ${EXAMPLE_BUILD_DIR} in its `module:` path, but the workflow's"),
@@ -235,7 +241,7 @@ BREAKS = [
     ("github", "  static:\n    needs: build\n", "  static:\n    needs: build\n    env: {EXAMPLE_BUILD_DIR: build}\n",
      "job 'static' sets EXAMPLE_BUILD_DIR in its own env"),
     ("github", "      - name: Shard", "      - env:\n          HARNESS_PROJECT_BUILD: ''\n        name: Shard",
-     "job 'shard', step 5 sets HARNESS_PROJECT_BUILD in its own env"),
+     "job 'shard', step 6 sets HARNESS_PROJECT_BUILD in its own env"),
     ("github", "  HARNESS_PROJECT_BUILD: >-\n", "  PROJECT_BUILD: >-\n",
      "the workflow's env does not set HARNESS_PROJECT_BUILD"),
     ("github", "  EXAMPLE_BUILD_DIR: build\n", "  EXAMPLE_BUILD_DIR: ${{ github.workspace }}/build\n",
@@ -243,8 +249,8 @@ BREAKS = [
     ("github", BUILD_STEP + "      # Each suite", "      # Each suite",
      "job 'shard' runs `harness run` without the project's build"),
     ("github", BUILD_STEP + STATIC_STEP, STATIC_STEP + BUILD_STEP,
-     "job 'static' runs the project's build (step 5) after `harness run` (step 4)"),
-    ("github", UNPACK_STEP, UNPACK_STEP.replace("tar -xzf harness.tar.gz", "eval \"$HARNESS_PROJECT_BUILD\" #"),
+     "job 'static' runs the project's build (step 6) after `harness run` (step 5)"),
+    ("github", UNPACK_STEP + BUILD_ONLY_STEP, BUILD_ONLY_STEP + UNPACK_STEP,
      "job 'static' runs the project's build before the harness is unpacked"),
     ("gitlab", None, None, "variant 'nvcc' reads ${EXAMPLE_BUILD_DIR} in its `module:` path, but the file's"),
     ("gitlab", None, None, "HARNESS_PROJECT_BUILD is empty, but these suites have `module:` variants"),

@@ -155,6 +155,15 @@ PINNED_DOCKER = re.compile(r"^docker://[^\s:@]+(:[^\s:@/]+|@sha256:[0-9a-f]{64})
 EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.S)
 # `harness bisect` walks every commit between its two ends: a shallow clone holds only the last.
 BISECT = re.compile(r"\bharness\s+bisect\b")
+# What a job reads of the harness's own source (a submodule in a project that copies the templates).
+HARNESS_DIR_PATH = re.compile(r"\$\{?HARNESS_DIR\}?/[^\s\"']*|\$\{\{\s*env\.HARNESS_DIR\s*\}\}/[^\s\"']*")
+# A program of the installed package: `harness <command>` (or the gating command, which is one),
+# `harness-history-branch`. Not harness.tar.gz, harness-install/ or a folder named harness-history.
+PACKAGE_PROGRAM = re.compile(r"(?<![\w./$-])(harness-history-branch|harness(?=[ \t]+[a-z]))\b|\$\{?HARNESS_GATE\b")
+# The step that puts the unpacked harness on PATH, before which no step can run its programs.
+UNPACK_HARNESS = re.compile(r"harness-install/bin[^\n]*GITHUB_PATH")
+# A step that installs git (apt-get, dnf, apk, ...): actions/checkout needs it for submodules.
+INSTALLS_GIT = re.compile(r"\binstall\b[^\n]*\bgit\b")
 
 
 def check_github(doc, report):
@@ -207,6 +216,8 @@ def check_github_job(job_id, job, jobs, report):
         else:
             check_github_steps(job_id, steps, job.line_of("steps"), report)
     check_github_bisect_history(job_id, job, report)
+    check_github_submodules(job_id, job, report)
+    check_github_package_order(job_id, job, report)
     matrix = check_github_strategy(job_id, job, report)
     step_ids = {s.get("id") for s in job.get("steps") or [] if isinstance(s, dict) and "id" in s}
     context = {"matrix": matrix, "needs": set(needs), "steps": step_ids}
@@ -227,6 +238,55 @@ def check_github_bisect_history(job_id, job, report):
             return
     report.error(job.line, f"job '{job_id}' runs `harness bisect` without the whole history "
                            "(actions/checkout with fetch-depth: 0)")
+
+
+def run_texts(job):
+    """(step number, step, its `run` text) of each run step of a job."""
+    steps = job.get("steps") if isinstance(job.get("steps"), list) else []
+    return [(n, s, s["run"]) for n, s in enumerate(steps, 1) if isinstance(s, dict) and isinstance(s.get("run"), str)]
+
+
+def check_github_submodules(job_id, job, report):
+    """Every checkout clones the submodules, with git installed before it in a container.
+
+    The templates are written for a project that keeps the harness as a submodule (HARNESS_DIR):
+    a job that checks out without submodules lacks the harness's files, the headers its kernels
+    include from other submodules, and, in a bisect, the copies from which each step checks out its
+    commit's submodules (harness bisect never fetches). In a container without git,
+    actions/checkout downloads the files through GitHub's API, which cannot fetch submodules."""
+    steps = [s for s in job.get("steps") or [] if isinstance(s, dict)]
+    checkouts = [(n, s) for n, s in enumerate(steps, 1) if str(s.get("uses", "")).startswith("actions/checkout@")]
+    reads = sorted({m.group(0) for _, _, text in run_texts(job) for m in HARNESS_DIR_PATH.finditer(text)})
+    why = f"; it reads {', '.join(reads)}" if reads else ""
+    if any(isinstance(s.get("run"), str) and BISECT.search(s["run"]) for s in steps):
+        why += "; harness bisect checks out each commit's submodules from the clone's copies"
+    if reads and not checkouts:
+        report.error(job.line, f"job '{job_id}' checks nothing out{why}")
+    for number, step in checkouts:
+        with_ = step.get("with") if isinstance(step.get("with"), dict) else {}
+        if str(with_.get("submodules", "false")).lower() not in ("true", "recursive"):
+            report.error(step.line, f"job '{job_id}' checks out without submodules (actions/checkout with "
+                                    f"submodules: recursive), so a harness kept as a submodule is missing{why}")
+        elif "container" in job and not any(INSTALLS_GIT.search(text) for n, _, text in run_texts(job) if n < number):
+            report.error(step.line, f"job '{job_id}' checks out submodules in a container without git: install git "
+                                    "in a step before actions/checkout (without it the checkout downloads the files "
+                                    "through GitHub's API, which fetches no submodules)")
+
+
+def check_github_package_order(job_id, job, report):
+    """The installed harness's programs run only after the step that puts it on PATH."""
+    unpacked = [n for n, _, text in run_texts(job) if UNPACK_HARNESS.search(text)]
+    for number, step, text in run_texts(job):
+        match = PACKAGE_PROGRAM.search(text)
+        if not match:
+            continue
+        program = match.group(1) or "the gating command"
+        if not unpacked:
+            report.error(step.line, f"job '{job_id}', step {number} runs {program}, but the job never unpacks the "
+                                    "harness (a step that adds harness-install/bin to GITHUB_PATH)")
+        elif number < unpacked[0]:
+            report.error(step.line, f"job '{job_id}', step {number} runs {program} before the harness is unpacked "
+                                    f"(step {unpacked[0]} adds harness-install/bin to GITHUB_PATH)")
 
 
 def check_github_strategy(job_id, job, report):
@@ -372,6 +432,7 @@ def check_gitlab(doc, report):
     for name, job in jobs.items():
         check_gitlab_job(name, job, resolved[name], resolved, stages, report)
         check_gitlab_bisect_history(name, job, resolved[name], global_variables, report)
+        check_gitlab_submodules(name, job, resolved[name], global_variables, report)
     edges = {name: [n for n, _ in needed_jobs(job)] for name, job in resolved.items()}
     cycle = find_cycle(edges)
     if cycle:
@@ -469,6 +530,26 @@ def check_gitlab_bisect_history(name, job, resolved, global_variables, report):
     variables.update(resolved.get("variables") or {})
     if str(variables.get("GIT_DEPTH")) != "0":
         report.error(job.line, f"job '{name}' runs `harness bisect` without the whole history (GIT_DEPTH: \"0\")")
+
+
+def check_gitlab_submodules(name, job, resolved, global_variables, report):
+    """Every job clones the submodules (GIT_SUBMODULE_STRATEGY normal or recursive; GitLab's default
+    is none): a harness kept as a submodule (HARNESS_DIR), headers the kernels include from
+    submodules, and the copies each step of a bisect checks its commit's submodules out from."""
+    variables = dict(global_variables)
+    variables.update(resolved.get("variables") or {})
+    if str(variables.get("GIT_STRATEGY", "fetch")) == "none":
+        return  # the job clones nothing
+    strategy = str(variables.get("GIT_SUBMODULE_STRATEGY", "none"))
+    if strategy in ("normal", "recursive"):
+        return
+    scripts = [resolved.get(key) for key in ("before_script", "script")]
+    reads = sorted({m.group(0) for text in strings_in(scripts) for m in HARNESS_DIR_PATH.finditer(text)})
+    why = f"; it reads {', '.join(reads)}" if reads else ""
+    if any(BISECT.search(text) for text in strings_in(scripts)):
+        why += "; harness bisect checks out each commit's submodules from the clone's copies"
+    report.error(job.line, f"job '{name}' clones without submodules (GIT_SUBMODULE_STRATEGY: {strategy}; give it "
+                           f"recursive), so a harness kept as a submodule is missing{why}")
 
 
 def check_gitlab_scripts(name, job, report):
@@ -611,6 +692,49 @@ def check_text(kind, path, text):
     return report.errors
 
 
+# The gate job of the GitHub template as it was before every job cloned the submodules: the
+# history script read from the harness's source, which a checkout without submodules lacks.
+GATE_WITH_SUBMODULES = """      - uses: actions/checkout@v5
+        with:
+          submodules: recursive
+      - uses: actions/download-artifact@v7
+        with:
+          name: harness
+      - name: Unpack the harness
+        run: tar -xzf harness.tar.gz && echo "$PWD/harness-install/bin" >> "$GITHUB_PATH"
+      # harness-history-branch is installed with the harness (ci/history-branch.sh in its source).
+      - name: The history store (branch HARNESS_HISTORY_BRANCH)
+        run: |
+          git config --global --add safe.directory "$PWD"
+          harness-history-branch fetch "$HARNESS_HISTORY_BRANCH" harness-history
+"""
+GATE_WITHOUT_SUBMODULES = """      - uses: actions/checkout@v5
+      - name: The history store (branch HARNESS_HISTORY_BRANCH)
+        run: |
+          git config --global --add safe.directory "$PWD"
+          bash "$HARNESS_DIR/ci/history-branch.sh" fetch "$HARNESS_HISTORY_BRANCH" harness-history
+      - uses: actions/download-artifact@v7
+        with:
+          name: harness
+      - name: Unpack the harness
+        run: tar -xzf harness.tar.gz && echo "$PWD/harness-install/bin" >> "$GITHUB_PATH"
+"""
+# The installed history script run before the harness is on PATH.
+GATE_UNPACK_THEN_HISTORY = GATE_WITH_SUBMODULES
+GATE_HISTORY_THEN_UNPACK = """      - uses: actions/checkout@v5
+        with:
+          submodules: recursive
+      - name: The history store (branch HARNESS_HISTORY_BRANCH)
+        run: |
+          git config --global --add safe.directory "$PWD"
+          harness-history-branch fetch "$HARNESS_HISTORY_BRANCH" harness-history
+      - uses: actions/download-artifact@v7
+        with:
+          name: harness
+      - name: Unpack the harness
+        run: tar -xzf harness.tar.gz && echo "$PWD/harness-install/bin" >> "$GITHUB_PATH"
+"""
+
 # Each break is planted in a copy of a template and must fail with its message: (kind, what is
 # replaced, by what, a piece of the message expected). A break whose text the template no longer
 # holds fails the self-test, so the breaks follow the templates.
@@ -624,8 +748,8 @@ BREAKS = [
     ("github", "needs.build.result", "needs.static.result", "reads needs.static, but 'static' is not in its"),
     ("github", "\njobs:\n", "\njobs:\n  static:\n    runs-on: ubuntu-24.04\n", "duplication of key"),
     ("github", "\non:\n", "\ntriggers:\n", "no 'on'"),
-    ("github", "      - uses: actions/checkout@v5\n        with:\n          fetch-depth: 0\n",
-     "      - uses: actions/checkout@v5\n", "job 'bisect' runs `harness bisect` without the whole history"),
+    ("github", "          fetch-depth: 0\n          submodules: recursive\n", "          submodules: recursive\n",
+     "job 'bisect' runs `harness bisect` without the whole history"),
     ("gitlab", "needs: [harness-build, harness-gpu]", "needs: [harness-build, harness-gpus]",
      "needs 'harness-gpus', which is not a job"),
     ("gitlab", "stage: gate\n", "stage: report\n", "stage 'report' is not in 'stages'"),
@@ -640,6 +764,26 @@ BREAKS = [
     ("gitlab", "paths: [merged/]", "paths: [merged/*/report.html]", "'expose_as' cannot expose"),
     ("gitlab", '    GIT_DEPTH: "0"\n', '    GIT_DEPTH: "20"\n',
      "job 'harness-bisect' runs `harness bisect` without the whole history"),
+    # The submodule layout the docs recommend (the harness in third_party/harness): every job clones
+    # the submodules, and only the build job reads the harness's source.
+    ("github", GATE_WITH_SUBMODULES, GATE_WITHOUT_SUBMODULES,
+     "job 'gate' checks out without submodules (actions/checkout with submodules: recursive), so a harness kept "
+     "as a submodule is missing; it reads $HARNESS_DIR/ci/history-branch.sh"),
+    ("github", "          fetch-depth: 0\n          submodules: recursive\n", "          fetch-depth: 0\n",
+     "job 'bisect' checks out without submodules (actions/checkout with submodules: recursive), so a harness "
+     "kept as a submodule is missing; harness bisect checks out each commit's submodules"),
+    ("github", "headers, and the project's build may need them.\n      - name: Install git, so that checkout clones "
+     "submodules\n        run: apt-get update -qq && apt-get install -y -qq --no-install-recommends git "
+     "ca-certificates\n", "headers, and the project's build may need them.\n",
+     "job 'static' checks out submodules in a container without git"),
+    ("github", GATE_UNPACK_THEN_HISTORY, GATE_HISTORY_THEN_UNPACK,
+     "job 'gate', step 3 runs harness-history-branch before the harness is unpacked"),
+    ("gitlab", "  GIT_SUBMODULE_STRATEGY: recursive\n", "",
+     "job 'harness-build' clones without submodules (GIT_SUBMODULE_STRATEGY: none; give it recursive), so a "
+     "harness kept as a submodule is missing; it reads $HARNESS_DIR/ci/install-deps.sh"),
+    ("gitlab", '    GIT_DEPTH: "0"\n', '    GIT_DEPTH: "0"\n    GIT_SUBMODULE_STRATEGY: none\n',
+     "job 'harness-bisect' clones without submodules (GIT_SUBMODULE_STRATEGY: none; give it recursive), so a "
+     "harness kept as a submodule is missing; harness bisect checks out each commit's submodules"),
 ]
 
 

@@ -4,7 +4,8 @@
 #   1. installs the harness from an already-built build folder into a scratch prefix; the installed tool
 #      runs from elsewhere, and find_package(harness 0.1 CONFIG) takes the package while 0.2 and 1.0 refuse it;
 #      the installed docs' links all lead somewhere, and the installed template checker checks the installed
-#      templates, and only the one it is given (a GitHub workflow alone: nothing of GitLab);
+#      templates, and only the one it is given (a GitHub workflow alone: nothing of GitLab); CMake finds the
+#      package through PATH too; the installed history script records a run onto a branch and fetches it back;
 #   2. builds the example against the installed package: `ctest -LE gpu` passes (the static tier against
 #      the committed baselines) and, without a GPU, `ctest -L gpu` reports the GPU test as skipped;
 #   3. configures and builds the example against the harness's build folder as a package (-Dharness_DIR=BUILD_DIR):
@@ -110,6 +111,31 @@ for wanted in 0.1 0.2 1.0; do
   [ "$found" = "$expected" ] ||
     { cat "$work/version-probe/$wanted.log"; fail "find_package(harness $wanted): found $found"; }
 done
+
+# Without the prefix in CMAKE_PREFIX_PATH (a bisect step's worktree, where $PWD/harness-install is not), CMake
+# finds the package through PATH: the prefix of an entry <prefix>/bin is searched.
+PATH="$prefix/bin:$PATH" cmake -S "$work/version-probe" -B "$work/version-probe/build-path" -DWANTED=0.1 \
+  >"$work/version-probe/path.log" 2>&1 ||
+  { cat "$work/version-probe/path.log"; fail "find_package(harness) did not find the package through PATH"; }
+
+step "the installed history script (bin/harness-history-branch)"
+# As the CI templates' gate job runs it, from the package: in a clone of a repository with a remote, `record`
+# starts the store, records a run at HEAD and pushes the branch; `fetch` in another clone checks it out.
+[ -x "$prefix/bin/harness-history-branch" ] || fail "no bin/harness-history-branch after cmake --install"
+history="$work/history"
+git -c init.defaultBranch=main init -q --bare "$history/origin.git"
+git -c init.defaultBranch=main init -q "$history/project"
+git -C "$history/project" -c user.name=example -c user.email=example@localhost commit -q --allow-empty -m "a commit"
+git -C "$history/project" remote add origin "$history/origin.git"
+git -C "$history/project" push -q origin HEAD:refs/heads/main
+(cd "$history/project" && PATH="$prefix/bin:$PATH" run_logged "$history/record.log" harness-history-branch record \
+  harness-history store "$root/tests/fixtures/gemm_static_results.json")
+expect_in "$history/record.log" "pushed to harness-history" "harness-history-branch record did not push the branch"
+git clone -q "$history/origin.git" "$history/second"
+(cd "$history/second" && PATH="$prefix/bin:$PATH" run_logged "$history/fetch.log" harness-history-branch fetch \
+  harness-history store)
+(cd "$history/second" && run_logged "$history/list.log" "$prefix/bin/harness" history list --store store)
+expect_in "$history/list.log" "gemm" "the store fetched by harness-history-branch does not hold the recorded run"
 
 step "the installed docs, CI templates and template checker"
 docs="$prefix/share/doc/harness"

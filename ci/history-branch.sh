@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Keeps a history store (docs/history.md) on a branch of the repository, for the CI templates
-# (docs/ci-templates.md, "History"). Run from the top of the repository's checkout, with git.
+# (docs/ci-templates.md, "History"). Run from the top of the repository's checkout, with git and
+# harness on PATH. The package installs it as bin/harness-history-branch, beside bin/harness, so that a
+# job runs it from the harness it unpacked, not from the harness's source.
 #
 #   ci/history-branch.sh fetch BRANCH DIR              check out the store of BRANCH into DIR (a git
 #                                                     worktree); an empty folder when BRANCH does not exist
@@ -17,7 +19,7 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: ci/history-branch.sh fetch BRANCH DIR | record BRANCH DIR RESULTS.json..." >&2
+  echo "usage: $(basename "$0") fetch BRANCH DIR | record BRANCH DIR RESULTS.json..." >&2
   exit 2
 }
 (($# >= 3)) || usage

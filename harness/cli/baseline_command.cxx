@@ -15,6 +15,16 @@ namespace harness::cli {
 
 namespace {
 
+/// The results and cliff maps of `variants` only: what `--variant` records.
+void only_variants(harness::RunReport& report, const std::vector<std::string>& variants)
+{
+    const auto other = [&](const std::string& variant) {
+        return std::find(variants.begin(), variants.end(), variant) == variants.end();
+    };
+    std::erase_if(report.results, [&](const CaseResult& r) { return other(r.variant); });
+    std::erase_if(report.cliff_maps, [&](const CliffMap& m) { return other(m.variant); });
+}
+
 int baseline_update(const std::vector<std::string>& args)
 {
     CLI::App app{"Run suites (or read a results.json) and record their figures in <baseline-dir>/<suite>/: exact "
@@ -44,6 +54,9 @@ int baseline_update(const std::vector<std::string>& args)
         ->check(CLI::Range(1, 20))
         ->excludes(from_option);
     add_run_time_options(app, options, false);
+    app.add_option("--variant", options.variants,
+                   "record only these variants (on a GPU the reference runs too, to verify them, and is not "
+                   "recorded); the rows of the others are kept as they are");
     if (auto code = parse(app, args)) return *code;
     if (!from.empty() && common.suites.size() != 1)
         throw Error(ErrorKind::bad_input, "--from records one results file: give exactly one suite");
@@ -52,8 +65,13 @@ int baseline_update(const std::vector<std::string>& args)
                                           "record them outside CI, or pass --no-ci");
 
     const std::vector<suite::Suite> suites = load_suites(common);
-    // Every suite's folder is checked before the first one runs.
-    for (const auto& s : suites) baseline_folder(project_paths(project, s), s);
+    // Every suite's folder and every --variant name are checked before the first one runs.
+    for (const auto& s : suites) {
+        baseline_folder(project_paths(project, s), s);
+        for (const auto& v : options.variants)
+            if (!s.find_variant(v))
+                throw Error(ErrorKind::bad_input, fmt::format("{}: no variant '{}'", s.file.string(), v));
+    }
     const auto cache = make_cache(common);
     options.require_gpu = gate.require_gpu;
     options.require_gpu_because = "--require-gpu";
@@ -79,7 +97,8 @@ int baseline_update(const std::vector<std::string>& args)
         }
         auto pooled = pipeline::pool_runs(reports, names, &s);
         for (const auto& note : pooled.notes) fmt::print("{}\n", note);
-        const auto& rep = pooled.report;
+        auto rep = std::move(pooled.report);
+        if (!options.variants.empty()) only_variants(rep, options.variants);
         const auto update = compare::update_baselines(s, rep, project_paths(project, s).baselines);
         for (const auto& note : update.notes) fmt::print("{}\n", note);
         for (const auto& written : update.written) fmt::print("wrote {}\n", written);

@@ -29,7 +29,7 @@ suite::Suite suite_of(const harness::RunReport& merged, const std::string& given
         throw Error(ErrorKind::bad_input, fmt::format("the results name the suite file '{}', which is not here: give "
                                                       "the suite with --suite",
                                                       file.substr(0, 200)));
-    suite::Suite s = suite::load_suite(file, {.sources_anywhere = sources_anywhere});
+    suite::Suite s = suite::load_suite(file, {.sources_anywhere = sources_anywhere, .working_folder = {}});
     if (s.name != merged.suite)
         throw Error(ErrorKind::bad_input,
                     fmt::format("{} is suite '{}', but the results are of suite '{}'", file, s.name, merged.suite));
@@ -108,15 +108,17 @@ int merge_command(const std::vector<std::string>& args)
         write_file_atomically(output, harness::results_json(merged));
     }
     const harness::Totals t = harness::totals(merged, merged.fail_on_improvement);
-    fmt::print("wrote {}: {} cases from {} files ({} passed, {} failed, {} regressed, {} not gated, {} skipped)\n",
-               output, merged.results.size(), inputs.size(), t.passed, t.failed, t.regressed, t.not_gated, t.skipped);
+    fmt::print("wrote {}: {} cases from {} files ({} passed, {} failed, {} regressed, {} not gated, {} skipped, {} "
+               "removed)\n",
+               output, merged.results.size(), inputs.size(), t.passed, t.failed, t.regressed, t.not_gated, t.skipped,
+               t.removed);
     // As `run`: CI mode never passes a gate that compared nothing.
     if (const auto g = harness::gate_counts(merged); gate_merged && gate.ci_mode() && g.compared + g.expected == 0) {
         fmt::print("{}: CI mode: nothing was gated ({} cases), which fails the run\n", merged.suite,
                    merged.results.size());
         return exit_failure;
     }
-    return t.failed > 0 || t.regressed > 0 || t.not_gated > 0 ? exit_failure : exit_pass;
+    return t.failing() ? exit_failure : exit_pass;
 }
 
 } // namespace harness::cli

@@ -115,7 +115,7 @@ std::vector<suite::Suite> load_suites(const CommonOptions& o)
 {
     std::vector<suite::Suite> suites;
     for (const auto& file : o.suites) {
-        suites.push_back(suite::load_suite(file, {.sources_anywhere = o.sources_anywhere}));
+        suites.push_back(suite::load_suite(file, {.sources_anywhere = o.sources_anywhere, .working_folder = {}}));
         // A suite's name names its baseline and report folders: two suites of one name would
         // overwrite each other's files.
         for (std::size_t i = 0; i + 1 < suites.size(); ++i)

@@ -43,9 +43,12 @@ int scaffold_command(const std::vector<std::string>& args)
     const auto listed =
         compile::list_kernels(kernels, arch, source.empty() ? std::nullopt : std::optional<fs::path>(source), notes);
     fmt::print("{} ({}): {} kernels\n", shown_name(kernels.string()), shown_name(arch), listed.size());
-    for (const auto& k : listed)
-        fmt::print("  {}\n    {} registers, {} bytes of static shared memory{}\n", shown_name(k.signature), k.registers,
-                   k.static_shared_bytes, k.symbol != k.name ? fmt::format(", symbol {}", shown_name(k.symbol)) : "");
+    for (const auto& k : listed) {
+        const std::string bounds = compile::launch_bounds_text(k);
+        fmt::print("  {}\n    {} registers, {} bytes of static shared memory{}{}\n", shown_name(k.signature),
+                   k.registers, k.static_shared_bytes, bounds.empty() ? "" : "; " + bounds,
+                   k.symbol != k.name ? fmt::format(", symbol {}", shown_name(k.symbol)) : "");
+    }
     for (const auto& note : notes) fmt::print("note: {}\n", shown_name(note));
     if (list_only) return exit_pass;
     if (listed.empty()) {

@@ -322,7 +322,7 @@ void judge_level_shifts(const MapJudge& j, const LevelComparison& levels, const 
                                 j.map_.figure, j.level(median(base)), j.level(median(now)), MapJudge::percent(middle),
                                 worse ? fmt::format(", at least the suite's min_depth {}",
                                                     MapJudge::percent(min_depth).substr(1))
-                                      : "; the baseline is stale: run `harness baseline update`"));
+                                      : std::string()));
                 v.judgement.value = middle;
                 v.judgement.baseline = 0;
                 out.push_back(std::move(v));
@@ -424,9 +424,8 @@ CliffVerdict judge_recorded_cliff(const MapJudge& j, const BaselineSide& b, cons
                         j.level(base.level_before), j.level(base.level_after), MapJudge::cause(c), cause_change);
         break;
     case Verdict::improved:
-        message = fmt::format("cliff at {}{} shallower: {} -> {}; {}; the baseline is stale: run `harness "
-                              "baseline update`",
-                              where, moved, MapJudge::percent(base.depth), MapJudge::percent(c.depth), j.step(c));
+        message = fmt::format("cliff at {}{} shallower: {} -> {}; {}", where, moved, MapJudge::percent(base.depth),
+                              MapJudge::percent(c.depth), j.step(c));
         break;
     default:
         message = fmt::format("cliff at {}{} as in the baseline: {}; caused by {}{}", where, moved, j.step(c),
@@ -493,10 +492,9 @@ CliffVerdict judge_missing_cliff(const MapJudge& j, const BaselineSide& b, const
         return v;
     }
     auto v = j.verdict(base.x_before, base.x_after, base.x_after, Verdict::improved, b.rule,
-                       fmt::format("the cliff at {} of the baseline is gone ({} -> {}, {}, {}); the baseline is "
-                                   "stale: run `harness baseline update`",
-                                   where, j.level(base.level_before), j.level(base.level_after),
-                                   MapJudge::percent(base.depth), cliff_cause_name(base.cause)));
+                       fmt::format("the cliff at {} of the baseline is gone ({} -> {}, {}, {})", where,
+                                   j.level(base.level_before), j.level(base.level_after), MapJudge::percent(base.depth),
+                                   cliff_cause_name(base.cause)));
     v.judgement.baseline = base.depth;
     return v;
 }

@@ -16,9 +16,11 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <functional>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace harness::compare {
 
@@ -327,8 +329,9 @@ MetricVerdict judge_figure(const MetricInfo& info, const Rule& rule, const Basel
 /// What a judged figure's message adds: for a figure that moved and bears on occupancy, the
 /// occupancy cliff between baseline and run (`cliffs` keeps it per launch, computed once); for a
 /// regression, the predicted access that rose against the baseline's (`accesses`) or the worst
-/// predicted line, or the top source line; for an improvement, that the
-/// baseline is stale; and which launch the figure is of (`label`, none: the variant's own).
+/// predicted line, or the top source line; and which launch the figure is of (`label`, none: the
+/// variant's own). Whether an improvement means a stale baseline is said once the whole run is
+/// judged (advise_on_improvements).
 void explain_verdict(MetricVerdict& v, const MetricInfo& info, const CaseResult& r, const std::string& name,
                      std::string_view label, const BaselineFile* exact,
                      std::map<std::string, std::optional<std::string>>& cliffs,
@@ -366,7 +369,6 @@ void explain_verdict(MetricVerdict& v, const MetricInfo& info, const CaseResult&
             v.message += fmt::format("; top source line {} ({} in {}: {:.0f} excess of {:.0f})", v.location, h->access,
                                      h->kernel, h->excess, h->actual);
         }
-    if (v.verdict == Verdict::improved) v.message += "; the baseline is stale: run `harness baseline update`";
     const CaseLaunch* launch = nullptr;
     for (const auto& l : r.launches)
         if (!label.empty() && l.label == label) launch = &l;
@@ -454,6 +456,60 @@ void judge_case_sass(CaseResult& r, const suite::Suite& suite, const BaselineFil
     judge_sass(r, suite, *variant, it->second ? it->second->find(r.variant, r.params_text) : nullptr, exact, options);
 }
 
+/// What the run's improvements say about their baseline, once every verdict is known. Only where
+/// nothing in the run regressed is a baseline stale and worth recording again: an improvement that
+/// came with a regression of its own case (a spill that frees registers and buys occupancy) is the
+/// regression's side, and `harness baseline update` would record every figure of the run, the
+/// regressions of other cases too.
+void advise_on_improvements(harness::RunReport& report)
+{
+    // By case (variant, arch, params): the figures that regressed there.
+    std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::string>> regressed;
+    const bool run_regressed = has_regressions(report);
+    for (const auto& r : report.results) {
+        auto& own = regressed[{r.variant, r.arch, r.params_text}];
+        for (const auto& v : r.verdicts)
+            if (verdict_blocks_baseline_update(v.verdict) && std::find(own.begin(), own.end(), v.metric) == own.end())
+                own.push_back(v.metric);
+    }
+    const auto advice = [&](const std::vector<std::string>& own) -> std::string {
+        if (!own.empty())
+            return fmt::format("; it came with this case's regression ({}): the baseline is not stale, record none",
+                               fmt::join(own, ", "));
+        if (run_regressed)
+            return "; the baseline is stale, but `harness baseline update` would record this run's regressions "
+                   "too: mend them first";
+        return "; the baseline is stale: run `harness baseline update`";
+    };
+    for (auto& r : report.results)
+        for (auto& v : r.verdicts)
+            if (v.verdict == Verdict::improved) v.message += advice(regressed[{r.variant, r.arch, r.params_text}]);
+    for (auto& map : report.cliff_maps)
+        for (auto& v : map.verdicts)
+            if (v.judgement.verdict == Verdict::improved)
+                v.judgement.message += advice(regressed[{map.variant, map.arch, v.carrier}]);
+}
+
+/// The cases the baseline files compared with (by shown path) hold and the suite no longer has,
+/// file by file in the order the files were read; each fails in CI mode (`ci`).
+std::vector<harness::RemovedCase>
+removed_cases(const suite::Suite& suite, const std::vector<std::pair<std::string, const BaselineFile*>>& files, bool ci)
+{
+    std::set<std::pair<std::string, std::string>> cases;
+    for (const auto& c : suite::expand_cases(suite)) cases.emplace(suite.variants[c.variant].name, c.params_text);
+    std::vector<harness::RemovedCase> removed;
+    for (const auto& [shown, file] : files) {
+        std::map<std::pair<std::string, std::string>, std::size_t> at; // case -> its entry in `removed`
+        for (const auto& row : file->rows) {
+            if (cases.contains({row.variant, row.params})) continue;
+            const auto [it, fresh] = at.try_emplace({row.variant, row.params}, removed.size());
+            if (fresh) removed.push_back({row.variant, row.params, shown, 0, ci});
+            ++removed[it->second].rows;
+        }
+    }
+    return removed;
+}
+
 void compare_run(harness::RunReport& report, const suite::Suite& suite, const CompareOptions& options)
 {
     const fs::path waiver_file =
@@ -464,8 +520,10 @@ void compare_run(harness::RunReport& report, const suite::Suite& suite, const Co
     // A second comparison (merged shards gated again) replaces the first.
     report.baseline_files.clear();
     report.comparison_notes.clear();
+    report.removed.clear();
 
-    std::map<std::string, std::optional<BaselineFile>> files; // by path
+    std::map<std::string, std::optional<BaselineFile>> files;      // by path
+    std::vector<std::pair<std::string, const BaselineFile*>> read; // as shown, in the order read
     // The suite's baseline files are read under one shared lock: an update lands before the reads or
     // after them, never between, and one that a kill left half done is completed first.
     const FolderReadLock baselines_lock(options.baseline_dir / suite.name);
@@ -484,6 +542,7 @@ void compare_run(harness::RunReport& report, const suite::Suite& suite, const Co
                 file = read_baseline(path);
                 check_baseline_identity(*file, key, suite.name, path.stem().string());
                 report.baseline_files.push_back(shown(path));
+                read.emplace_back(shown(path), nullptr);
             } else {
                 report.comparison_notes.push_back(fmt::format(
                     "no baseline {}{}: record one with `harness baseline update{}{} {}`", shown(path),
@@ -492,6 +551,7 @@ void compare_run(harness::RunReport& report, const suite::Suite& suite, const Co
                     report.mode == RunMode::static_tier ? " --arch " + path.stem().string() : "", report.suite_file));
             }
             it = files.emplace(key, std::move(file)).first;
+            if (it->second) read.back().second = &*it->second;
         }
         return it->second ? &*it->second : nullptr;
     };
@@ -522,6 +582,8 @@ void compare_run(harness::RunReport& report, const suite::Suite& suite, const Co
         apply_waivers(r, waivers, today);
     }
     judge_cliffs(report, suite, options, waivers, today, shown);
+    report.removed = removed_cases(suite, read, options.ci);
+    advise_on_improvements(report);
     for (const auto& w : waivers)
         if (w.expires < today && (w.suite == "*" || w.suite == suite.name))
             report.comparison_notes.push_back(

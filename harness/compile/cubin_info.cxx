@@ -3,6 +3,7 @@
 #include "harness/core/text.hxx"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstring>
 #include <limits>
@@ -60,6 +61,8 @@ enum class NvInfoFormat : std::uint8_t { nval = 1, bval = 2, hval = 3, sval = 4 
 // names in ptxas 13.0's string table, confirmed by which attributes appear for which kernels: a
 // barrier kernel gains 0x4c, a spilling one a large 0x55 (annotations), every sm_90 kernel 0x5f.
 enum class NvInfoId : std::uint8_t {
+    max_threads = 0x05,      // EIATTR_MAX_THREADS, in .nv.info.<k>: u32 x, y, z of .maxntid (__launch_bounds__)
+    required_threads = 0x10, // EIATTR_REQNTID, in .nv.info.<k>: u32 x, y, z of .reqntid
     frame_size = 0x11,       // EIATTR_FRAME_SIZE, in .nv.info: symbol index, bytes
     min_stack_size = 0x12,   // EIATTR_MIN_STACK_SIZE, in .nv.info: symbol index, bytes
     kparam_info = 0x17,      // EIATTR_KPARAM_INFO, in .nv.info.<k>: one SVAL per parameter (below)
@@ -298,6 +301,24 @@ std::uint64_t scalar_value(const NvInfoRecord& record)
     fail("attribute " + hex(record.id) + " has a " + std::to_string(record.payload.size()) + "-byte payload");
 }
 
+/// The three u32 of a thread-count attribute (.maxntid, .reqntid): x, y, z; throws for another payload.
+std::array<int, 3> thread_dims(const NvInfoRecord& record, const std::string& context)
+{
+    if (record.format != static_cast<std::uint8_t>(NvInfoFormat::sval) || record.payload.size() != 12)
+        fail(context + ": a thread-count attribute " + hex(record.id) + " of " + std::to_string(record.payload.size()) +
+             " bytes, expected 12 (x, y, z)");
+    const ByteReader payload(record.payload);
+    std::array<int, 3> dims{};
+    for (std::size_t i = 0; i < 3; ++i) {
+        const std::uint32_t value = payload.u32(4 * i, "thread count");
+        if (value < 1 || value > 1024)
+            fail(context + ": a thread-count attribute " + hex(record.id) + " gives " + std::to_string(value) +
+                 " threads along one dimension, outside 1 to 1024");
+        dims[i] = static_cast<int>(value);
+    }
+    return dims;
+}
+
 KernelParameter kernel_parameter(const NvInfoRecord& record, const std::string& context)
 {
     if (record.format != static_cast<std::uint8_t>(NvInfoFormat::sval) || record.payload.size() < kparam_info_bytes)
@@ -435,6 +456,8 @@ CubinInfo read_cubin_info(std::span<const std::byte> bytes)
                 case NvInfoId::max_stack_size:
                 case NvInfoId::min_stack_size: attributes.try_emplace(id, scalar_value(record)); break;
                 case NvInfoId::kparam_info: parameters.push_back(kernel_parameter(record, context)); break;
+                case NvInfoId::max_threads: kernel.max_threads = thread_dims(record, context); break;
+                case NvInfoId::required_threads: kernel.required_threads = thread_dims(record, context); break;
                 }
             }
         }

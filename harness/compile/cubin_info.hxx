@@ -18,9 +18,13 @@
 //   parameters           EIATTR_KPARAM_INFO in .nv.info.<k>, one record    (not reported)
 //                        per parameter: ordinal, offset, size
 //   spill_*_bytes        (not stored)                                      "N bytes spill stores/loads"
+//   max_threads          EIATTR_MAX_THREADS in .nv.info.<k>: x, y, z of    (not reported)
+//                        .maxntid (__launch_bounds__'s first argument, x)
+//   required_threads     EIATTR_REQNTID in .nv.info.<k>: x, y, z of .reqntid (not reported)
 
 #include "harness/core/error.hxx"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -57,6 +61,11 @@ struct KernelResources {
     std::optional<int> spill_load_bytes;  ///< per thread; only the ptxas log states it
     /// Every parameter, by ordinal; nullopt when the cubin does not list them (or read from a ptxas log).
     std::optional<std::vector<KernelParameter>> parameters;
+    /// `.maxntid` x, y, z (`__launch_bounds__(N)` gives N, 1, 1): a launch of more threads than their
+    /// product is refused by the driver. nullopt when the kernel declares none.
+    std::optional<std::array<int, 3>> max_threads;
+    /// `.reqntid` x, y, z: the one block shape the kernel may be launched with; nullopt when none.
+    std::optional<std::array<int, 3>> required_threads;
 };
 
 /// Every kernel (entry function) of one cubin.

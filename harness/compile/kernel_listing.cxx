@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cxxabi.h>
 #include <fmt/format.h>
 #include <memory>
@@ -186,7 +187,7 @@ bool is_source(const fs::path& file)
 /// by NVRTC, a module's PTX by the JIT linker, in a confined process that may read the file's
 /// project (project_root(), never the working folder) and the toolkit. Throws Error naming the
 /// file when it does not compile.
-std::string compile_for_listing(const fs::path& file, const std::string& arch)
+CompiledModule compile_for_listing(const fs::path& file, const std::string& arch)
 {
     CompileRequest request;
     request.arch = arch;
@@ -207,7 +208,7 @@ std::string compile_for_listing(const fs::path& file, const std::string& arch)
     auto compiled = compile_confined({request}, suite::CompileLimits{}, nullptr, 1,
                                      fmt::format("listing the kernels of {}", file.string()));
     if (auto* failure = std::get_if<CompileFailure>(&compiled.front())) throw Error(failure->kind, failure->message);
-    return std::move(std::get<CompiledModule>(compiled.front()).cubin);
+    return std::move(std::get<CompiledModule>(compiled.front()));
 }
 
 } // namespace
@@ -264,7 +265,7 @@ std::optional<std::vector<ListedParameter>> declared_parameters(const std::strin
 std::vector<ListedKernel> list_kernels(const fs::path& file, const std::string& arch,
                                        const std::optional<fs::path>& source, std::vector<std::string>& notes)
 {
-    const std::string cubin = compile_for_listing(file, arch);
+    const CompiledModule compiled = compile_for_listing(file, arch);
     std::optional<std::string> source_text;
     if (is_source(file)) {
         source_text = read_whole(file, "kernel source");
@@ -276,13 +277,52 @@ std::vector<ListedKernel> list_kernels(const fs::path& file, const std::string& 
     } else if (source) {
         source_text = read_whole(*source, "kernel source");
     }
-    auto out = list_cubin_kernels(cubin, file, source_text);
+    auto out = list_cubin_kernels(compiled.cubin, file, source_text, compiled.ptx);
     if (out.empty()) notes.push_back(fmt::format("{}: no kernel (entry function) for {}", file.string(), arch));
     return out;
 }
 
+std::optional<int> declared_min_blocks(std::string_view ptx, std::string_view symbol)
+{
+    // ".entry <symbol>(" then its parameter list, then the performance directives up to the body's '{'.
+    for (std::size_t at = ptx.find(".entry "); at != std::string_view::npos; at = ptx.find(".entry ", at + 1)) {
+        std::size_t name = at + 7;
+        while (name < ptx.size() && ptx[name] == ' ') ++name;
+        if (ptx.substr(name, symbol.size()) != symbol || name + symbol.size() >= ptx.size()) continue;
+        const char after = ptx[name + symbol.size()];
+        if (after != '(' && after != ' ' && after != '\n' && after != '\r' && after != '\t') continue;
+        const std::size_t body = ptx.find('{', name);
+        const std::size_t close = ptx.find(')', name);
+        if (body == std::string_view::npos || close == std::string_view::npos || close > body) return std::nullopt;
+        const std::string_view directives = ptx.substr(close, body - close);
+        const std::size_t directive = directives.find(".minnctapersm");
+        if (directive == std::string_view::npos) return std::nullopt;
+        std::size_t digit = directive + 13;
+        while (digit < directives.size() && directives[digit] == ' ') ++digit;
+        int value = 0;
+        const auto [end, ec] = std::from_chars(directives.data() + digit, directives.data() + directives.size(), value);
+        if (ec != std::errc() || end == directives.data() + digit || value < 1) return std::nullopt;
+        return value;
+    }
+    return std::nullopt;
+}
+
+std::string launch_bounds_text(const ListedKernel& k)
+{
+    if (k.required_threads) {
+        const auto& r = *k.required_threads;
+        return fmt::format("exactly {} x {} x {} threads a block (.reqntid)", r[0], r[1], r[2]);
+    }
+    if (!k.max_threads) return {};
+    const auto& m = *k.max_threads;
+    const int threads = m[0] * m[1] * m[2];
+    if (!k.min_blocks) return fmt::format("at most {} threads a block (__launch_bounds__({}))", threads, threads);
+    return fmt::format("at most {} threads a block, at least {} resident blocks asked (__launch_bounds__({}, {}))",
+                       threads, *k.min_blocks, threads, *k.min_blocks);
+}
+
 std::vector<ListedKernel> list_cubin_kernels(std::string_view cubin, const fs::path& file,
-                                             const std::optional<std::string>& source_text)
+                                             const std::optional<std::string>& source_text, std::string_view ptx)
 {
     CubinInfo info;
     try {
@@ -296,6 +336,9 @@ std::vector<ListedKernel> list_cubin_kernels(std::string_view cubin, const fs::p
         listed.symbol = k.name;
         listed.registers = k.registers;
         listed.static_shared_bytes = k.static_shared_bytes;
+        listed.max_threads = k.max_threads;
+        listed.required_threads = k.required_threads;
+        if (k.max_threads && !ptx.empty()) listed.min_blocks = declared_min_blocks(ptx, k.name);
         const auto [name, demangled_parameters] = split_demangled(demangle(k.name));
         listed.name = name;
         std::optional<std::vector<ListedParameter>> declared;

@@ -4,6 +4,7 @@
 // name and type from the kernel's declaration where the source is at hand, else from the demangled
 // signature.
 
+#include <array>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -30,7 +31,19 @@ struct ListedKernel {
     int registers = 0;
     int static_shared_bytes = 0;
     std::vector<ListedParameter> parameters;
+    /// The launch bounds it declares: `.maxntid` and `.reqntid` from the cubin (x, y, z), the
+    /// minimum of resident blocks per SM (`.minnctapersm`) from the PTX where the module has it.
+    std::optional<std::array<int, 3>> max_threads, required_threads;
+    std::optional<int> min_blocks;
 };
+
+/// "at most 128 threads a block, at least 4 resident blocks asked (__launch_bounds__(128, 4))",
+/// "exactly 64 x 2 x 1 threads a block (.reqntid)", or "" for a kernel that declares no bounds.
+std::string launch_bounds_text(const ListedKernel& kernel);
+
+/// The `.minnctapersm` of the entry `symbol` in `ptx` (`__launch_bounds__`'s second argument);
+/// nullopt when the entry declares none or `ptx` does not hold it.
+std::optional<int> declared_min_blocks(std::string_view ptx, std::string_view symbol);
 
 /// What `file` holds for `arch`: a kernel source (.cu) compiled with NVRTC (its template kernels,
 /// which NVRTC instantiates only when named, are not listed: `notes` says so), or a cubin, fatbin or
@@ -45,7 +58,7 @@ std::vector<ListedKernel> list_kernels(const std::filesystem::path& file, const 
 /// `source_text` (the .cu it was built from) where given. Throws Error (bad input) naming `file`
 /// for a cubin that is malformed.
 std::vector<ListedKernel> list_cubin_kernels(std::string_view cubin, const std::filesystem::path& file,
-                                             const std::optional<std::string>& source_text);
+                                             const std::optional<std::string>& source_text, std::string_view ptx = {});
 
 /// The parameters of the `__global__` function `name` as `source_text` declares them (comments
 /// removed first); nullopt when it declares none of that name.

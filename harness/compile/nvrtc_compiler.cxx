@@ -4,6 +4,7 @@
 #include "harness/compile/include_scan.hxx"
 #include "harness/compile/module_file.hxx"
 
+#include <algorithm>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -55,11 +56,22 @@ private:
 
 std::vector<std::string> nvrtc_options(const CompileRequest& request)
 {
-    std::vector<std::string> options = {"--gpu-architecture=" + request.arch, "-lineinfo", "-std=c++17", "-Xptxas=-v",
-                                        "--include-path=" + request.source.parent_path().string()};
-    for (const auto& dir : request.include_dirs) options.push_back("--include-path=" + dir.string());
+    std::vector<std::string> options = {"--gpu-architecture=" + request.arch, "-lineinfo", "-std=c++17", "-Xptxas=-v"};
+    // Each folder once, where it is first searched: the source's folder is often the suite's include
+    // folder and the project's kernels/ as well, and a failure's option list would name it thrice.
+    std::vector<std::string> searched;
+    const auto include = [&](const fs::path& dir) {
+        fs::path normal = dir.lexically_normal();
+        if (!normal.has_filename() && normal.has_parent_path()) normal = normal.parent_path(); // "kernels/"
+        const std::string folder = normal.string();
+        if (std::find(searched.begin(), searched.end(), folder) != searched.end()) return;
+        searched.push_back(folder);
+        options.push_back("--include-path=" + dir.string());
+    };
+    include(request.source.parent_path());
+    for (const auto& dir : request.include_dirs) include(dir);
     // The toolkit's headers come after the suite's folders, so a project's own header of the same name wins.
-    for (const auto& dir : toolkit_include_dirs()) options.push_back("--include-path=" + dir.string());
+    for (const auto& dir : toolkit_include_dirs()) include(dir);
     for (const auto& [name, value] : request.defines)
         options.push_back(value.empty() ? "-D" + name : "-D" + name + "=" + value);
     options.insert(options.end(), request.options.begin(), request.options.end());

@@ -3,6 +3,7 @@
 #include "harness/compile/compile_suite.hxx"
 #include "harness/compile/cubin_info.hxx"
 #include "harness/compile/kernel_arguments.hxx"
+#include "harness/compile/launch_bounds.hxx"
 #include "harness/compile/launch_resources.hxx"
 #include "harness/compile/occupancy.hxx"
 #include "harness/compile/predicted_accesses.hxx"
@@ -62,6 +63,7 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
         const ArchLimits& limits = arch_limits(arch);
         const SuiteModules compiled = compile_suite(suite, cases, arch, cache);
         check_kernel_arguments(suite, compiled);
+        check_launch_bounds(suite, cases, compiled);
         PtxModules ptx(cache);
         std::map<std::string, CubinInfo> infos;
         std::map<std::string, std::string> read_errors;

@@ -15,6 +15,7 @@
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 namespace harness {
@@ -168,6 +169,16 @@ void to_json(nlohmann::json& j, const RunReport& r)
          {"notes", r.notes},
          {"comparison_notes", r.comparison_notes},
          {"results", r.results}};
+    if (!r.removed.empty()) {
+        auto removed = nlohmann::json::array();
+        for (const auto& c : r.removed)
+            removed.push_back({{"variant", c.variant},
+                               {"params", c.params_text},
+                               {"baseline", c.baseline},
+                               {"rows", c.rows},
+                               {"fails", c.fails}});
+        j["removed"] = std::move(removed);
+    }
     if (!r.cliff_maps.empty()) {
         auto maps = nlohmann::json::array();
         for (const auto& m : r.cliff_maps) maps.push_back(cliff_map_json(m));
@@ -210,6 +221,11 @@ void from_json(const nlohmann::json& j, RunReport& r)
         r.shard.split = s.value("split", "");
     }
     r.results = j.at("results").get<std::vector<CaseResult>>();
+    r.removed.clear();
+    if (j.contains("removed"))
+        for (const auto& c : j.at("removed"))
+            r.removed.push_back({c.at("variant").get<std::string>(), c.at("params").get<std::string>(),
+                                 c.value("baseline", ""), c.value("rows", std::size_t{0}), c.value("fails", false)});
     r.cliff_maps.clear();
     if (j.contains("cliff_maps"))
         for (const auto& m : j.at("cliff_maps")) r.cliff_maps.push_back(cliff_map_from_json(m));
@@ -328,6 +344,32 @@ std::string ShardInfo::text() const
     return sharded() ? fmt::format("{}/{}", fmt::join(indices, ","), count) : "";
 }
 
+bool verdict_blocks_baseline_update(Verdict verdict)
+{
+    switch (verdict) {
+    case Verdict::regressed:
+    case Verdict::expect_failed:
+    case Verdict::not_measured:
+    case Verdict::waived: return true;
+    case Verdict::passed:
+    case Verdict::improved:
+    case Verdict::drifted:
+    case Verdict::no_baseline:
+    case Verdict::not_gated:
+    case Verdict::skipped: return false;
+    }
+    return false;
+}
+
+bool has_regressions(const RunReport& report)
+{
+    return std::any_of(report.results.begin(), report.results.end(), [](const CaseResult& r) {
+        return case_status_fails(r.status) ||
+               std::any_of(r.verdicts.begin(), r.verdicts.end(),
+                           [](const MetricVerdict& v) { return verdict_blocks_baseline_update(v.verdict); });
+    });
+}
+
 Totals totals(const RunReport& report, bool fail_on_improvement)
 {
     Totals t;
@@ -360,6 +402,14 @@ Totals totals(const RunReport& report, bool fail_on_improvement)
             if (waived) ++t.waived;
         }
     }
+    // A case removed from the suite may be in several files (an architecture's, a GPU model's): once.
+    std::set<std::pair<std::string, std::string>> removed, failing;
+    for (const auto& r : report.removed) {
+        removed.emplace(r.variant, r.params_text);
+        if (r.fails) failing.emplace(r.variant, r.params_text);
+    }
+    t.removed = removed.size();
+    t.removed_failing = failing.size();
     return t;
 }
 

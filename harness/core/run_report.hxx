@@ -39,6 +39,17 @@ const char* mode_name(RunMode mode);
 std::optional<RunMode> mode_from_name(std::string_view name);
 
 /// One run of one suite: where it ran and what came out.
+/// A case the baseline holds and the suite no longer has (its variant removed, its `params:`
+/// narrowed): its rows gate nothing, so a regression of it would go unseen. Listed and counted as
+/// removed; CI mode fails it until the baseline drops the rows (`harness baseline update` does).
+struct RemovedCase {
+    std::string variant, params_text;
+    std::string baseline; ///< the baseline file holding the rows, as the report names it
+    std::size_t rows = 0; ///< its rows of the case
+    bool fails = false;   ///< CI mode: the run fails on it
+    bool operator==(const RemovedCase&) const = default;
+};
+
 struct RunReport {
     std::string suite;
     std::string suite_file;
@@ -60,6 +71,9 @@ struct RunReport {
     std::vector<std::string> notes;            ///< remarks of the run itself (profiling time, counters off)
     std::vector<std::string> comparison_notes; ///< remarks of the comparison (missing baselines, expired waivers)
     std::vector<CaseResult> results;
+    /// What the baselines compared with hold of cases the suite no longer has (compare::compare_run);
+    /// results.json's "removed", absent when empty.
+    std::vector<RemovedCase> removed;
     /// One per scanned axis of each variant (at each combination of the other parameters), with
     /// the cliffs found along it; empty when the suite scans no axis.
     std::vector<CliffMap> cliff_maps;
@@ -82,8 +96,22 @@ struct Totals {
     std::size_t unchanged = 0;
     std::size_t improved = 0; ///< passed with at least one improved metric
     std::size_t waived = 0;   ///< passed with at least one waived regression
+    /// Cases (variant and parameters) the baselines hold and the suite no longer has; not among the
+    /// counts above, since the run has no such case.
+    std::size_t removed = 0;
+    std::size_t removed_failing = 0; ///< of `removed`: those that fail the run (CI mode)
+
+    /// Whether the run fails: a case failed, regressed or went ungated, or a removed case fails.
+    bool failing() const { return failed > 0 || regressed > 0 || not_gated > 0 || removed_failing > 0; }
 };
 Totals totals(const RunReport& report, bool fail_on_improvement = false);
+
+/// Whether a verdict stands against recording the run's figures as baselines: a figure that
+/// regressed, failed its expect rule, went unmeasured, or regressed under a waiver.
+bool verdict_blocks_baseline_update(Verdict verdict);
+/// Whether anything of the run does (verdict_blocks_baseline_update), or a case failed: then no
+/// improvement of it means a stale baseline to record again.
+bool has_regressions(const RunReport& report);
 
 /// How the run's figures were gated, so that a green run that gated little is seen at once.
 /// Every verdict lands in exactly one count.

@@ -46,6 +46,16 @@ std::string value_text(const std::string& metric, double value)
     return report::format_with_unit(value, unit);
 }
 
+/// A change as the page shows it: relative with `decimals` ("+12.50 %"), or, from 0, where a
+/// relative change means nothing (0 -> 288 B is no "+0.00 %"), new and absolute: "new: +288 B".
+std::string change_text(const std::string& metric, double before, double after, int decimals)
+{
+    if (before == 0.0)
+        return after == 0.0 ? std::string("none")
+                            : fmt::format("new: {}{}", after < 0 ? "-" : "+", value_text(metric, std::fabs(after)));
+    return fmt::format("{:+.{}f} %", (after - before) / before * 100.0, decimals);
+}
+
 /// "tiled32 N=1024 [sm_90]": a series' case with the architecture it ran for.
 std::string series_label(const Series& s)
 {
@@ -192,19 +202,28 @@ std::string change_rows(const SuiteHistory& h, std::vector<Move> moves,
                 const bool is_bad = is_worse(s->metric, c->before, c->after);
                 const double pct = c->relative() * 100.0;
                 std::string label = html_escape(series_label(*s));
-                std::string change = c->before == 0.0 ? std::string("from 0") : fmt::format("{:+.2f} %", pct);
+                std::string change = change_text(s->metric, c->before, c->after, 2);
                 std::string before = value_text(s->metric, c->before), after = value_text(s->metric, c->after);
                 if (!axis.empty()) {
-                    // A map: the points of the axis that moved, and the median move among them.
-                    std::vector<double> changes;
-                    for (const auto& m : group) changes.push_back(m.change->relative() * 100.0);
+                    // A map: the points of the axis that moved, and the median move among them: relative,
+                    // or absolute where a point moved from 0 (no relative change to take the median of).
+                    std::vector<double> changes, absolute;
+                    std::size_t from_zero = 0;
+                    for (const auto& m : group) {
+                        changes.push_back(m.change->relative() * 100.0);
+                        absolute.push_back(m.change->after - m.change->before);
+                        if (m.change->before == 0.0) ++from_zero;
+                    }
                     label = html_escape(fmt::format(
                         "{} {}=* [{}]", s->variant,
                         params_without(s->params, axis).empty() ? axis : params_without(s->params, axis) + " " + axis,
                         s->arch));
                     label += fmt::format(" <span class=\"unit\">{} points of {} moved</span>", group.size(),
                                          html_escape(axis));
-                    change = fmt::format("{:+.2f} % (median)", median(changes));
+                    const double moved = median(absolute);
+                    change = from_zero > 0 ? fmt::format("{}{} (median, from 0 at {} points)", moved < 0 ? "-" : "+",
+                                                         value_text(s->metric, std::fabs(moved)), from_zero)
+                                           : fmt::format("{:+.2f} % (median)", median(changes));
                     before = "";
                     after = "";
                 }
@@ -261,7 +280,7 @@ std::string chart(const SuiteHistory& h, const Series& s, std::size_t index)
         const bool worse = is_worse(s.metric, cp.before, cp.after);
         const char* color = worse ? report::html::color_bad : report::html::color_good;
         c.guide(static_cast<double>(cp.index) - 0.5, y.lo, static_cast<double>(cp.index) - 0.5, y.hi, color, false, 2);
-        c.label(static_cast<double>(cp.index) - 0.5, y.hi, fmt::format("{:+.1f}%", cp.relative() * 100.0), "middle",
+        c.label(static_cast<double>(cp.index) - 0.5, y.hi, change_text(s.metric, cp.before, cp.after, 1), "middle",
                 "label strong", 0, 10);
     }
     if (const auto& cr = s.analysis.creep) {

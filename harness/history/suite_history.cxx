@@ -74,17 +74,22 @@ SuiteHistory build_suite_history(const std::string& suite, const std::vector<Run
     h.suite = suite;
     h.runs = runs.size();
 
-    // Commits: those on the branch by position, then the others by date.
+    // Commits: those on the branch by position, then the others by date; commits of one date (a
+    // rebase, a script's commits within a second) in the order their first runs ran, which follows
+    // the order CI met them, and only then by hash.
     std::map<std::string, CommitEntry> seen;
+    std::map<std::string, std::string> first_run; // by commit: the earliest timestamp of its runs
     for (const auto& r : runs) {
         auto [it, fresh] = seen.try_emplace(r.commit, CommitEntry{r.commit, r.commit_date, false});
         if (!fresh && r.commit_date < it->second.date) it->second.date = r.commit_date;
+        auto [ran, first] = first_run.try_emplace(r.commit, r.timestamp);
+        if (!first && r.timestamp < ran->second) ran->second = r.timestamp;
     }
-    std::vector<std::pair<std::tuple<int, std::size_t, std::string>, CommitEntry>> keyed;
+    std::vector<std::pair<std::tuple<int, std::size_t, std::string, std::string, std::string>, CommitEntry>> keyed;
     for (auto& [commit, entry] : seen) {
         const auto at = order.position(commit);
         entry.on_branch = at.has_value();
-        keyed.push_back({{at ? 0 : 1, at.value_or(0), entry.date + commit}, entry});
+        keyed.push_back({{at ? 0 : 1, at.value_or(0), entry.date, first_run.at(commit), commit}, entry});
     }
     std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::map<std::string, std::size_t> commit_index;

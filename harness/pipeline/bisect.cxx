@@ -95,7 +95,8 @@ public:
             }
         }
         try {
-            e.suite = suite::load_suite(suite_file);
+            e.suite = suite::load_suite(suite_file,
+                                        {.sources_anywhere = false, .working_folder = working_folder_in(tree.path())});
         } catch (const Error& error) {
             e.why_skipped = "the suite does not load: " + first_line(error.what());
             return e;
@@ -131,6 +132,19 @@ public:
     const GitRepository& repository() const { return repository_; }
 
 private:
+    /// The folder of a step's worktree that stands where the working folder stands in the checkout
+    /// (its top when the working folder lies outside the repository): what a relative module folder
+    /// variable (`SGEMM_BUILD_DIR=build`) names at that commit, where the step's --build wrote it, and
+    /// not the checkout's own build.
+    fs::path working_folder_in(const fs::path& tree) const
+    {
+        std::error_code ec;
+        const fs::path here = fs::weakly_canonical(fs::current_path(ec), ec);
+        const fs::path relative = here.lexically_relative(fs::weakly_canonical(repository_.top(), ec));
+        if (ec || relative.empty() || *relative.begin() == "..") return tree;
+        return relative == "." ? tree : tree / relative;
+    }
+
     bool chosen(const std::string& variant, const std::string& params) const
     {
         if (request_.cases.empty()) return true;

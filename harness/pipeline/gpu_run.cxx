@@ -2,6 +2,7 @@
 
 #include "harness/compile/compile_suite.hxx"
 #include "harness/compile/kernel_arguments.hxx"
+#include "harness/compile/launch_bounds.hxx"
 #include "harness/core/metrics.hxx"
 #include "harness/core/stopwatch.hxx"
 #include "harness/core/text.hxx"
@@ -114,6 +115,8 @@ SuitePlan plan_suite(suite::Suite s, const run::RunSettings& settings, const run
     plan.compile_seconds = seconds_since(compile_start);
     // Before any launch: arguments the kernels' parameters do not take would run with garbage.
     compile::check_kernel_arguments(s, plan.compiled);
+    // And blocks the kernels' __launch_bounds__ do not take, which the driver would refuse.
+    compile::check_launch_bounds(s, plan.cases, plan.compiled);
     // A scanned axis is timed point by point by the GPU scan after the cases (gpu_scan.hxx): only
     // the scan's two ends stay full cases. Compiled above for every point, so the scan finds every
     // configuration.

@@ -104,6 +104,34 @@ std::string identifier_of(std::string_view text, std::string_view otherwise)
     return out.empty() ? std::string(otherwise) : out;
 }
 
+/// The `block:` line of a kernel's variant, and the threads a block it writes for the grid's example:
+/// the block `.reqntid` demands, the most `__launch_bounds__` allows (a smaller block fits too), or,
+/// where the kernel declares neither, a placeholder: a block size guessed here would read as known,
+/// and a launch the driver refuses (more threads than the bounds) as measured.
+std::pair<std::string, int> skeleton_block(const compile::ListedKernel& k)
+{
+    const auto dims = [](const std::array<int, 3>& d) {
+        return d[2] > 1   ? fmt::format("{}, {}, {}", d[0], d[1], d[2])
+               : d[1] > 1 ? fmt::format("{}, {}", d[0], d[1])
+                          : fmt::format("{}", d[0]);
+    };
+    if (const auto& r = k.required_threads)
+        return {
+            fmt::format("    block: [{}]   # the block the kernel requires (.reqntid {}, {}, {}): no other launches\n",
+                        dims(*r), (*r)[0], (*r)[1], (*r)[2]),
+            (*r)[0] * (*r)[1] * (*r)[2]};
+    if (const auto& m = k.max_threads)
+        return {
+            fmt::format("    block: [{}]   # the most the kernel's __launch_bounds__ allows{}; a smaller block fits "
+                        "too, a larger one fails `harness check`\n",
+                        dims(*m), k.min_blocks ? fmt::format(" ({} blocks per SM asked)", *k.min_blocks) : ""),
+            (*m)[0] * (*m)[1] * (*m)[2]};
+    return {fmt::format("    block: [{}]   # threads per block, as the kernel expects (it declares no "
+                        "__launch_bounds__ to take them from), e.g. [256]\n",
+                        placeholder),
+            256};
+}
+
 } // namespace
 
 std::string shown_name(std::string_view text)
@@ -138,11 +166,14 @@ std::string suite_skeleton(const SkeletonRequest& request)
                     "# Kernels found ({}):\n",
                     shown_name(kernel_path), placeholder, shown_name(request.suite_file.generic_string()),
                     shown_name(request.arch));
-    for (const auto& k : request.kernels)
-        out += fmt::format("#   {}: {} registers, {} bytes of static shared memory\n", shown_name(k.signature),
-                           k.registers, k.static_shared_bytes);
+    for (const auto& k : request.kernels) {
+        const std::string bounds = compile::launch_bounds_text(k);
+        out += fmt::format("#   {}: {} registers, {} bytes of static shared memory{}\n", shown_name(k.signature),
+                           k.registers, k.static_shared_bytes, bounds.empty() ? "" : "; " + bounds);
+    }
     out += "# What to check before trusting it:\n"
-           "#   - block and grid: the launch each kernel expects (its own benchmark or host code says);\n"
+           "#   - block and grid: the launch each kernel expects (its own benchmark or host code says); a\n"
+           "#     block comes from the kernel's launch bounds where it declares them, else it is yours;\n"
            "#   - buffer counts: elements, not bytes; every kernel of a variant reads within them;\n"
            "#   - roles: `in` is read only, `out` is written and compared with the reference's output,\n"
            "#     `inout` both (restored before each run); give scratch buffers role `in`;\n"
@@ -216,8 +247,9 @@ std::string suite_skeleton(const SkeletonRequest& request)
         else
             out += fmt::format("    entry: {}   # not UTF-8, which a suite cannot name: {}\n", placeholder,
                                shown_name(k.name));
-        out += "    block: [256]   # threads per block, as the kernel expects\n";
-        out += fmt::format("    grid: [{}]   # blocks, e.g. ceil_div(N, 256)\n", placeholder);
+        const auto [block, threads] = skeleton_block(k);
+        out += block;
+        out += fmt::format("    grid: [{}]   # blocks, e.g. ceil_div(N, {})\n", placeholder, threads);
         std::string args;
         std::string comment;
         for (const auto& p : k.parameters) {

@@ -113,6 +113,29 @@ std::string cases_text(const std::vector<std::string>& cases)
                        cases.size() > named ? fmt::format(" and {} more", cases.size() - named) : "", cases.size());
 }
 
+/// The cases the baselines hold and the suite no longer has, one line per variant and baseline file.
+void write_removed_lines(const RunReport& report, std::ostream& out)
+{
+    if (report.removed.empty()) return;
+    const bool fails = std::any_of(report.removed.begin(), report.removed.end(), [](const auto& r) { return r.fails; });
+    fmt::print(out, "\nremoved (cases the baseline holds and the suite no longer has: {}):\n",
+               fails ? "CI mode fails them until `harness baseline update` drops their rows, in the same change"
+                     : "reported; CI mode fails them until `harness baseline update` drops their rows");
+    std::vector<std::pair<std::string, std::string>> order; // (variant, baseline file) as first met
+    std::map<std::pair<std::string, std::string>, std::pair<std::vector<std::string>, std::size_t>> lines;
+    for (const auto& r : report.removed) {
+        const auto key = std::pair(r.variant, r.baseline);
+        if (!lines.contains(key)) order.push_back(key);
+        auto& [cases, rows] = lines[key];
+        cases.push_back(r.params_text);
+        rows += r.rows;
+    }
+    for (const auto& key : order) {
+        const auto& [cases, rows] = lines.at(key);
+        fmt::print(out, "  {} {}: {} rows in {}\n", key.first, cases_text(cases), rows, key.second);
+    }
+}
+
 /// One line per cliff map: how many cliffs, the deepest, where and why, and what the gate said.
 void write_cliff_map_lines(const RunReport& report, std::ostream& out)
 {
@@ -245,15 +268,18 @@ void write_console_verdicts(const RunReport& report, std::ostream& console)
         Verdict verdict;
         const char* title;
     };
+    // A stale baseline is worth recording again only where nothing regressed (each improvement says).
+    const bool regressions = has_regressions(report);
     const Section sections[] = {
         {Verdict::regressed, "regressions"},
         {Verdict::expect_failed, "expect rules that do not hold"},
         {Verdict::not_measured, "not measured (the baseline holds these figures and this run measures them, but "
                                 "they are missing: failing)"},
         {Verdict::not_gated, "not gated (no baseline for these figures; CI mode fails them: record a baseline)"},
-        {Verdict::improved, report.fail_on_improvement
-                                ? "improvements (failing: --fail-on-improvement; run `harness baseline update`)"
-                                : "improvements (the baseline is stale: run `harness baseline update`)"},
+        {Verdict::improved,
+         report.fail_on_improvement ? "improvements (failing: --fail-on-improvement; run `harness baseline update`)"
+         : regressions              ? "improvements (not to be recorded while the run has regressions: each says why)"
+                                    : "improvements (the baseline is stale: run `harness baseline update`)"},
         {Verdict::waived, "waived regressions"},
         {Verdict::drifted, "moved, reported only (drift figures: no cliff, not failing; --strict gates them)"},
     };
@@ -274,6 +300,7 @@ void write_console_verdicts(const RunReport& report, std::ostream& console)
         if (lines.size() > shown)
             fmt::print(out, "  ... and {} more (results.csv lists every figure)\n", lines.size() - shown);
     }
+    write_removed_lines(report, out);
     write_cliff_map_lines(report, out);
     // Comparisons that were not made are summarised, not listed: one line per distinct reason.
     std::map<std::string, std::size_t> unjudged;
@@ -293,9 +320,9 @@ void write_console_verdicts(const RunReport& report, std::ostream& console)
 
     const Totals t = totals(report, report.fail_on_improvement);
     fmt::print(out,
-               "\n{}: {} passed, {} failed, {} regressed, {} not gated, {} skipped; {} improved, {} waived ({} on "
-               "{}{})\n",
-               report.suite, t.passed, t.failed, t.regressed, t.not_gated, t.skipped, t.improved, t.waived,
+               "\n{}: {} passed, {} failed, {} regressed, {} not gated, {} skipped, {} removed; {} improved, {} waived "
+               "({} on {}{})\n",
+               report.suite, t.passed, t.failed, t.regressed, t.not_gated, t.skipped, t.removed, t.improved, t.waived,
                report.mode == RunMode::static_tier ? "static tier" : mode_name(report.mode),
                report.device_name.empty() ? report.arch : report.device_name,
                report.shard.sharded() ? ", shard " + report.shard.text() : "");

@@ -70,10 +70,12 @@ std::map<std::string, std::string> hotspot_anchors(const RunReport& report)
 
 std::string header_section(const RunReport& report, const Totals& t)
 {
-    const bool bad = t.failed > 0 || t.regressed > 0 || t.not_gated > 0;
+    const bool bad = t.failing();
     std::vector<std::string> problems;
     if (t.regressed) problems.push_back(fmt::format("{} regressed", t.regressed));
     if (t.not_gated) problems.push_back(fmt::format("{} not gated", t.not_gated));
+    if (t.removed_failing)
+        problems.push_back(fmt::format("{} removed from the suite, still in the baseline", t.removed_failing));
     if (t.failed) problems.push_back(fmt::format("{} failed", t.failed));
     std::string headline;
     if (bad) {
@@ -105,18 +107,21 @@ std::string header_section(const RunReport& report, const Totals& t)
         "<h1>{suite}</h1>\n<dl class=\"facts\">{facts}</dl>\n<div class=\"counts\">{counts}</div>\n"
         "<p class=\"gated\">{gated}</p>\n</header>\n",
         fmt::arg("status", bad ? "bad" : "good"),
-        fmt::arg("state", bad ? (t.regressed ? "REGRESSED"
-                                 : t.failed  ? "FAILED"
-                                             : "NOT GATED")
+        fmt::arg("state", bad ? (t.regressed   ? "REGRESSED"
+                                 : t.failed    ? "FAILED"
+                                 : t.not_gated ? "NOT GATED"
+                                               : "REMOVED")
                               : "PASSED"),
         fmt::arg("headline", html_escape(headline)), fmt::arg("suite", html_escape(report.suite)),
         fmt::arg("facts", facts), fmt::arg("gated", html_escape("Gated: " + gate_counts_text(gate_counts(report)))),
-        fmt::arg("counts", count(t.passed, "passed", "passed") + count(t.regressed, "regressed", "regressed") +
-                               count(t.not_gated, "not gated", "regressed") +
-                               count(t.improved, "improved", "improved") + count(t.failed, "failed", "failed") +
-                               count(t.waived, "waived", "waived") + count(t.skipped, "skipped", "skipped") +
-                               (t.unchanged ? count(t.unchanged, "of them unchanged (SASS identical)", "skipped")
-                                            : std::string())));
+        fmt::arg(
+            "counts",
+            count(t.passed, "passed", "passed") + count(t.regressed, "regressed", "regressed") +
+                count(t.not_gated, "not gated", "regressed") + count(t.improved, "improved", "improved") +
+                count(t.failed, "failed", "failed") + count(t.waived, "waived", "waived") +
+                count(t.skipped, "skipped", "skipped") +
+                (t.removed ? count(t.removed, "removed", t.removed_failing ? "regressed" : "skipped") : std::string()) +
+                (t.unchanged ? count(t.unchanged, "of them unchanged (SASS identical)", "skipped") : std::string())));
 }
 
 // ---------------------------------------------------------------------------------------------- tables
@@ -248,8 +253,12 @@ std::string improvements_section(const RunReport& report, const std::map<std::st
 {
     const auto improved = findings(report, {Verdict::improved});
     if (improved.empty() || report.fail_on_improvement) return {}; // then they are listed as regressions
+    const bool regressions = has_regressions(report);
     std::string html = "<section id=\"improvements\">\n<h2>Improvements</h2>\n<p class=\"note\">Better than the "
-                       "baseline beyond tolerance: the baseline is stale; refresh it to lock the gain in.</p>\n";
+                       "baseline beyond tolerance: " +
+                       std::string(regressions ? "not to be recorded while the run has regressions (a gain that came "
+                                                 "with a regression is its side; each row says why).</p>\n"
+                                               : "the baseline is stale; refresh it to lock the gain in.</p>\n");
     const std::string table = verdict_table(improved, anchors, "findings improvements");
     if (improved.size() <= improvements_shown_open) return html + table + "</section>\n";
     // A stale baseline can improve dozens of figures at once: say which metrics, and keep the
@@ -353,6 +362,12 @@ std::string notes_section(const RunReport& report)
     std::string items;
     for (const auto& n : report.notes) items += fmt::format("<li>{}</li>", html_escape(n));
     for (const auto& n : report.comparison_notes) items += fmt::format("<li>{}</li>", html_escape(n));
+    for (const auto& r : report.removed)
+        items +=
+            fmt::format("<li>removed: <code>{} {}</code>, a case the suite no longer has: {} rows in "
+                        "<code>{}</code>{}</li>",
+                        html_escape(r.variant), html_escape(r.params_text), r.rows, html_escape(r.baseline),
+                        r.fails ? " (CI mode: failing until <code>harness baseline update</code> drops them)" : "");
     if (report.shard.sharded())
         items += fmt::format("<li>shard {} of the suite's sweep points (<code>harness merge</code> puts the shards "
                              "together)</li>",
@@ -379,7 +394,7 @@ std::string html_report(const RunReport& report)
     const VariantColors colors(report);
     const auto anchors = hotspot_anchors(report);
     const bool static_tier = report.mode == RunMode::static_tier;
-    const bool failing = t.failed > 0 || t.regressed > 0 || t.not_gated > 0;
+    const bool failing = t.failing();
     std::string charts = baseline_section(report) + cliff_maps_section(report);
     // The static tier launches nothing: no times, throughputs or counters, so no such sections.
     if (!static_tier) charts += scaling_section(report, colors) + roofline_section(report, colors);

@@ -217,12 +217,13 @@ constexpr std::size_t step_summary_limit = 1024 * 1024;
 std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
 {
     const Totals t = totals(report, report.fail_on_improvement);
-    const bool failing = t.failed > 0 || t.regressed > 0 || t.not_gated > 0;
-    std::string head =
-        fmt::format("## harness: {} — {}\n\n", cell(report.suite),
-                    failing ? fmt::format(":x: {} regressed, {}{} failed", t.regressed,
-                                          t.not_gated ? fmt::format("{} not gated, ", t.not_gated) : "", t.failed)
-                            : std::string(":white_check_mark: passed"));
+    const bool failing = t.failing();
+    std::string head = fmt::format(
+        "## harness: {} — {}\n\n", cell(report.suite),
+        failing ? fmt::format(":x: {} regressed, {}{}{} failed", t.regressed,
+                              t.not_gated ? fmt::format("{} not gated, ", t.not_gated) : "",
+                              t.removed_failing ? fmt::format("{} removed, ", t.removed_failing) : "", t.failed)
+                : std::string(":white_check_mark: passed"));
     head += fmt::format("{} on {}{}{}{}\n\n", report.mode == RunMode::static_tier ? "static tier" : "GPU run",
                         cell(report.device_name.empty() ? report.arch : report.device_name),
                         report.shard.sharded() ? ", shard " + report.shard.text() + " of the sweep points" : "",
@@ -259,6 +260,11 @@ std::string markdown_summary(const RunReport& report, std::size_t max_bytes)
             rows.push_back(escape_control_characters(fmt::format(
                 "| {} | {} | {} | | | | {} | |\n", case_status_name(r.status), cell(r.variant + " " + r.params_text),
                 name_cell(r.arch), cell(r.message.substr(0, std::min<std::size_t>(r.message.size(), 500))))));
+    for (const auto& r : report.removed)
+        rows.push_back(escape_control_characters(fmt::format(
+            "| removed | {} | | | | | {} | |\n", cell(r.variant + " " + r.params_text),
+            cell(fmt::format("{} rows in {} of a case the suite no longer has{}", r.rows, r.baseline,
+                             r.fails ? " (CI mode: failing until `harness baseline update` drops them)" : "")))));
 
     // Then every figure compared with its baseline, case by case.
     const std::string comparison_head = "\n### Figures against the baseline\n\n"

@@ -121,6 +121,9 @@ RunReport merge_reports(const std::vector<RunReport>& reports, const std::vector
         add_new(merged.baseline_files, r.baseline_files);
         add_new(merged.notes, r.notes);
         add_new(merged.comparison_notes, r.comparison_notes);
+        for (const auto& removed : r.removed)
+            if (std::find(merged.removed.begin(), merged.removed.end(), removed) == merged.removed.end())
+                merged.removed.push_back(removed);
         merged.timestamp = std::min(merged.timestamp, r.timestamp);
         merged.profiled = merged.profiled && r.profiled;
         merged.fail_on_improvement = merged.fail_on_improvement || r.fail_on_improvement;

@@ -89,6 +89,7 @@ VariantSpec Loader::triton_variant(VariantSpec v, const YAML::Node& node, const 
 
     LaunchSpec l;
     l.where = where(node);
+    l.block_where = l.where;
     l.entry = m.entry;
     l.block = {Expression::constant(std::int64_t{m.num_warps} * 32)};
     l.grid = dims(node["grid"], field + ".grid", params);

@@ -214,6 +214,7 @@ LaunchSpec Loader::launch(const YAML::Node& node, const std::string& field,
     if (const std::string problem = entry_problem(l.entry); !problem.empty())
         fail(node["entry"], field + ".entry", problem);
     l.block = dims(node["block"], field + ".block", params);
+    l.block_where = where(node["block"]);
     l.grid = dims(node["grid"], field + ".grid", params);
     l.shared_bytes = node["shared_bytes"] ? expression(node["shared_bytes"], field + ".shared_bytes", params)
                                           : Expression::constant(0);
@@ -338,9 +339,14 @@ void Loader::module_variant(VariantSpec& v, const YAML::Node& node, const std::s
             fail(node["module"], field + ".module",
                  fmt::format("the environment variable {} is not set (it names where the module is built)", name));
         std::error_code ec;
-        // A relative folder (BUILD_DIR=build) means it from the working folder, as a shell would. It
-        // need not exist until the project is built.
-        const fs::path folder = fs::weakly_canonical(fs::absolute(value, ec), ec);
+        // A relative folder (BUILD_DIR=build) means it from the working folder, as a shell would (a
+        // bisect step's: its worktree's, LoadOptions::working_folder). It need not exist until the
+        // project is built.
+        const fs::path given(value);
+        const fs::path folder = fs::weakly_canonical(given.is_relative() && !options_.working_folder.empty()
+                                                         ? options_.working_folder / given
+                                                         : fs::absolute(given, ec),
+                                                     ec);
         if (ec)
             fail(node["module"], field + ".module",
                  fmt::format("${{{}}} does not name a folder (its value is not shown)", name));

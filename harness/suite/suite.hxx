@@ -135,6 +135,7 @@ struct LaunchSpec {
     std::array<int, 3> cluster{1, 1, 1};
     std::vector<ArgSpec> args;
     SourceLocation where;
+    SourceLocation block_where; ///< of `block:`; where the launch is for a launch that writes none (Triton)
 };
 
 /// A kernel variant: one source file, compiled once, launched as one or more kernels.
@@ -234,6 +235,10 @@ inline constexpr std::size_t max_entry_length = 512;
 struct LoadOptions {
     /// Sources and include folders may lie outside the project (`--sources-anywhere`).
     bool sources_anywhere = false;
+    /// The folder a relative `${NAME_DIR}` of a `module:` path is taken from, as a shell would take
+    /// it from its working folder; empty: the working folder. A bisect step gives the folder of its
+    /// worktree that stands where the working folder stands in the checkout.
+    std::filesystem::path working_folder;
 };
 
 /// A loaded, validated suite.

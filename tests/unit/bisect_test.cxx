@@ -12,9 +12,11 @@
 #include "test_paths.hxx"
 
 #include <cmath>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -331,6 +333,109 @@ TEST(Bisect, BadRevisionsAndMissingSuitesAreBadInput)
     EXPECT_EQ(outside, 2);
     EXPECT_NE(err.find("../elsewhere/walk.yaml: not inside the git repository at"), std::string::npos) << err;
     EXPECT_FALSE(fs::exists(json)) << "nothing is written for bad input";
+    EXPECT_EQ(worktree_count(repo), 1);
+}
+
+namespace {
+
+/// The walk suite with its kernel as the project's own nvcc builds it: a cubin in the folder a
+/// relative build folder variable names (WALK_BUILD_DIR=build), as a CI template sets it.
+const std::string module_walk_suite_text = R"yaml(suite: walk
+description: a register-limited occupancy cliff across commits, in an nvcc-built cubin
+archs: [sm_90]
+params:
+  N: [1048576]
+reference: walk
+buffers:
+  in: {type: f32, count: N, init: uniform, seed: 1, min: 0, max: 1, role: in}
+  out: {type: f32, count: N, init: zeros, role: out}
+variants:
+  walk:
+    module: ${WALK_BUILD_DIR}/register_cliff.cubin
+    entry: register_cliff
+    block: [256]
+    grid: ["ceil_div(N, 256)"]
+    args: [in, out, {i32: N}]
+)yaml";
+
+/// An environment variable set for the object's lifetime, then restored.
+class ScopedVariable {
+public:
+    ScopedVariable(const char* name, const std::string& value) : name_(name)
+    {
+        if (const char* old = std::getenv(name)) old_ = old;
+        ::setenv(name, value.c_str(), 1);
+    }
+    ~ScopedVariable()
+    {
+        if (old_)
+            ::setenv(name_, old_->c_str(), 1);
+        else
+            ::unsetenv(name_);
+    }
+    ScopedVariable(const ScopedVariable&) = delete;
+    ScopedVariable& operator=(const ScopedVariable&) = delete;
+
+private:
+    const char* name_;
+    std::optional<std::string> old_;
+};
+
+/// The working folder moved for the object's lifetime, then restored.
+class ScopedWorkingFolder {
+public:
+    explicit ScopedWorkingFolder(const fs::path& folder) : was_(fs::current_path()) { fs::current_path(folder); }
+    ~ScopedWorkingFolder() { fs::current_path(was_); }
+    ScopedWorkingFolder(const ScopedWorkingFolder&) = delete;
+    ScopedWorkingFolder& operator=(const ScopedWorkingFolder&) = delete;
+
+private:
+    fs::path was_;
+};
+
+} // namespace
+
+TEST(Bisect, AModuleSuiteReadsARelativeBuildFolderInEachStepsWorktree)
+{
+    const fs::path nvcc = fs::path(HARNESS_CUDA_BIN_DIR) / "nvcc";
+    if (!fs::exists(nvcc)) GTEST_SKIP() << "no nvcc at " << nvcc;
+    TempDir dir("harness-bisect-test");
+    const fs::path repo = dir.path / "repo";
+    fs::create_directories(repo);
+    git(repo, {"init", "-q"});
+    write_file(repo / ".gitignore", "build/\n");
+    write_file(repo / "suites" / "walk.yaml", module_walk_suite_text);
+    std::vector<std::string> hashes;
+    constexpr int planted = 4;
+    for (int k = 0; k <= 6; ++k) {
+        write_file(repo / "kernels" / "register_cliff.cu",
+                   kernel_text(k >= planted ? 6 : 8, fmt::format("edit {}", k)));
+        git(repo, {"add", "-A"});
+        git(repo, {"commit", "-q", "-m",
+                   k == planted ? "let the walk keep its sums in registers" : fmt::format("edit number {}", k)});
+        hashes.push_back(git(repo, {"rev-parse", "HEAD"}));
+    }
+    // The project's build, run in each step's worktree: the cubin into ./build, which the suite names
+    // through WALK_BUILD_DIR=build, relative, as the CI templates set it.
+    const std::string build = fmt::format("mkdir -p build && '{}' -cubin -arch=sm_90 -lineinfo -DPARTIALS=16 -o "
+                                          "build/register_cliff.cubin kernels/register_cliff.cu",
+                                          nvcc.string());
+    const ScopedVariable build_dir("WALK_BUILD_DIR", "build");
+    const ScopedWorkingFolder in_checkout(repo);
+    // The checkout's own build, of the bad commit: a step that read it instead of its own would see
+    // the bad figures at every commit and find nothing.
+    ASSERT_EQ(run_program({"/bin/sh", "-c", build}, repo, false).exit_code, 0);
+
+    const fs::path json = dir.path / "bisect.json";
+    const int code = cli::run_tool({"bisect", "--good", hashes.front(), "--bad", "HEAD", "--static", "--arch", "sm_90",
+                                    "--no-cache", "--build", build, "--json", json.string(), "suites/walk.yaml"});
+    ASSERT_EQ(code, 0) << (fs::exists(json) ? read_file(json) : "no JSON");
+    const auto r = nlohmann::json::parse(read_file(json));
+    EXPECT_EQ(r["outcome"], "found");
+    EXPECT_EQ(r["first"]["hash"], hashes[planted]) << r.dump(2);
+    const auto* registers = change_of(r, "registers");
+    ASSERT_NE(registers, nullptr) << r.dump(2);
+    EXPECT_LT((*registers)["before"].get<double>(), (*registers)["after"].get<double>());
     EXPECT_EQ(worktree_count(repo), 1);
 }
 

@@ -1,10 +1,12 @@
 // The history page read by commit: each commit's entry lists what moved there, newest first; the
 // points of a scanned axis that moved together are one row (a map), every series names its
-// architecture, and commits name the x axis of a short history.
+// architecture, commits name the x axis of a short history, a change from 0 reads as new and
+// absolute, and commits of one date keep the order their runs ran in.
 
 #include "harness/history/history_page.hxx"
 #include "harness/history/suite_history.hxx"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <random>
@@ -94,4 +96,65 @@ TEST(HistoryPage, ChangesAreListedByCommitWithAScannedMapAsOneRow)
     EXPECT_NE(html.find("</code><br><span class=\"unit\">"), std::string::npos);
     // A short history names its commits on the x axis.
     EXPECT_NE(html.find(">abc0003<"), std::string::npos);
+}
+
+namespace {
+
+/// A static series per point of W = 1..n that spills 288 bytes from commit 3 on; the commits share
+/// one date and are recorded a minute apart, named so that their hashes sort the other way round.
+std::vector<RunRecord> spill_runs(int points)
+{
+    std::vector<RunRecord> out;
+    for (std::size_t c = 0; c < 6; ++c) {
+        RunRecord r;
+        r.suite = "spill";
+        r.commit = fmt::format("{:040x}", 0xfff - c);
+        r.commit_date = "2026-11-01T00:00:00Z";
+        r.timestamp = fmt::format("2026-11-01T00:{:02}:00Z", c);
+        r.mode = RunMode::static_tier;
+        r.arch = "sm_90";
+        for (int w = 1; w <= points; ++w) {
+            CaseFigures f;
+            f.variant = "local";
+            f.params = fmt::format("W={}", w);
+            f.arch = "sm_90";
+            f.status = CaseStatus::passed;
+            f.figures = {{"local_bytes", c >= 3 ? 288.0 : 0.0}};
+            r.cases.push_back(std::move(f));
+        }
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+} // namespace
+
+TEST(HistoryPage, AChangeFromZeroIsNewAndAbsoluteNotAPercentage)
+{
+    PageContext context;
+    context.output = "page.html";
+    const std::string one = history_page(build_suite_history("spill", spill_runs(1), CommitOrder({})), context);
+    EXPECT_NE(one.find("new: +288"), std::string::npos) << one;
+    EXPECT_EQ(one.find("+0.00 %"), std::string::npos) << one;
+    EXPECT_EQ(one.find("+0.0%"), std::string::npos) << "the chart's change-point label";
+    // Three points of W moved from 0 together: one row of the map, its median absolute.
+    const std::string map = history_page(build_suite_history("spill", spill_runs(3), CommitOrder({})), context);
+    EXPECT_NE(map.find("3 points of W moved"), std::string::npos) << map;
+    EXPECT_NE(map.find("(median, from 0 at 3 points)"), std::string::npos) << map;
+    EXPECT_EQ(map.find("+0.00 % (median)"), std::string::npos) << map;
+}
+
+TEST(HistoryPage, CommitsOfOneDateFollowTheOrderTheirRunsRan)
+{
+    // No commit order from git: every commit is off the branch, all of one date; the hashes sort
+    // against the order of the runs.
+    const SuiteHistory h = build_suite_history("spill", spill_runs(1), CommitOrder({}));
+    ASSERT_EQ(h.commits.size(), 6u);
+    for (std::size_t c = 0; c < h.commits.size(); ++c)
+        EXPECT_EQ(h.commits[c].commit, fmt::format("{:040x}", 0xfff - c));
+    // The same whatever order the store hands the runs in.
+    auto reversed = spill_runs(1);
+    std::reverse(reversed.begin(), reversed.end());
+    const SuiteHistory again = build_suite_history("spill", reversed, CommitOrder({}));
+    for (std::size_t c = 0; c < again.commits.size(); ++c) EXPECT_EQ(again.commits[c].commit, h.commits[c].commit);
 }

@@ -96,7 +96,7 @@ TEST(HostileSuite, SourcesAndIncludesStayInsideTheProject)
     std::string text = valid;
     text.replace(text.find("../kernels/memory/vector_add.cu"), 31, (dir.path / "k.cu").string());
     EXPECT_THROW(suite::parse_suite(text, suite_path), InputError);
-    const auto s = suite::parse_suite(text, suite_path, {.sources_anywhere = true});
+    const auto s = suite::parse_suite(text, suite_path, {.sources_anywhere = true, .working_folder = {}});
     EXPECT_EQ(s.variants[0].source, dir.path / "k.cu");
     EXPECT_EQ(s.project_root, fs::canonical(repo_root()));
 }

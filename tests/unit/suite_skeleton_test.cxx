@@ -34,6 +34,7 @@ std::string filled(std::string text)
     text = replaced(text, "description: FILL_IN", "description:");
     text = replaced(text, "N: [FILL_IN]", "N: [1000, 4096]");
     text = replaced(text, "count: FILL_IN", "count: N");
+    text = replaced(text, "block: [FILL_IN]", "block: [256]");
     text = replaced(text, "grid: [FILL_IN]", "grid: [\"ceil_div(N, 256)\"]");
     text = replaced(text, "{i32: FILL_IN}", "{i32: N}");
     return text;
@@ -100,7 +101,7 @@ TEST(SuiteSkeleton, AKernelSourceBecomesASuiteThatChecksOnceFilledIn)
     o = run_tool_captured({"check", suite.string()});
     EXPECT_EQ(o.code, 2);
     EXPECT_NE(o.err.find("7 placeholders left to fill in"), std::string::npos) << o.err;
-    EXPECT_NE(o.err.find("vector_add.yaml:15:7: params.N[0]: still a placeholder"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("vector_add.yaml:16:7: params.N[0]: still a placeholder"), std::string::npos) << o.err;
     EXPECT_NE(o.err.find("variants.vector_add.args[3].i32: still a placeholder"), std::string::npos) << o.err;
 
     write_file(suite, filled(text));

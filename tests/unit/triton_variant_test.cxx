@@ -146,7 +146,7 @@ TEST(TritonManifest, StaticTierReadsCommittedCubins)
     EXPECT_TRUE(seen);
     // The planted one-warp export: 32-thread blocks, more registers, occupancy below half.
     const auto planted = suite::load_suite(repo() / "tests/suites/triton_softmax_one_warp.yaml",
-                                           suite::LoadOptions{.sources_anywhere = true});
+                                           suite::LoadOptions{.sources_anywhere = true, .working_folder = {}});
     for (const auto& r : compile::run_static_tier(planted, {"sm_90"}, nullptr))
         if (r.variant == "triton") EXPECT_LT(*r.metric("theoretical_occupancy"), 0.5) << r.params_text;
 }
