@@ -266,9 +266,14 @@ int check_command(const std::vector<std::string>& args)
                     argument_problems.push_back(mismatch);
             }
             if (!mismatch.empty()) fmt::print("  {:<8} arguments do not fit the kernels:\n{}\n", arch, mismatch);
-            for (const auto& v : s.variants)
-                if (v.is_builtin())
+            for (const auto& v : s.variants) switch (v.kind) {
+                case suite::VariantKind::builtin:
                     fmt::print("  {:<8} {:<24} built-in {} (nothing to compile)\n", arch, v.name, v.builtin);
+                    break;
+                case suite::VariantKind::source:
+                case suite::VariantKind::module:
+                case suite::VariantKind::triton: break; // a compile unit below
+                }
             for (const auto& unit : compile::compile_units(s)) {
                 if (auto err = compiled.errors.find(unit.key); err != compiled.errors.end()) {
                     fmt::print("  {:<8} {:<24} FAILED\n{}\n", arch, unit.key, escape_control_characters(err->second));

@@ -1,7 +1,8 @@
 #pragma once
 // The suite loader's walk of the YAML tree (load_suite.cxx has the entry points). Internal to suite/:
 // reading and checking single fields (load_values.cxx), buffers, variants and launches
-// (load_variants.cxx), the suite as a whole (load_suite.cxx).
+// (load_variants.cxx), each kind of variant in its own file (load_source.cxx, load_module.cxx,
+// load_triton.cxx, load_builtin.cxx), the suite as a whole (load_suite.cxx).
 
 #include "harness/suite/suite.hxx"
 
@@ -72,10 +73,25 @@ public:
     VariantSpec variant(const std::string& name, const YAML::Node& node, const std::string& field,
                         const std::set<std::string, std::less<>>& params,
                         const std::vector<BufferSpec>& suite_buffers) const;
+    /// One variant, of the kind its keys make it, read by that kind's loader (load_<kind>.cxx).
+    /// A variant whose kernels come from a `.cu` file that NVRTC compiles (load_source.cxx).
+    VariantSpec source_variant(VariantSpec v, const YAML::Node& node, const std::string& field,
+                               const std::set<std::string, std::less<>>& params,
+                               const std::vector<BufferSpec>& suite_buffers) const;
     /// A variant whose kernels come from a module file (cubin, fatbin or PTX) built by the project's
     /// own compiler. `${VAR}` in the path is taken from the environment; a path that comes from a
-    /// variable (a build folder) may lie anywhere, one written in the suite stays in the project.
-    void module_variant(VariantSpec& v, const YAML::Node& node, const std::string& field) const;
+    /// variable (a build folder) may lie anywhere, one written in the suite stays in the project
+    /// (load_module.cxx).
+    VariantSpec module_variant(VariantSpec v, const YAML::Node& node, const std::string& field,
+                               const std::set<std::string, std::less<>>& params,
+                               const std::vector<BufferSpec>& suite_buffers) const;
+    /// The keys a `source:` or `module:` variant may have.
+    static const std::vector<std::string>& kernel_variant_keys();
+    /// The rest of a `source:` or `module:` variant: its buffers, its launches as the suite writes
+    /// them, the sweep parameters they compile with, its work figures and its gating.
+    VariantSpec kernel_launches(VariantSpec v, const YAML::Node& node, const std::string& field,
+                                const std::set<std::string, std::less<>>& params,
+                                const std::vector<BufferSpec>& suite_buffers) const;
     /// A variant that launches a kernel exported from Triton (`triton:` names its manifest): the
     /// entry, block, dynamic shared memory and hidden parameters come from the manifest, the
     /// user's arguments are checked against its parameters (load_triton.cxx).
@@ -96,7 +112,8 @@ public:
                       const std::set<std::string, std::less<>>& params) const;
     /// A variant's `compare:` and `expect:`.
     void gating(VariantSpec& v, const YAML::Node& node, const std::string& field) const;
-    /// A variant that calls a library routine (builtin_signatures.hxx) instead of a kernel.
+    /// A variant that calls a library routine (builtin_signatures.hxx) instead of a kernel
+    /// (load_builtin.cxx).
     VariantSpec builtin_variant(VariantSpec v, const YAML::Node& node, const std::string& field,
                                 const std::set<std::string, std::less<>>& params,
                                 const std::vector<BufferSpec>& suite_buffers) const;

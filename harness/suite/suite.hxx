@@ -128,9 +128,34 @@ struct LaunchSpec {
     SourceLocation where;
 };
 
+/// What a variant runs, set by the loader from the key that names it; each kind is loaded in its
+/// own file (suite/load_<kind>.cxx), and every stage that treats kinds differently switches on it
+/// (docs/architecture.md, "A variant kind").
+enum class VariantKind {
+    source,  ///< `source:` a .cu file compiled by NVRTC
+    module,  ///< `module:` a cubin, fatbin or PTX file built by the project's own compiler
+    triton,  ///< `triton:` the manifest of a kernel exported from Triton, and its cubin
+    builtin, ///< `builtin:` a library routine called instead of a kernel
+};
+
+/// The suite key that makes a variant of `kind` ("source", "module", "triton", "builtin").
+const char* variant_kind_key(VariantKind kind);
+
+/// Whether a variant of `kind` launches kernels of a module, compiled by NVRTC or read from a file:
+/// every kind but a library call. Only such a variant has compile units, cubins (and so static
+/// figures and SASS), kernel resources and cached counters.
+bool runs_module_kernels(VariantKind kind);
+
+/// Whether the line table of a variant of `kind` names its files as its builder had them: a module
+/// built by nvcc as nvcc was given them (often absolute), an export as the exporting machine had
+/// them. NVRTC's (a `source:` variant) names the kernel file as the harness gave it, in the
+/// compiler's own folder, and includes by their include path.
+bool names_files_as_built(VariantKind kind);
+
 /// A kernel variant: one source file, compiled once, launched as one or more kernels.
 struct VariantSpec {
     std::string name;
+    VariantKind kind = VariantKind::source;
     std::string builtin;          ///< a library routine (builtin_signatures.hxx) instead of a kernel
     std::filesystem::path source; ///< absolute path; empty for a built-in or a module
     /// A cubin, fatbin or PTX file built by the project's own compiler, instead of `source`
@@ -163,7 +188,6 @@ struct VariantSpec {
     /// suite's for this variant's cases only (each version of a kernel its own block sizes).
     std::vector<ParamSpec> params;
     SourceLocation where;
-    bool is_builtin() const { return !builtin.empty(); }
 };
 
 /// Whether any launch of `variant` passes `buffer` (so its cases allocate it).
