@@ -272,7 +272,8 @@ int check_command(const std::vector<std::string>& args)
                     break;
                 case suite::VariantKind::source:
                 case suite::VariantKind::module:
-                case suite::VariantKind::triton: break; // a compile unit below
+                case suite::VariantKind::triton:
+                case suite::VariantKind::cutile: break; // a compile unit below
                 }
             for (const auto& unit : compile::compile_units(s)) {
                 if (auto err = compiled.errors.find(unit.key); err != compiled.errors.end()) {

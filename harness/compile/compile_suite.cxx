@@ -68,6 +68,7 @@ CompileRequest request_for(const suite::Suite& suite, const suite::VariantSpec& 
     case suite::VariantKind::source: request.source = variant.source; break;
     case suite::VariantKind::module:
     case suite::VariantKind::triton: // its cubin; the manifest's hashes judged its staleness at load
+    case suite::VariantKind::cutile:
         request.module_file = variant.module;
         request.built_from = variant.built_from;
         request.allow_stale_module = variant.allow_stale;

@@ -341,6 +341,9 @@ std::string why_no_ptx(suite::VariantKind kind)
     case suite::VariantKind::triton:
         // A Triton export is its cubin and manifest only (ci/triton_export.py, docs/triton.md).
         return ": a Triton export carries only its cubin";
+    case suite::VariantKind::cutile:
+        // Its PTX is committed beside the cubin (ci/cutile_export.py) and not read yet (docs/cutile.md).
+        return ": the access model does not read a cuTile export's PTX yet";
     case suite::VariantKind::source:
     case suite::VariantKind::module:
     case suite::VariantKind::builtin: return "";

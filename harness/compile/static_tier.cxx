@@ -101,7 +101,8 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
                 continue;
             case suite::VariantKind::source:
             case suite::VariantKind::module:
-            case suite::VariantKind::triton: break; // its cubin, read below
+            case suite::VariantKind::triton:
+            case suite::VariantKind::cutile: break; // its cubin, read below
             }
             const std::string key = suite::compile_key(variant, c.params);
             if (auto e = compiled.errors.find(key); e != compiled.errors.end()) {

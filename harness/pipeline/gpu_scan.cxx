@@ -34,7 +34,8 @@ bool is_scanned(const suite::VariantSpec& variant)
     switch (variant.kind) {
     case suite::VariantKind::source:
     case suite::VariantKind::module:
-    case suite::VariantKind::triton: return true;
+    case suite::VariantKind::triton:
+    case suite::VariantKind::cutile: return true;
     case suite::VariantKind::builtin: return false;
     }
     return false;

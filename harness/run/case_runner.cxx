@@ -116,6 +116,7 @@ ReadableFolders quotable_folders(const suite::Suite& suite, const suite::Variant
     case suite::VariantKind::source: folders.project.push_back(variant.source.parent_path()); break;
     case suite::VariantKind::module:
     case suite::VariantKind::triton:
+    case suite::VariantKind::cutile:
     case suite::VariantKind::builtin: break;
     }
     folders.toolkit = compile::toolkit_include_dirs();
@@ -300,7 +301,8 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
     }
     case suite::VariantKind::source:
     case suite::VariantKind::module:
-    case suite::VariantKind::triton: break; // kernels of the compiled module, set up below
+    case suite::VariantKind::triton:
+    case suite::VariantKind::cutile: break; // kernels of the compiled module, set up below
     }
 
     const std::string key = suite::compile_key(variant, params);

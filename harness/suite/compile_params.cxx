@@ -139,7 +139,8 @@ std::string launch_entry(const VariantSpec& variant, const LaunchSpec& launch, c
     switch (variant.kind) {
     case VariantKind::source:
     case VariantKind::module:
-    case VariantKind::triton: return resolve_entry(launch.entry, point);
+    case VariantKind::triton:
+    case VariantKind::cutile: return resolve_entry(launch.entry, point);
     case VariantKind::builtin: return variant.builtin; // a routine's name, no template arguments
     }
     return launch.entry;
@@ -149,7 +150,8 @@ std::filesystem::path kernel_source_file(const VariantSpec& variant)
 {
     switch (variant.kind) {
     case VariantKind::source: return variant.source;
-    case VariantKind::triton: return variant.triton_source;
+    case VariantKind::triton:
+    case VariantKind::cutile: return variant.exported_from;
     case VariantKind::module:  // its line table names its sources (module_written names the module)
     case VariantKind::builtin: // a library's
         return {};

@@ -227,12 +227,12 @@ LaunchSpec Loader::launch(const YAML::Node& node, const std::string& field,
 
 namespace {
 
-/// The kind a variant's keys make it: the first of `builtin`, `triton` and `module` it has, else a
+/// The kind a variant's keys make it: the first of `builtin`, `triton`, `cutile` and `module` it has, else a
 /// `source:` variant (which then says what is missing).
 VariantKind kind_of(const YAML::Node& node)
 {
     if (!node.IsMap()) return VariantKind::source;
-    for (const VariantKind kind : {VariantKind::builtin, VariantKind::triton, VariantKind::module})
+    for (const VariantKind kind : {VariantKind::builtin, VariantKind::triton, VariantKind::cutile, VariantKind::module})
         if (node[variant_kind_key(kind)]) return kind;
     return VariantKind::source;
 }
@@ -266,6 +266,7 @@ VariantSpec Loader::variant(const std::string& name, const YAML::Node& node, con
     case VariantKind::source: return source_variant(std::move(v), node, field, params, suite_buffers);
     case VariantKind::module: return module_variant(std::move(v), node, field, params, suite_buffers);
     case VariantKind::triton: return triton_variant(std::move(v), node, field, params, suite_buffers);
+    case VariantKind::cutile: return cutile_variant(std::move(v), node, field, params, suite_buffers);
     case VariantKind::builtin: return builtin_variant(std::move(v), node, field, params, suite_buffers);
     }
     fail(node, field, "a variant of no known kind"); // kind_of returns one of the above

@@ -2,7 +2,7 @@
 // The suite loader's walk of the YAML tree (load_suite.cxx has the entry points). Internal to suite/:
 // reading and checking single fields (load_values.cxx), buffers, variants and launches
 // (load_variants.cxx), each kind of variant in its own file (load_source.cxx, load_module.cxx,
-// load_triton.cxx, load_builtin.cxx), the suite as a whole (load_suite.cxx).
+// load_triton.cxx, load_cutile.cxx, load_builtin.cxx), the suite as a whole (load_suite.cxx).
 
 #include "harness/suite/suite.hxx"
 
@@ -19,6 +19,8 @@ namespace harness::suite {
 namespace fs = std::filesystem;
 
 struct TritonManifest;
+struct CutileManifest;
+struct CutileParameter;
 
 /// Walks the YAML tree, keeping the file name so that every error can say where it is.
 class Loader {
@@ -103,6 +105,29 @@ public:
     void triton_arguments(VariantSpec& v, LaunchSpec& l, const TritonManifest& m, const YAML::Node& node,
                           const std::string& field, const std::set<std::string, std::less<>>& params,
                           const std::vector<BufferSpec>& known) const;
+    /// A variant that launches a kernel exported from cuTile (`cutile:` names its manifest): the
+    /// entry and block come from the manifest, each array argument is checked at every point
+    /// against what the export assumed and passed as pointer, shape and strides (load_cutile.cxx).
+    VariantSpec cutile_variant(VariantSpec v, const YAML::Node& node, const std::string& field,
+                               const std::set<std::string, std::less<>>& params,
+                               const std::vector<BufferSpec>& suite_buffers) const;
+    /// A cuTile variant's arguments against the manifest's parameters: arrays and scalars, and no
+    /// two arrays on one buffer unless they share an alias group.
+    void cutile_arguments(LaunchSpec& l, const CutileManifest& m, const YAML::Node& node, const std::string& field,
+                          const std::set<std::string, std::less<>>& params, const std::vector<BufferSpec>& known) const;
+    /// One array argument (`{array: BUFFER, shape: [...], strides: [...]}`) checked at every point
+    /// and appended to the launch as cuTile's calling convention passes it; returns its buffer.
+    std::string cutile_array(LaunchSpec& l, const CutileParameter& p, const YAML::Node& node, const std::string& f,
+                             const std::set<std::string, std::less<>>& params,
+                             const std::vector<BufferSpec>& known) const;
+    /// A list of exactly `ndim` expressions of the sweep.
+    std::vector<Expression> dims_of(const YAML::Node& node, const std::string& field, int ndim,
+                                    const std::set<std::string, std::less<>>& params) const;
+    /// An array's shape and strides at one point against the export's assumptions, and its reach
+    /// within its buffer.
+    void check_array_at(const YAML::Node& node, const std::string& f, const CutileParameter& p,
+                        const BufferSpec& buffer, const std::vector<Expression>& shape,
+                        const std::vector<Expression>& strides, std::size_t point) const;
     /// The sweep parameters that reach the compiler through the variant's entries and defines, in
     /// the suite's order.
     std::vector<std::string> compile_params_of(const VariantSpec& v,

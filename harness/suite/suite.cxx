@@ -87,6 +87,7 @@ const char* variant_kind_key(VariantKind kind)
     case VariantKind::source: return "source";
     case VariantKind::module: return "module";
     case VariantKind::triton: return "triton";
+    case VariantKind::cutile: return "cutile";
     case VariantKind::builtin: return "builtin";
     }
     return "?";
@@ -97,7 +98,8 @@ bool runs_module_kernels(VariantKind kind)
     switch (kind) {
     case VariantKind::source:
     case VariantKind::module:
-    case VariantKind::triton: return true;
+    case VariantKind::triton:
+    case VariantKind::cutile: return true;
     case VariantKind::builtin: return false;
     }
     return false;
@@ -109,6 +111,7 @@ bool names_files_as_built(VariantKind kind)
     case VariantKind::source: return false;
     case VariantKind::module:
     case VariantKind::triton:
+    case VariantKind::cutile:
     case VariantKind::builtin: return true; // no line table: nothing is looked up
     }
     return true;

@@ -135,10 +135,11 @@ enum class VariantKind {
     source,  ///< `source:` a .cu file compiled by NVRTC
     module,  ///< `module:` a cubin, fatbin or PTX file built by the project's own compiler
     triton,  ///< `triton:` the manifest of a kernel exported from Triton, and its cubin
+    cutile,  ///< `cutile:` the manifest of a kernel exported from cuTile, its cubin and PTX
     builtin, ///< `builtin:` a library routine called instead of a kernel
 };
 
-/// The suite key that makes a variant of `kind` ("source", "module", "triton", "builtin").
+/// The suite key that makes a variant of `kind` ("source", "module", "triton", "cutile", "builtin").
 const char* variant_kind_key(VariantKind kind);
 
 /// Whether a variant of `kind` launches kernels of a module, compiled by NVRTC or read from a file:
@@ -166,11 +167,12 @@ struct VariantSpec {
     std::string module_written;
     /// The folder a leading `${NAME_DIR}` named, which `module` stays inside; empty without one.
     std::filesystem::path module_folder;
-    /// `triton:`: the manifest of a kernel exported from Triton (triton_manifest.hxx), absolute; the
-    /// variant is then its cubin (`module`), launched as the manifest says. Empty otherwise.
-    std::filesystem::path triton;
-    /// The `.py` file a Triton kernel was exported from (absolute): what reports name as its file.
-    std::filesystem::path triton_source;
+    /// The manifest of an exported kernel (`triton:`, triton_manifest.hxx; `cutile:`,
+    /// cutile_manifest.hxx), absolute; the variant is then its cubin (`module`), launched as the
+    /// manifest says. Empty for the other kinds.
+    std::filesystem::path manifest;
+    /// The `.py` file an exported kernel was exported from (absolute): what reports name as its file.
+    std::filesystem::path exported_from;
     std::vector<std::filesystem::path> built_from; ///< sources the module must not be older than
     bool allow_stale = false;                      ///< `stale: allow`: a module older than its sources is used as it is
     std::map<std::string, std::string> defines;    ///< values may name sweep parameters (compile_params.hxx)

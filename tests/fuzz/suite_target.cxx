@@ -56,7 +56,8 @@ void require_paths_inside(const suite::Suite& s)
         case suite::VariantKind::module:
             if (v.module_folder.empty()) read = {v.module}; // under ${NAME_DIR}: in the build folder
             break;
-        case suite::VariantKind::triton: read = {v.triton, v.module, v.triton_source}; break;
+        case suite::VariantKind::triton:
+        case suite::VariantKind::cutile: read = {v.manifest, v.module, v.exported_from}; break;
         case suite::VariantKind::builtin: break;
         }
         for (const auto& file : read)

@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr VariantKind every_kind[] = {VariantKind::source, VariantKind::module, VariantKind::triton,
-                                      VariantKind::builtin};
+                                      VariantKind::cutile, VariantKind::builtin};
 
 /// A suite in the repository's suites/ folder with one variant of each kind.
 suite::Suite suite_of_every_kind()
@@ -47,6 +47,12 @@ variants:
     triton: ../kernels/triton/exported/softmax_rows_b1024.json
     grid: [ROWS]
     args: [y, x, COLS]
+  tile:
+    cutile: ../kernels/cutile/exported/softmax_rows_t1024.json
+    grid: [ROWS]
+    args:
+      - {array: y, shape: [ROWS, COLS]}
+      - {array: x, shape: [ROWS, COLS]}
   library:
     builtin: cublas_sgemm
     args: [x, x, y, {i32: ROWS}, {i32: COLS}, {i32: 1}]
@@ -62,6 +68,7 @@ TEST(VariantKind, TheLoaderSetsTheKindOfTheKeyThatNamesIt)
     EXPECT_EQ(s.find_variant("cuda")->kind, VariantKind::source);
     EXPECT_EQ(s.find_variant("built")->kind, VariantKind::module);
     EXPECT_EQ(s.find_variant("triton")->kind, VariantKind::triton);
+    EXPECT_EQ(s.find_variant("tile")->kind, VariantKind::cutile);
     EXPECT_EQ(s.find_variant("library")->kind, VariantKind::builtin);
     for (const VariantKind kind : every_kind) {
         const auto it = std::find_if(s.variants.begin(), s.variants.end(),
@@ -72,6 +79,7 @@ TEST(VariantKind, TheLoaderSetsTheKindOfTheKeyThatNamesIt)
     EXPECT_STREQ(suite::variant_kind_key(VariantKind::source), "source");
     EXPECT_STREQ(suite::variant_kind_key(VariantKind::module), "module");
     EXPECT_STREQ(suite::variant_kind_key(VariantKind::triton), "triton");
+    EXPECT_STREQ(suite::variant_kind_key(VariantKind::cutile), "cutile");
     EXPECT_STREQ(suite::variant_kind_key(VariantKind::builtin), "builtin");
 }
 
@@ -82,20 +90,24 @@ TEST(VariantKind, EachQuestionOfAKindHasItsAnswer)
     const auto& cuda = *s.find_variant("cuda");
     const auto& built = *s.find_variant("built");
     const auto& triton = *s.find_variant("triton");
+    const auto& tile = *s.find_variant("tile");
     const auto& library = *s.find_variant("library");
 
     EXPECT_TRUE(suite::runs_module_kernels(cuda.kind));
     EXPECT_TRUE(suite::runs_module_kernels(built.kind));
     EXPECT_TRUE(suite::runs_module_kernels(triton.kind));
+    EXPECT_TRUE(suite::runs_module_kernels(tile.kind));
     EXPECT_FALSE(suite::runs_module_kernels(library.kind));
 
     // NVRTC's line table names the file as the harness handed it; the others as built elsewhere.
     EXPECT_FALSE(suite::names_files_as_built(cuda.kind));
     EXPECT_TRUE(suite::names_files_as_built(built.kind));
     EXPECT_TRUE(suite::names_files_as_built(triton.kind));
+    EXPECT_TRUE(suite::names_files_as_built(tile.kind));
 
     EXPECT_EQ(suite::kernel_source_file(cuda), repo_root() / "kernels/softmax/softmax_rows.cu");
     EXPECT_EQ(suite::kernel_source_file(triton), repo_root() / "kernels/triton/softmax.py");
+    EXPECT_EQ(suite::kernel_source_file(tile), repo_root() / "kernels/cutile/softmax.py");
     EXPECT_TRUE(suite::kernel_source_file(built).empty());
     EXPECT_TRUE(suite::kernel_source_file(library).empty());
 
@@ -108,13 +120,15 @@ TEST(VariantKind, EachQuestionOfAKindHasItsAnswer)
     EXPECT_EQ(launch_of(built).file, "../build/modules/softmax_rows.cubin");
     EXPECT_EQ(launch_of(triton).entry, "softmax_rows");
     EXPECT_EQ(launch_of(triton).file, "kernels/triton/softmax.py");
+    EXPECT_EQ(launch_of(tile).entry, "softmax_rows_Kt1_A2f32_1l0_2t1_p16_A2f32_1l0_2t1_p16_I1024");
+    EXPECT_EQ(launch_of(tile).file, "kernels/cutile/softmax.py");
     EXPECT_EQ(launch_of(library).entry, "cublas_sgemm");
     EXPECT_EQ(launch_of(library).file, "");
 }
 
 TEST(VariantKind, OneKeyWinsOverAnotherInAFixedOrder)
 {
-    // builtin, then triton, then module, then source: the kind's own loader then refuses the
+    // builtin, then triton, then cutile, then module, then source: the kind's own loader then refuses the
     // other kind's key by name.
     const auto message = [](const std::string& variant) {
         try {
