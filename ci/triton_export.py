@@ -34,9 +34,12 @@ import importlib.util
 import json
 import os
 import re
-import stat
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import export_files  # noqa: E402 (beside this script)
+from export_files import fail, project_root, read_bounded, sha256_of  # noqa: E402
 
 MANIFEST_FORMAT = 1
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,99}$")
@@ -44,64 +47,6 @@ NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,99}$")
 # exporting machine's library paths) stays out of the committed manifest.
 LAUNCH_FACTS = ("name", "num_warps", "num_ctas", "shared", "cluster_dims", "tensordesc_meta",
                 "launch_cooperative_grid", "launch_pdl", "tmem_size", "maxnreg", "hash")
-
-
-def fail(message):
-    print(f"triton_export: {message}", file=sys.stderr)
-    sys.exit(2)
-
-
-# The largest source or cubin read: the harness reads a cubin of at most 256 MiB, and a kernel's
-# .py file is far smaller than this.
-MAX_INPUT_BYTES = 256 * 1024 * 1024
-
-
-def project_root(folder):
-    """The repository folder holds: the nearest folder from `folder` upwards with a .git; else `folder`."""
-    at = os.path.realpath(folder)
-    while True:
-        if os.path.lexists(os.path.join(at, ".git")):
-            return at
-        parent = os.path.dirname(at)
-        if parent == at:
-            return os.path.realpath(folder)
-        at = parent
-
-
-def input_path(path, root, what):
-    """`path` resolved, when it lies inside `root`; fail() for a path that resolves outside."""
-    resolved = os.path.realpath(path)
-    if os.path.commonpath([resolved, root]) != root:
-        fail(f"{what} {path} resolves to {resolved}, outside {root}: sources and cubins are files of the project")
-    return resolved
-
-
-def read_bounded(path, root, what):
-    """The bytes of `path`, a regular file inside `root` of at most MAX_INPUT_BYTES; fail() for anything else.
-
-    Opened without following a last link and without blocking, and judged by what was opened: a
-    device, a FIFO or a folder named as a source is bad input, never read."""
-    resolved = input_path(path, root, what)
-    try:
-        fd = os.open(resolved, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError as e:
-        fail(f"{what} {path}: {e.strerror}")
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
-        os.close(fd)
-        fail(f"{what} {path} is not a regular file")
-    if info.st_size > MAX_INPUT_BYTES:
-        os.close(fd)
-        fail(f"{what} {path} has {info.st_size} bytes, more than the {MAX_INPUT_BYTES} read")
-    with os.fdopen(fd, "rb") as f:
-        data = f.read(MAX_INPUT_BYTES + 1)
-    if len(data) > MAX_INPUT_BYTES:
-        fail(f"{what} {path} has more than the {MAX_INPUT_BYTES} bytes read")
-    return data
-
-
-def sha256_of(path, root, what):
-    return hashlib.sha256(read_bounded(path, root, what)).hexdigest()
 
 
 def read_spec(path):
@@ -145,6 +90,17 @@ def load_function(source, function):
 
 
 def export_kernel(kernel, base, out, target_spec):
+    """Compiles `kernel` and writes its cubin and manifest into `out`."""
+    manifest, cubin = make_export(kernel, base, out, target_spec)
+    write_export(out, kernel["name"], manifest, cubin)
+    facts = manifest["launch"]
+    print(f"{kernel['name']}: {facts['name']}, {facts['num_warps']} warps, {facts['shared']} B shared, "
+          f"hidden {[h['name'] for h in facts['hidden_parameters']]} -> {os.path.relpath(out)}")
+
+
+def make_export(kernel, base, out, target_spec):
+    """The manifest and the cubin of `kernel` compiled for `target_spec`, as they would be written
+    into `out`."""
     import triton
     from triton.backends.compiler import GPUTarget
 
@@ -200,18 +156,46 @@ def export_kernel(kernel, base, out, target_spec):
         "cubin_sha256": hashlib.sha256(cubin).hexdigest(),
         "launch": facts,
     }
-    os.makedirs(out, exist_ok=True)
-    # Both files are written beside their final names and renamed, so that an interrupted export
-    # leaves the old pair or the new one, never a cubin without its manifest's hash.
-    for name, data, mode in ((manifest["cubin"], cubin, "wb"),
-                             (kernel["name"] + ".json", json.dumps(manifest, indent=2, sort_keys=True) + "\n", "w")):
-        fd, tmp = tempfile.mkstemp(dir=out, prefix=".export-")
-        os.fchmod(fd, 0o644)
-        with os.fdopen(fd, mode) as f:
-            f.write(data)
-        os.replace(tmp, os.path.join(out, name))
-    print(f"{kernel['name']}: {facts['name']}, {facts['num_warps']} warps, {facts['shared']} B shared, "
-          f"hidden {[h['name'] for h in facts['hidden_parameters']]} -> {os.path.relpath(out)}")
+    return manifest, cubin
+
+
+def write_export(out, name, manifest, cubin):
+    export_files.write_files(out, [(manifest["cubin"], cubin), (name + ".json", export_files.manifest_text(manifest))])
+
+
+# Facts of a manifest that carry the exporting machine, not the kernel: the cubin's hash (its line
+# table names the machine's folders) and Triton's cache key (which hashes its installation).
+VOLATILE_FACTS = {"cubin_sha256", "launch.hash"}
+
+
+def reexport_kernel(kernel, base, out, target_spec, nvdisasm):
+    """Each way the committed export of `kernel` is not what exporting it now makes (empty: it is)."""
+    import export_compare
+
+    path = os.path.join(out, kernel["name"] + ".json")
+    root = project_root(base)
+    if not os.path.lexists(path):
+        return [f"{path}: missing (not exported yet?)"]
+    try:
+        committed = json.loads(read_bounded(path, root, "manifest"))
+    except ValueError as e:
+        fail(f"{path}: {e}")
+    if not isinstance(committed, dict):
+        fail(f"{path}: a manifest is a JSON object")
+    manifest, cubin = make_export(kernel, base, out, target_spec)
+    problems = [f"{path}: {p}" for p in export_compare.manifest_differences(committed, manifest, VOLATILE_FACTS)]
+    name = committed.get("cubin")
+    if not isinstance(name, str) or not NAME.match(name.removesuffix(".cubin")) or not name.endswith(".cubin"):
+        fail(f"{path}: 'cubin' must name a .cubin file beside the manifest, not {str(name)[:100]!r}")
+    cubin_path = os.path.join(out, name)
+    old = read_bounded(cubin_path, root, f"{path}: cubin")
+    problems += [f"{cubin_path}: {p}" for p in export_compare.compare_cubins(old, cubin)]
+    with tempfile.TemporaryDirectory(prefix="triton-reexport-") as scratch:
+        try:
+            problems += [f"{cubin_path}: SASS: {d}" for d in export_compare.sass_difference(nvdisasm, old, cubin, scratch)]
+        except export_compare.BadCubin as e:
+            problems.append(f"{cubin_path}: {e}")
+    return problems
 
 
 def check_kernel(kernel, base, out, version):
@@ -246,9 +230,33 @@ def main():
     parser.add_argument("spec")
     parser.add_argument("--only", action="append", default=[], help="export only this kernel (repeatable)")
     parser.add_argument("--check", action="store_true", help="say which artifacts are stale; write nothing")
+    parser.add_argument("--reexport", action="store_true",
+                        help="export every kernel afresh (Triton installed, no GPU needed) and fail where a committed "
+                             "artifact is not what the export makes: its manifest's facts, its cubin's sections and "
+                             "normalised SASS; write nothing")
     args = parser.parse_args()
+    export_files.program = "triton_export"
     spec, base, out = read_spec(args.spec)
     kernels = [k for k in spec["kernels"] if not args.only or k["name"] in args.only]
+    if args.reexport:
+        import export_compare
+        try:
+            import triton  # noqa: F401 (the export needs it)
+        except ImportError:
+            fail("--reexport needs Triton (ci/install-exporters.sh installs the pinned version)")
+        nvdisasm = export_compare.find_nvdisasm(project_root(base))
+        if not nvdisasm:
+            fail("--reexport compares normalised SASS and needs nvdisasm (ci/install-nvdisasm.sh, or HARNESS_NVDISASM)")
+        problems = []
+        for k in kernels:
+            found = reexport_kernel(k, base, out, spec.get("target", {}), nvdisasm)
+            problems += found
+            print(f"{k['name']}: {'differs from its export' if found else 'what the export makes'}")
+        for p in problems:
+            print(p, file=sys.stderr)
+        stale = len({p.split(":")[0].removesuffix(".cubin").removesuffix(".json") for p in problems})
+        print(f"triton_export: {len(kernels) - stale} of {len(kernels)} committed exports are what the export makes")
+        sys.exit(1 if problems else 0)
     if args.check:
         try:
             import triton

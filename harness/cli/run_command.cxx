@@ -289,9 +289,16 @@ int check_command(const std::vector<std::string>& args)
                     argument_problems.push_back(misfit);
                 if (mismatch.empty()) mismatch = misfit;
             }
-            for (const auto& v : s.variants)
-                if (v.is_builtin() && chosen(v.name))
+            for (const auto& v : s.variants) switch (v.kind) {
+                case suite::VariantKind::builtin:
+                    if (!chosen(v.name)) break;
                     fmt::print("  {:<8} {:<24} built-in {} (nothing to compile)\n", arch, v.name, v.builtin);
+                    break;
+                case suite::VariantKind::source:
+                case suite::VariantKind::module:
+                case suite::VariantKind::triton:
+                case suite::VariantKind::cutile: break; // a compile unit below
+                }
             for (const auto& unit : compile::compile_units(s, cases)) {
                 if (auto err = compiled.errors.find(unit.key); err != compiled.errors.end()) {
                     fmt::print("  {:<8} {:<24} FAILED\n{}\n", arch, unit.key, escape_control_characters(err->second));

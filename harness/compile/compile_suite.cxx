@@ -55,7 +55,7 @@ std::vector<CompileUnit> compile_units(const suite::Suite& suite, const std::vec
     std::set<std::string> seen;
     for (const auto& c : cases) {
         const auto& variant = suite.variants[c.variant];
-        if (variant.is_builtin()) continue; // a library call: nothing to compile
+        if (!suite::runs_module_kernels(variant.kind)) continue; // a library call: nothing to compile
         std::string key = suite::compile_key(variant, c.params);
         if (seen.insert(key).second) units.push_back({std::move(key), c.variant, c.params});
     }
@@ -66,10 +66,18 @@ CompileRequest request_for(const suite::Suite& suite, const suite::VariantSpec& 
                            const std::string& arch)
 {
     CompileRequest request;
-    request.source = variant.source;
-    request.module_file = variant.module;
-    request.built_from = variant.built_from;
-    request.allow_stale_module = variant.allow_stale;
+    switch (variant.kind) {
+    case suite::VariantKind::source: request.source = variant.source; break;
+    case suite::VariantKind::module:
+    case suite::VariantKind::triton: // its cubin; the manifest's hashes judged its staleness at load
+    case suite::VariantKind::cutile:
+        request.module_file = variant.module;
+        request.built_from = variant.built_from;
+        request.allow_stale_module = variant.allow_stale;
+        break;
+    case suite::VariantKind::builtin: // a library call compiles nothing (compile_units leaves it out)
+        break;
+    }
     request.include_dirs = suite.include_dirs;
     request.readable_roots = {suite.project_root};
     request.defines = suite::resolve_defines(variant, point);

@@ -332,16 +332,34 @@ LaunchPrediction PtxModules::predict(const std::string& key, const CompiledModul
     return p;
 }
 
+namespace {
+
+/// Why a module of `kind` comes without PTX, for the reason a case is not predicted.
+std::string why_no_ptx(suite::VariantKind kind)
+{
+    switch (kind) {
+    case suite::VariantKind::triton:
+        // A Triton export is its cubin and manifest only (ci/triton_export.py, docs/triton.md).
+        return ": a Triton export carries only its cubin";
+    case suite::VariantKind::cutile:
+        // Its PTX is committed beside the cubin (ci/cutile_export.py) and not read yet (docs/cutile.md).
+        return ": the access model does not read a cuTile export's PTX yet";
+    case suite::VariantKind::source:
+    case suite::VariantKind::module:
+    case suite::VariantKind::builtin: return "";
+    }
+    return "";
+}
+
+} // namespace
+
 void add_predicted_accesses(CaseResult& r, const suite::Suite& suite, const suite::VariantSpec& variant,
                             const suite::Bindings& point, const CompiledModule& module, const std::string& module_key,
                             PtxModules& ptx)
 {
     if (module.ptx.empty()) {
-        // A Triton export is its cubin and manifest only (ci/triton_export.py, docs/triton.md).
         r.not_predicted.push_back(!module.no_ptx.empty() ? "its PTX cannot be read: " + module.no_ptx
-                                  : variant.triton.empty()
-                                      ? "the module has no PTX"
-                                      : "the module has no PTX: a Triton export carries only its cubin");
+                                                         : "the module has no PTX" + why_no_ptx(variant.kind));
         return;
     }
     analysis::PredictedTotals sum;

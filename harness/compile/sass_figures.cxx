@@ -172,7 +172,7 @@ std::string sass_source_name(const suite::Suite& suite, const suite::VariantSpec
     };
     // NVRTC names the kernel file by the name it was given, in its working folder (the compiler's
     // empty folder in the static tier): no file of that name there is another one.
-    if (!variant.source.empty() && recorded.filename() == variant.source.filename() &&
+    if (!suite::names_files_as_built(variant.kind) && recorded.filename() == variant.source.filename() &&
         (recorded.is_relative() || recorded == variant.source || !fs::exists(recorded, ec)))
         return inside_project(variant.source).value_or(variant.source.string());
     if (recorded.is_absolute() && fs::is_regular_file(recorded, ec))

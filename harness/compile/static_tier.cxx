@@ -95,11 +95,16 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
             r.params_text = c.params_text;
             r.point = c.point;
             r.launches = suite::case_launches(suite, variant, c.params);
-            if (variant.is_builtin()) {
+            switch (variant.kind) {
+            case suite::VariantKind::builtin:
                 r.status = CaseStatus::skipped;
                 r.message = "built-in library call: no static figures";
                 results.push_back(std::move(r));
                 continue;
+            case suite::VariantKind::source:
+            case suite::VariantKind::module:
+            case suite::VariantKind::triton:
+            case suite::VariantKind::cutile: break; // its cubin, read below
             }
             const std::string key = suite::compile_key(variant, c.params);
             if (auto e = compiled.errors.find(key); e != compiled.errors.end()) {

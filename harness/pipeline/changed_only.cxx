@@ -24,7 +24,7 @@ SassCodeFile gpu_sass_code(const suite::Suite& suite, const std::vector<suite::C
     std::map<std::string, compile::ModuleSass> sass; // by compile key
     for (const auto& c : cases) {
         const auto& variant = suite.variants[c.variant];
-        if (variant.is_builtin()) continue;
+        if (!suite::runs_module_kernels(variant.kind)) continue;
         const std::string key = suite::compile_key(variant, c.params);
         const auto module = compiled.modules.find(key);
         if (module == compiled.modules.end()) continue;

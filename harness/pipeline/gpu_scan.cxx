@@ -27,6 +27,20 @@ struct PlannedMap {
     ScanSeries series;
 };
 
+/// Whether a GPU scan times `variant` along the axis: its own kernels are, a library call is not
+/// (its cases at the axis' ends run as every case does).
+bool is_scanned(const suite::VariantSpec& variant)
+{
+    switch (variant.kind) {
+    case suite::VariantKind::source:
+    case suite::VariantKind::module:
+    case suite::VariantKind::triton:
+    case suite::VariantKind::cutile: return true;
+    case suite::VariantKind::builtin: return false;
+    }
+    return false;
+}
+
 /// The maps to scan: every wanted kernel variant (`wanted` empty: every one) at each combination
 /// of the other parameters, its points in axis order; points whose configuration did not compile
 /// are left out. Notes say what is left out and why.
@@ -39,7 +53,7 @@ std::vector<PlannedMap> plan_maps(const suite::Suite& suite, const compile::Suit
     std::map<std::string, std::size_t> uncompiled;
     for (const auto& point : suite::sweep_points(suite))
         for (const auto& v : suite.variants) {
-            if (v.is_builtin()) continue;
+            if (!is_scanned(v)) continue;
             if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), v.name) == wanted.end()) continue;
             if (modules.error(v, point) || !modules.find(v, point)) {
                 ++uncompiled[v.name];
@@ -51,7 +65,7 @@ std::vector<PlannedMap> plan_maps(const suite::Suite& suite, const compile::Suit
             planned[it->second].series.points.push_back(point);
         }
     for (const auto& v : suite.variants)
-        if (v.is_builtin() && (wanted.empty() || std::find(wanted.begin(), wanted.end(), v.name) != wanted.end()))
+        if (!is_scanned(v) && (wanted.empty() || std::find(wanted.begin(), wanted.end(), v.name) != wanted.end()))
             notes.push_back(fmt::format("GPU scan: {} is a library call ({}), not scanned; its cases at the ends of {} "
                                         "ran as every case does",
                                         v.name, v.builtin, axis->name));
@@ -123,7 +137,7 @@ bool scans_on_gpu(const suite::Suite& suite, const run::RunSettings& settings, c
         settings.external_profiler)
         return false;
     return std::any_of(suite.variants.begin(), suite.variants.end(),
-                       [](const suite::VariantSpec& v) { return !v.is_builtin(); });
+                       [](const suite::VariantSpec& v) { return is_scanned(v); });
 }
 
 std::vector<suite::Case> scan_end_cases(const suite::Suite& suite, std::vector<suite::Case> cases)

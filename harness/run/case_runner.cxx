@@ -112,7 +112,13 @@ ReadableFolders quotable_folders(const suite::Suite& suite, const suite::Variant
     ReadableFolders folders;
     folders.project = {suite.project_root};
     folders.project.insert(folders.project.end(), suite.include_dirs.begin(), suite.include_dirs.end());
-    if (!variant.source.empty()) folders.project.push_back(variant.source.parent_path());
+    switch (variant.kind) {
+    case suite::VariantKind::source: folders.project.push_back(variant.source.parent_path()); break;
+    case suite::VariantKind::module:
+    case suite::VariantKind::triton:
+    case suite::VariantKind::cutile:
+    case suite::VariantKind::builtin: break;
+    }
     folders.toolkit = compile::toolkit_include_dirs();
     return folders;
 }
@@ -128,11 +134,9 @@ profile::CaseSource hotspot_source(const suite::Suite& suite, const suite::Varia
 {
     profile::CaseSource source;
     source.cubin = cubin;
-    // The line table names the kernel file as NVRTC was given it, includes by their include path.
-    source.recorded_folders = variant.source.empty();
+    source.recorded_folders = suite::names_files_as_built(variant.kind);
     source.resolve = [&suite, &variant](const std::string& file) -> std::filesystem::path {
-        // A module built by nvcc names its sources as nvcc was given them (often absolute).
-        if (variant.source.empty()) return module_source_path(suite, variant, file);
+        if (suite::names_files_as_built(variant.kind)) return module_source_path(suite, variant, file);
         if (file == variant.source.filename().string()) return variant.source;
         for (const auto& dir : suite.include_dirs)
             if (std::filesystem::exists(dir / file)) return dir / file;
@@ -277,7 +281,8 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
     }
     CU_CHECK(d.cuStreamSynchronize(session_.stream()));
 
-    if (variant.is_builtin()) {
+    switch (variant.kind) {
+    case suite::VariantKind::builtin: {
         Prepared::Launch l;
         l.builtin = find_builtin(variant.builtin);
         for (std::size_t ai = 0; ai < variant.launches[0].args.size(); ++ai) {
@@ -293,6 +298,11 @@ std::unique_ptr<CaseRunner::Prepared> CaseRunner::prepare(const suite::VariantSp
         }
         p->launches.push_back(std::move(l));
         return p;
+    }
+    case suite::VariantKind::source:
+    case suite::VariantKind::module:
+    case suite::VariantKind::triton:
+    case suite::VariantKind::cutile: break; // kernels of the compiled module, set up below
     }
 
     const std::string key = suite::compile_key(variant, params);
@@ -411,7 +421,7 @@ CaseRunner::Staged CaseRunner::start(const suite::Case& c, ReferenceOutputs& ref
         verify_outputs(*suite_, checked, reference, r);
     }
 
-    if (!variant.is_builtin()) read_resources(*p, r);
+    if (suite::runs_module_kernels(variant.kind)) read_resources(*p, r);
     r.cost.verify = seconds_since(mark);
     if (options_.verify_only || options_.external_profiler) return staged;
     mark = Clock::now();
@@ -425,7 +435,7 @@ CaseRunner::Staged CaseRunner::start(const suite::Case& c, ReferenceOutputs& ref
     staged.launches = p->launches.size();
     // Looked up while the case's buffers are at hand, so that the worker knows which cases need
     // only their noisy counters and can measure those of several at once (finish_batch).
-    if (staged.profile && counter_cache_ && !variant.is_builtin()) {
+    if (staged.profile && counter_cache_ && suite::runs_module_kernels(variant.kind)) {
         staged.counter_key = counter_key(variant, *p);
         if (!options_.fresh_counters) staged.cached = counter_cache_->load(staged.counter_key);
     }
@@ -555,7 +565,7 @@ void CaseRunner::profile_case(const suite::VariantSpec& variant, Prepared& p, St
     CaseResult& r = staged.result;
     const Driver& d = driver();
     profile::CaseSource source;
-    if (!variant.is_builtin()) source = hotspot_source(*suite_, variant, &p.compiled->cubin);
+    if (suite::runs_module_kernels(variant.kind)) source = hotspot_source(*suite_, variant, &p.compiled->cubin);
     // Each profiled run starts with restored inputs and (unless --hot) a cold, clean L2, so its
     // DRAM traffic is its own, as under Nsight Compute's default cache control.
     const auto prepare = [&] { ready_for_profiling(p, r); };
@@ -765,7 +775,7 @@ TimeSamples CaseRunner::take_samples(const suite::VariantSpec& variant, Prepared
     const auto begin = std::chrono::steady_clock::now();
     std::size_t batch = 1;
     // Kernels per sample, the sweep's included: known for the suite's own kernels.
-    std::size_t kernels_per_sample = variant.is_builtin() ? 0 : 2 * p.launches.size();
+    std::size_t kernels_per_sample = suite::runs_module_kernels(variant.kind) ? 2 * p.launches.size() : 0;
     bool by_kernels = timer_ != nullptr;
     for (;;) {
         if (by_kernels && !time_kernels(p, batch, kernels_per_sample, taken.total, taken.steps, r.cost.timing_parts)) {

@@ -256,7 +256,7 @@ bool CaseWorker::finish_group()
     // counters they take the full counter profiler, the others the noisy one, and each change
     // of profiler costs a turn.
     std::stable_partition(group_.begin(), group_.end(),
-                          [](const auto& entry) { return !entry.second.variant->is_builtin(); });
+                          [](const auto& entry) { return suite::runs_module_kernels(entry.second.variant->kind); });
     for (std::size_t i = 0; i < group_.size();) {
         std::size_t end = i;
         while (end < group_.size() && end - i < max_batch_cases && runner_->batchable(group_[end].second) &&

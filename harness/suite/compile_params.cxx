@@ -131,6 +131,31 @@ std::string resolve_entry(const std::string& entry, const Bindings& point)
     return entry.substr(0, open) + substitute_params(std::string_view(entry).substr(open), point);
 }
 
+std::string launch_entry(const VariantSpec& variant, const LaunchSpec& launch, const Bindings& point)
+{
+    switch (variant.kind) {
+    case VariantKind::source:
+    case VariantKind::module:
+    case VariantKind::triton:
+    case VariantKind::cutile: return resolve_entry(launch.entry, point);
+    case VariantKind::builtin: return variant.builtin; // a routine's name, no template arguments
+    }
+    return launch.entry;
+}
+
+std::filesystem::path kernel_source_file(const VariantSpec& variant)
+{
+    switch (variant.kind) {
+    case VariantKind::source: return variant.source;
+    case VariantKind::triton:
+    case VariantKind::cutile: return variant.exported_from;
+    case VariantKind::module:  // its line table names its sources (module_written names the module)
+    case VariantKind::builtin: // a library's
+        return {};
+    }
+    return {};
+}
+
 namespace {
 
 /// A launch's label and whether another launch of its variant runs the same kernel.
@@ -145,7 +170,7 @@ std::vector<LaunchLabel> labels_of_launches(const VariantSpec& variant, const Bi
     std::vector<std::string> entries;
     std::map<std::string, int> uses;
     for (const auto& launch : variant.launches) {
-        entries.push_back(variant.is_builtin() ? launch.entry : resolve_entry(launch.entry, point));
+        entries.push_back(launch_entry(variant, launch, point));
         ++uses[entries.back()];
     }
     std::map<std::string, int> seen;
@@ -169,7 +194,7 @@ std::vector<std::string> launch_labels(const VariantSpec& variant, const Binding
 std::vector<CaseLaunch> case_launches(const Suite& suite, const VariantSpec& variant, const Bindings& point)
 {
     std::string file = variant.module_written;
-    if (const auto& source = variant.triton.empty() ? variant.source : variant.triton_source; !source.empty()) {
+    if (const auto source = kernel_source_file(variant); !source.empty()) {
         std::error_code ec;
         const auto relative = std::filesystem::relative(source, suite.project_root, ec);
         file = ec || relative.empty() || relative.native().starts_with("..") ? source.string() : relative.string();
@@ -180,7 +205,7 @@ std::vector<CaseLaunch> case_launches(const Suite& suite, const VariantSpec& var
         CaseLaunch l;
         l.label = labels.empty() ? std::string() : labels[i].text;
         l.repeated = !labels.empty() && labels[i].repeated;
-        l.entry = variant.is_builtin() ? variant.builtin : resolve_entry(variant.launches[i].entry, point);
+        l.entry = launch_entry(variant, variant.launches[i], point);
         l.file = file;
         out.push_back(std::move(l));
     }

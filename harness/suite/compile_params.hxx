@@ -40,6 +40,15 @@ std::string resolve_define(std::string_view value, const Bindings& point);
 /// The entry as compiled at `point`: its template arguments substituted, the kernel name kept.
 std::string resolve_entry(const std::string& entry, const Bindings& point);
 
+/// What `launch` of `variant` runs at `point`: its kernel's name as compiled, or a library
+/// routine's name.
+std::string launch_entry(const VariantSpec& variant, const LaunchSpec& launch, const Bindings& point);
+
+/// The file a variant's kernels are written in, as reports name it: the `.cu` NVRTC compiles, the
+/// `.py` a Triton kernel was exported from; empty where the module's own line table names its
+/// sources (a module built by nvcc) or there is no kernel (a built-in).
+std::filesystem::path kernel_source_file(const VariantSpec& variant);
+
 /// The label of each of the variant's launches at `point`, which names its own figures
 /// ("registers@rstd_kernel"): the entry as compiled, followed by "#2", "#3"... where the same
 /// entry is launched more than once ("copy#1", "copy#2"). Empty for a variant of one launch,

@@ -45,18 +45,18 @@ VariantSpec Loader::triton_variant(VariantSpec v, const YAML::Node& node, const 
                {"triton", "grid", "args"});
 
     const std::string written = scalar(node["triton"], field + ".triton");
-    v.triton = resolve(node["triton"], field + ".triton", written);
-    check_inside_project(node["triton"], field + ".triton", v.triton);
-    if (!fs::is_regular_file(v.triton))
+    v.manifest = resolve(node["triton"], field + ".triton", written);
+    check_inside_project(node["triton"], field + ".triton", v.manifest);
+    if (!fs::is_regular_file(v.manifest))
         fail(node["triton"], field + ".triton",
-             fmt::format("no such file: {} (ci/triton_export.py writes it)", v.triton.string()));
+             fmt::format("no such file: {} (ci/triton_export.py writes it)", v.manifest.string()));
     TritonManifest m;
     try {
-        m = read_triton_manifest(v.triton, options_.sources_anywhere ? v.triton.root_path() : root_);
+        m = read_triton_manifest(v.manifest, options_.sources_anywhere ? v.manifest.root_path() : root_);
     } catch (const Error& e) {
         fail(node["triton"], field + ".triton", e.what());
     }
-    v.triton_source = m.source;
+    v.exported_from = m.source;
     v.module = m.cubin;
     v.module_written = written.substr(0, written.find_last_of('/') + 1) + m.cubin.filename().string();
     // Staleness is the manifest's hashes, not file times, which a checkout sets at random.

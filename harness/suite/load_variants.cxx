@@ -226,58 +226,57 @@ LaunchSpec Loader::launch(const YAML::Node& node, const std::string& field,
     return l;
 }
 
+namespace {
+
+/// The kind a variant's keys make it: the first of `builtin`, `triton`, `cutile` and `module` it has, else a
+/// `source:` variant (which then says what is missing).
+VariantKind kind_of(const YAML::Node& node)
+{
+    if (!node.IsMap()) return VariantKind::source;
+    for (const VariantKind kind : {VariantKind::builtin, VariantKind::triton, VariantKind::cutile, VariantKind::module})
+        if (node[variant_kind_key(kind)]) return kind;
+    return VariantKind::source;
+}
+
+const std::vector<std::string> launch_keys = {"entry", "block", "grid", "shared_bytes", "args"};
+
+} // namespace
+
+const std::vector<std::string>& Loader::kernel_variant_keys()
+{
+    static const std::vector<std::string> keys = [] {
+        std::vector<std::string> allowed = {"source",  "module",   "built_from", "stale", "defines",
+                                            "options", "launches", "buffers",    "flops", "bytes",
+                                            "builtin", "compare",  "expect",     "params"};
+        allowed.insert(allowed.end(), launch_keys.begin(), launch_keys.end());
+        return allowed;
+    }();
+    return keys;
+}
+
 VariantSpec Loader::variant(const std::string& name, const YAML::Node& node, const std::string& field,
                             const std::set<std::string, std::less<>>& params,
                             const std::vector<BufferSpec>& suite_buffers) const
 {
-    static const std::vector<std::string> launch_keys = {"entry", "block", "grid", "shared_bytes", "args"};
-    std::vector<std::string> allowed = {"source",  "module", "built_from", "stale",   "defines", "options", "launches",
-                                        "buffers", "flops",  "bytes",      "builtin", "compare", "expect",  "params"};
-    allowed.insert(allowed.end(), launch_keys.begin(), launch_keys.end());
     VariantSpec v;
     v.name = name;
     v.where = where(node);
     if (const auto own = variant_params_.find(name); own != variant_params_.end()) v.params = own->second;
-    if (node.IsMap() && node["builtin"]) return builtin_variant(v, node, field, params, suite_buffers);
-    if (node.IsMap() && node["triton"]) return triton_variant(v, node, field, params, suite_buffers);
-    check_keys(node, field, allowed, {});
-    if (node["module"]) {
-        module_variant(v, node, field);
-    } else {
-        if (!node["source"]) fail(node, prefixed(field, "source"), "missing required key (or give 'module')");
-        for (const char* key : {"built_from", "stale"})
-            if (node[key])
-                fail(node[key], field + "." + key, fmt::format("'{}' applies to a 'module' variant only", key));
-        const std::string source = scalar(node["source"], field + ".source");
-        v.source = resolve(node["source"], field + ".source", source);
-        check_inside_project(node["source"], field + ".source", v.source);
-        if (!fs::is_regular_file(v.source))
-            fail(node["source"], field + ".source", fmt::format("no such file: {}", v.source.string()));
+    v.kind = kind_of(node);
+    switch (v.kind) {
+    case VariantKind::source: return source_variant(std::move(v), node, field, params, suite_buffers);
+    case VariantKind::module: return module_variant(std::move(v), node, field, params, suite_buffers);
+    case VariantKind::triton: return triton_variant(std::move(v), node, field, params, suite_buffers);
+    case VariantKind::cutile: return cutile_variant(std::move(v), node, field, params, suite_buffers);
+    case VariantKind::builtin: return builtin_variant(std::move(v), node, field, params, suite_buffers);
     }
-    if (node["defines"]) {
-        expect_map(node["defines"], field + ".defines");
-        static const std::regex macro("[A-Za-z_][A-Za-z0-9_]*");
-        for (const auto& kv : node["defines"]) {
-            const std::string name = kv.first.Scalar();
-            const std::string f = field + ".defines." + name;
-            if (name.size() > max_name_length || !std::regex_match(name, macro))
-                fail(kv.first, f.substr(0, 200), "a macro name must be an identifier of at most 100 characters");
-            const std::string value = scalar(kv.second, f);
-            if (std::any_of(value.begin(), value.end(),
-                            [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); }))
-                fail(kv.second, f, "a macro value must be one line without control characters");
-            v.defines[name] = value;
-            // An expression of the sweep is passed as its number: it must have one at every point.
-            if (const auto e = define_expression(value, params)) check_computable(kv.second, f, *e);
-        }
-    }
-    if (node["options"]) {
-        v.options = string_list(node["options"], field + ".options");
-        for (std::size_t i = 0; i < v.options.size(); ++i)
-            if (const std::string problem = nvrtc_option_problem(v.options[i]); !problem.empty())
-                fail(node["options"].IsSequence() ? node["options"][i] : node["options"],
-                     fmt::format("{}.options[{}]", field, i), problem);
-    }
+    fail(node, field, "a variant of no known kind"); // kind_of returns one of the above
+}
+
+VariantSpec Loader::kernel_launches(VariantSpec v, const YAML::Node& node, const std::string& field,
+                                    const std::set<std::string, std::less<>>& params,
+                                    const std::vector<BufferSpec>& suite_buffers) const
+{
     if (node["buffers"]) v.buffers = buffers(node["buffers"], field + ".buffers", params);
 
     std::vector<BufferSpec> known = suite_buffers;
@@ -302,92 +301,6 @@ VariantSpec Loader::variant(const std::string& name, const YAML::Node& node, con
     work_figures(v, node, field, params);
     gating(v, node, field);
     return v;
-}
-
-/// A variant whose kernels come from a module file (cubin, fatbin or PTX) built by the project's
-/// own compiler. The path is literal, but for one documented form: a leading `${NAME_DIR}`, a
-/// variable whose name ends in `_DIR` and whose value is a folder (the build folder), followed by
-/// a path inside it. No other variable is read, the module stays inside that folder (no `..`),
-/// and messages show the path as written, never the variable's value: a suite must not be able
-/// to put a job's token into a report ("no such module file: ghp_...") or climb out through
-/// `${PWD}/..` or a symbolic link. A path written without a variable stays in the project.
-void Loader::module_variant(VariantSpec& v, const YAML::Node& node, const std::string& field) const
-{
-    for (const char* key : {"source", "defines", "options"})
-        if (node[key])
-            fail(node[key], field + "." + key,
-                 fmt::format("a 'module' variant is built already: '{}' does not apply", key));
-    const std::string written = scalar(node["module"], field + ".module");
-    if (written.empty() || written.find('\0') != std::string::npos)
-        fail(node["module"], field + ".module", "must name a file");
-    v.module_written = written;
-    const std::size_t variable_at = written.find("${");
-    if (variable_at == std::string::npos) {
-        v.module = resolve(node["module"], field + ".module", written);
-        check_inside_project(node["module"], field + ".module", v.module);
-    } else {
-        const std::size_t close = written.find('}');
-        const std::string name = close == std::string::npos ? "" : written.substr(2, close - 2);
-        static const std::regex folder_variable("[A-Za-z_][A-Za-z0-9_]*_DIR");
-        if (variable_at != 0 || !std::regex_match(name, folder_variable) ||
-            written.find("${", close) != std::string::npos)
-            fail(node["module"], field + ".module",
-                 "a module path is literal, or starts with one folder variable ${NAME_DIR} (a name ending in _DIR, "
-                 "e.g. ${BUILD_DIR}/modules/x.fatbin); no other variable is read");
-        const char* value = std::getenv(name.c_str());
-        if (!value || !*value)
-            fail(node["module"], field + ".module",
-                 fmt::format("the environment variable {} is not set (it names where the module is built)", name));
-        std::error_code ec;
-        // A relative folder (BUILD_DIR=build) means it from the working folder, as a shell would (a
-        // bisect step's: its worktree's, LoadOptions::working_folder). It need not exist until the
-        // project is built.
-        const fs::path given(value);
-        const fs::path folder = fs::weakly_canonical(given.is_relative() && !options_.working_folder.empty()
-                                                         ? options_.working_folder / given
-                                                         : fs::absolute(given, ec),
-                                                     ec);
-        if (ec)
-            fail(node["module"], field + ".module",
-                 fmt::format("${{{}}} does not name a folder (its value is not shown)", name));
-        const fs::path rest = fs::path(written.substr(close + 1)).relative_path();
-        for (const auto& part : rest)
-            if (part == "..")
-                fail(node["module"], field + ".module",
-                     fmt::format("'..' would leave the folder ${{{}}} names: a module stays inside it", name));
-        // A folder above the project (a runner's builds folder holding other checkouts, a home, /)
-        // is no build folder: through it a suite would reach every project beside this one. The
-        // project's own folder (${CI_PROJECT_DIR}) is one.
-        if (!options_.sources_anywhere && is_inside(root_, folder) && !is_inside(folder, root_))
-            fail(node["module"], field + ".module",
-                 fmt::format("${{{}}} names a folder that holds the project, not a build folder; the folder of a "
-                             "module lies inside the project or beside it (pass --sources-anywhere to allow it)",
-                             name));
-        // Resolved before it is checked: a link inside the folder must not lead out of it.
-        v.module = fs::weakly_canonical(folder / rest, ec);
-        if (ec || (!options_.sources_anywhere && !is_inside(v.module, folder)))
-            fail(node["module"], field + ".module",
-                 fmt::format("{} leads out of the folder ${{{}}} names (through a symbolic link): a module stays "
-                             "inside it",
-                             written.substr(0, 200), name));
-        v.module_folder = folder;
-    }
-    if (node["built_from"])
-        for (const auto& source : string_list(node["built_from"], field + ".built_from")) {
-            const fs::path p = resolve(node["built_from"], field + ".built_from", source);
-            check_inside_project(node["built_from"], field + ".built_from", p);
-            if (!fs::is_regular_file(p))
-                fail(node["built_from"], field + ".built_from", fmt::format("no such file: {}", p.string()));
-            v.built_from.push_back(p);
-        }
-    if (node["stale"]) {
-        const std::string stale = scalar(node["stale"], field + ".stale");
-        if (stale != "allow" && stale != "error")
-            fail(node["stale"], field + ".stale",
-                 fmt::format("'{}': write 'error' (the default: a module older than its sources fails) or 'allow'",
-                             stale.substr(0, 100)));
-        v.allow_stale = stale == "allow";
-    }
 }
 
 /// The sweep parameters that reach the compiler through the variant's entries and defines, in
@@ -423,49 +336,6 @@ void Loader::gating(VariantSpec& v, const YAML::Node& node, const std::string& f
 {
     if (node["compare"]) v.compare = compare_rules(node["compare"], field + ".compare");
     if (node["expect"]) v.expect = expectations(node["expect"], field + ".expect");
-}
-
-/// A variant that calls a library routine (builtin_signatures.hxx) instead of a kernel.
-VariantSpec Loader::builtin_variant(VariantSpec v, const YAML::Node& node, const std::string& field,
-                                    const std::set<std::string, std::less<>>& params,
-                                    const std::vector<BufferSpec>& suite_buffers) const
-{
-    check_keys(node, field, {"builtin", "args", "buffers", "flops", "bytes", "compare", "expect", "params"},
-               {"builtin", "args"});
-    v.builtin = scalar(node["builtin"], field + ".builtin");
-    const BuiltinSignature* info = find_builtin_signature(v.builtin);
-    if (!info) {
-        std::vector<std::string> names;
-        for (const auto& b : builtin_signatures()) names.push_back(b.name);
-        fail(node["builtin"], field + ".builtin",
-             fmt::format("unknown built-in '{}'{}; one of {}", v.builtin, did_you_mean(v.builtin, names), join(names)));
-    }
-    if (node["buffers"]) v.buffers = buffers(node["buffers"], field + ".buffers", params);
-    std::vector<BufferSpec> known = suite_buffers;
-    known.insert(known.end(), v.buffers.begin(), v.buffers.end());
-    LaunchSpec l;
-    l.entry = v.builtin;
-    l.where = where(node);
-    const YAML::Node args = node["args"];
-    if (!args.IsSequence() || args.size() != info->buffer_args + info->scalar_args)
-        fail(args, field + ".args", fmt::format("{} takes {}", v.builtin, info->signature));
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        l.args.push_back(arg(args[i], fmt::format("{}.args[{}]", field, i), params, known));
-        if (l.args.back().is_buffer() != (i < info->buffer_args))
-            fail(args[i], fmt::format("{}.args[{}]", field, i), fmt::format("{} takes {}", v.builtin, info->signature));
-        // A library routine reads its buffers as one type: another would be read past its end.
-        // The variant's own buffer of a name comes last in `known` and replaces the suite's.
-        const auto b = std::find_if(known.rbegin(), known.rend(),
-                                    [&](const BufferSpec& x) { return x.name == l.args.back().buffer; });
-        if (b != known.rend() && b->type != info->buffer_type)
-            fail(args[i], fmt::format("{}.args[{}]", field, i),
-                 fmt::format("{} reads {} buffers; '{}' is {}", v.builtin, element_type_name(info->buffer_type),
-                             b->name, element_type_name(b->type)));
-    }
-    v.launches.push_back(std::move(l));
-    work_figures(v, node, field, params);
-    gating(v, node, field);
-    return v;
 }
 
 /// Every sweep point's launch fits what any GPU can launch: 1 to 1024 threads per block (z up

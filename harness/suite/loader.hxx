@@ -1,7 +1,8 @@
 #pragma once
 // The suite loader's walk of the YAML tree (load_suite.cxx has the entry points). Internal to suite/:
 // reading and checking single fields (load_values.cxx), buffers, variants and launches
-// (load_variants.cxx), the suite as a whole (load_suite.cxx).
+// (load_variants.cxx), each kind of variant in its own file (load_source.cxx, load_module.cxx,
+// load_triton.cxx, load_cutile.cxx, load_builtin.cxx), the suite as a whole (load_suite.cxx).
 
 #include "harness/suite/suite.hxx"
 
@@ -18,6 +19,8 @@ namespace harness::suite {
 namespace fs = std::filesystem;
 
 struct TritonManifest;
+struct CutileManifest;
+struct CutileParameter;
 
 /// Walks the YAML tree, keeping the file name so that every error can say where it is.
 class Loader {
@@ -72,10 +75,25 @@ public:
     VariantSpec variant(const std::string& name, const YAML::Node& node, const std::string& field,
                         const std::set<std::string, std::less<>>& params,
                         const std::vector<BufferSpec>& suite_buffers) const;
+    /// One variant, of the kind its keys make it, read by that kind's loader (load_<kind>.cxx).
+    /// A variant whose kernels come from a `.cu` file that NVRTC compiles (load_source.cxx).
+    VariantSpec source_variant(VariantSpec v, const YAML::Node& node, const std::string& field,
+                               const std::set<std::string, std::less<>>& params,
+                               const std::vector<BufferSpec>& suite_buffers) const;
     /// A variant whose kernels come from a module file (cubin, fatbin or PTX) built by the project's
     /// own compiler. `${VAR}` in the path is taken from the environment; a path that comes from a
-    /// variable (a build folder) may lie anywhere, one written in the suite stays in the project.
-    void module_variant(VariantSpec& v, const YAML::Node& node, const std::string& field) const;
+    /// variable (a build folder) may lie anywhere, one written in the suite stays in the project
+    /// (load_module.cxx).
+    VariantSpec module_variant(VariantSpec v, const YAML::Node& node, const std::string& field,
+                               const std::set<std::string, std::less<>>& params,
+                               const std::vector<BufferSpec>& suite_buffers) const;
+    /// The keys a `source:` or `module:` variant may have.
+    static const std::vector<std::string>& kernel_variant_keys();
+    /// The rest of a `source:` or `module:` variant: its buffers, its launches as the suite writes
+    /// them, the sweep parameters they compile with, its work figures and its gating.
+    VariantSpec kernel_launches(VariantSpec v, const YAML::Node& node, const std::string& field,
+                                const std::set<std::string, std::less<>>& params,
+                                const std::vector<BufferSpec>& suite_buffers) const;
     /// A variant that launches a kernel exported from Triton (`triton:` names its manifest): the
     /// entry, block, dynamic shared memory and hidden parameters come from the manifest, the
     /// user's arguments are checked against its parameters (load_triton.cxx).
@@ -87,6 +105,29 @@ public:
     void triton_arguments(VariantSpec& v, LaunchSpec& l, const TritonManifest& m, const YAML::Node& node,
                           const std::string& field, const std::set<std::string, std::less<>>& params,
                           const std::vector<BufferSpec>& known) const;
+    /// A variant that launches a kernel exported from cuTile (`cutile:` names its manifest): the
+    /// entry and block come from the manifest, each array argument is checked at every point
+    /// against what the export assumed and passed as pointer, shape and strides (load_cutile.cxx).
+    VariantSpec cutile_variant(VariantSpec v, const YAML::Node& node, const std::string& field,
+                               const std::set<std::string, std::less<>>& params,
+                               const std::vector<BufferSpec>& suite_buffers) const;
+    /// A cuTile variant's arguments against the manifest's parameters: arrays and scalars, and no
+    /// two arrays on one buffer unless they share an alias group.
+    void cutile_arguments(LaunchSpec& l, const CutileManifest& m, const YAML::Node& node, const std::string& field,
+                          const std::set<std::string, std::less<>>& params, const std::vector<BufferSpec>& known) const;
+    /// One array argument (`{array: BUFFER, shape: [...], strides: [...]}`) checked at every point
+    /// and appended to the launch as cuTile's calling convention passes it; returns its buffer.
+    std::string cutile_array(LaunchSpec& l, const CutileParameter& p, const YAML::Node& node, const std::string& f,
+                             const std::set<std::string, std::less<>>& params,
+                             const std::vector<BufferSpec>& known) const;
+    /// A list of exactly `ndim` expressions of the sweep.
+    std::vector<Expression> dims_of(const YAML::Node& node, const std::string& field, int ndim,
+                                    const std::set<std::string, std::less<>>& params) const;
+    /// An array's shape and strides at one point against the export's assumptions, and its reach
+    /// within its buffer.
+    void check_array_at(const YAML::Node& node, const std::string& f, const CutileParameter& p,
+                        const BufferSpec& buffer, const std::vector<Expression>& shape,
+                        const std::vector<Expression>& strides, std::size_t point) const;
     /// The sweep parameters that reach the compiler through the variant's entries and defines, in
     /// the suite's order.
     std::vector<std::string> compile_params_of(const VariantSpec& v,
@@ -96,7 +137,8 @@ public:
                       const std::set<std::string, std::less<>>& params) const;
     /// A variant's `compare:` and `expect:`.
     void gating(VariantSpec& v, const YAML::Node& node, const std::string& field) const;
-    /// A variant that calls a library routine (builtin_signatures.hxx) instead of a kernel.
+    /// A variant that calls a library routine (builtin_signatures.hxx) instead of a kernel
+    /// (load_builtin.cxx).
     VariantSpec builtin_variant(VariantSpec v, const YAML::Node& node, const std::string& field,
                                 const std::set<std::string, std::less<>>& params,
                                 const std::vector<BufferSpec>& suite_buffers) const;

@@ -81,6 +81,42 @@ const char* cliff_maps_name(CliffMaps maps)
     return enum_name(names, maps, "");
 }
 
+const char* variant_kind_key(VariantKind kind)
+{
+    switch (kind) {
+    case VariantKind::source: return "source";
+    case VariantKind::module: return "module";
+    case VariantKind::triton: return "triton";
+    case VariantKind::cutile: return "cutile";
+    case VariantKind::builtin: return "builtin";
+    }
+    return "?";
+}
+
+bool runs_module_kernels(VariantKind kind)
+{
+    switch (kind) {
+    case VariantKind::source:
+    case VariantKind::module:
+    case VariantKind::triton:
+    case VariantKind::cutile: return true;
+    case VariantKind::builtin: return false;
+    }
+    return false;
+}
+
+bool names_files_as_built(VariantKind kind)
+{
+    switch (kind) {
+    case VariantKind::source: return false;
+    case VariantKind::module:
+    case VariantKind::triton:
+    case VariantKind::cutile:
+    case VariantKind::builtin: return true; // no line table: nothing is looked up
+    }
+    return true;
+}
+
 bool is_cliff_expectation(std::string_view name)
 {
     return name == cliff_depth_expectation || name == cliff_count_expectation;

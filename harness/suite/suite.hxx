@@ -138,9 +138,35 @@ struct LaunchSpec {
     SourceLocation block_where; ///< of `block:`; where the launch is for a launch that writes none (Triton)
 };
 
+/// What a variant runs, set by the loader from the key that names it; each kind is loaded in its
+/// own file (suite/load_<kind>.cxx), and every stage that treats kinds differently switches on it
+/// (docs/architecture.md, "A variant kind").
+enum class VariantKind {
+    source,  ///< `source:` a .cu file compiled by NVRTC
+    module,  ///< `module:` a cubin, fatbin or PTX file built by the project's own compiler
+    triton,  ///< `triton:` the manifest of a kernel exported from Triton, and its cubin
+    cutile,  ///< `cutile:` the manifest of a kernel exported from cuTile, its cubin and PTX
+    builtin, ///< `builtin:` a library routine called instead of a kernel
+};
+
+/// The suite key that makes a variant of `kind` ("source", "module", "triton", "cutile", "builtin").
+const char* variant_kind_key(VariantKind kind);
+
+/// Whether a variant of `kind` launches kernels of a module, compiled by NVRTC or read from a file:
+/// every kind but a library call. Only such a variant has compile units, cubins (and so static
+/// figures and SASS), kernel resources and cached counters.
+bool runs_module_kernels(VariantKind kind);
+
+/// Whether the line table of a variant of `kind` names its files as its builder had them: a module
+/// built by nvcc as nvcc was given them (often absolute), an export as the exporting machine had
+/// them. NVRTC's (a `source:` variant) names the kernel file as the harness gave it, in the
+/// compiler's own folder, and includes by their include path.
+bool names_files_as_built(VariantKind kind);
+
 /// A kernel variant: one source file, compiled once, launched as one or more kernels.
 struct VariantSpec {
     std::string name;
+    VariantKind kind = VariantKind::source;
     std::string builtin;          ///< a library routine (builtin_signatures.hxx) instead of a kernel
     std::filesystem::path source; ///< absolute path; empty for a built-in or a module
     /// A cubin, fatbin or PTX file built by the project's own compiler, instead of `source`
@@ -151,11 +177,12 @@ struct VariantSpec {
     std::string module_written;
     /// The folder a leading `${NAME_DIR}` named, which `module` stays inside; empty without one.
     std::filesystem::path module_folder;
-    /// `triton:`: the manifest of a kernel exported from Triton (triton_manifest.hxx), absolute; the
-    /// variant is then its cubin (`module`), launched as the manifest says. Empty otherwise.
-    std::filesystem::path triton;
-    /// The `.py` file a Triton kernel was exported from (absolute): what reports name as its file.
-    std::filesystem::path triton_source;
+    /// The manifest of an exported kernel (`triton:`, triton_manifest.hxx; `cutile:`,
+    /// cutile_manifest.hxx), absolute; the variant is then its cubin (`module`), launched as the
+    /// manifest says. Empty for the other kinds.
+    std::filesystem::path manifest;
+    /// The `.py` file an exported kernel was exported from (absolute): what reports name as its file.
+    std::filesystem::path exported_from;
     std::vector<std::filesystem::path> built_from; ///< sources the module must not be older than
     bool allow_stale = false;                      ///< `stale: allow`: a module older than its sources is used as it is
     std::map<std::string, std::string> defines;    ///< values may name sweep parameters (compile_params.hxx)
@@ -173,7 +200,6 @@ struct VariantSpec {
     /// suite's for this variant's cases only (each version of a kernel its own block sizes).
     std::vector<ParamSpec> params;
     SourceLocation where;
-    bool is_builtin() const { return !builtin.empty(); }
 };
 
 /// Whether any launch of `variant` passes `buffer` (so its cases allocate it).

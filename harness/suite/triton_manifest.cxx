@@ -4,6 +4,7 @@
 #include "harness/core/input_files.hxx"
 #include "harness/core/readable_path.hxx"
 #include "harness/core/sha256.hxx"
+#include "harness/suite/manifest_reader.hxx"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -15,86 +16,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-constexpr std::size_t max_manifest_bytes = 1024 * 1024;
-constexpr std::size_t max_cubin_bytes = 256 * 1024 * 1024;
-
-/// Reads one manifest, each error naming the file, the line of the key it is about and the key.
-class ManifestReader {
-public:
-    ManifestReader(fs::path file, std::string text) : file_(std::move(file)), text_(std::move(text)) {}
-
-    [[noreturn]] void fail(const std::string& field, const std::string& message) const
-    {
-        // JSON keeps no positions once parsed: the line is that of the key's first appearance.
-        const std::string key = field.substr(field.find_last_of('.') + 1);
-        const std::size_t at = text_.find('"' + key.substr(0, key.find('[')) + '"');
-        const int line = at == std::string::npos ? 0 : line_and_column(text_, at).first;
-        throw InputError(file_.string(), line, 1, field, message);
-    }
-
-    const json& member(const json& object, const std::string& field) const
-    {
-        const std::string key = field.substr(field.find_last_of('.') + 1);
-        if (!object.is_object() || !object.contains(key))
-            fail(field, "missing (the manifest ci/triton_export.py writes has it)");
-        return object.at(key);
-    }
-
-    std::string text(const json& object, const std::string& field, std::size_t max_length = 200) const
-    {
-        const json& value = member(object, field);
-        if (!value.is_string()) fail(field, "expected a string");
-        const auto s = value.get<std::string>();
-        if (s.empty() || s.size() > max_length) fail(field, fmt::format("expected 1 to {} characters", max_length));
-        if (std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
-            fail(field, "control characters are not allowed");
-        return s;
-    }
-
-    std::int64_t integer(const json& object, const std::string& field, std::int64_t low, std::int64_t high) const
-    {
-        const json& value = member(object, field);
-        if (!value.is_number_integer()) fail(field, "expected an integer");
-        const auto v = value.get<std::int64_t>();
-        if (v < low || v > high) fail(field, fmt::format("{} is outside {} to {}", v, low, high));
-        return v;
-    }
-
-    bool flag(const json& object, const std::string& field) const
-    {
-        if (!object.contains(field.substr(field.find_last_of('.') + 1))) return false;
-        const json& value = member(object, field);
-        if (!value.is_boolean()) fail(field, "expected true or false");
-        return value.get<bool>();
-    }
-
-    std::string digest(const json& object, const std::string& field) const
-    {
-        const std::string d = text(object, field, 64);
-        if (d.size() != 64 ||
-            !std::all_of(d.begin(), d.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }))
-            fail(field, "expected a SHA-256 digest (64 lowercase hex digits)");
-        return d;
-    }
-
-    /// A path the manifest names relative to its own folder, staying inside `project`.
-    fs::path path(const json& object, const std::string& field, const fs::path& project) const
-    {
-        const fs::path written = text(object, field, 400);
-        if (written.is_absolute()) fail(field, "a path relative to the manifest's folder, not an absolute one");
-        const PathCheck check = check_readable_file(file_.parent_path() / written, {{project}, {}});
-        if (check.verdict == PathVerdict::outside)
-            fail(field, fmt::format("'{}' leads out of the project {}", written.string(), project.string()));
-        if (check.verdict == PathVerdict::in_git_folder || check.verdict == PathVerdict::hard_link)
-            fail(field, fmt::format("'{}' {}", written.string(), path_refusal(check.verdict)));
-        return check.resolved;
-    }
-
-private:
-    fs::path file_;
-    std::string text_;
-};
 
 void read_parameters(const ManifestReader& r, const json& root, TritonManifest& m)
 {
@@ -194,14 +115,8 @@ std::optional<ElementType> triton_element_type(std::string_view type)
 TritonManifest read_triton_manifest(const fs::path& file, const fs::path& project)
 {
     std::string text = read_input_file(file, max_manifest_bytes, "Triton manifest");
-    json root;
-    try {
-        root = json::parse(text);
-    } catch (const json::parse_error& e) {
-        const auto [line, column] = line_and_column(text, std::min<std::size_t>(e.byte, text.size()) - (e.byte > 0));
-        throw InputError(file.string(), line, column, "", "not JSON: the manifest ci/triton_export.py writes");
-    }
-    const ManifestReader r(file, std::move(text));
+    const json root = ManifestReader::parse(file, text, "ci/triton_export.py");
+    const ManifestReader r(file, std::move(text), "ci/triton_export.py");
     if (!root.is_object()) r.fail("", "expected a JSON object");
     TritonManifest m;
     m.file = file;
@@ -220,23 +135,10 @@ TritonManifest read_triton_manifest(const fs::path& file, const fs::path& projec
     if (r.integer(target, "target.warp_size", 1, 1024) != 32) r.fail("target.warp_size", "expected 32");
     read_parameters(r, root, m);
     m.constexprs = root.contains("constexprs") ? root["constexprs"].dump() : "{}";
-    const std::string cubin = r.text(root, "cubin", 100);
-    if (const std::string problem = name_problem(cubin); !problem.empty() || !cubin.ends_with(".cubin"))
-        r.fail("cubin", "the name of a .cubin file beside the manifest");
-    m.cubin = file.parent_path() / cubin;
-    // A committed link could name a file anywhere: the cubin read is the one inside the project.
-    const PathCheck cubin_check = check_readable_file(m.cubin, {{project}, {}});
-    if (cubin_check.verdict == PathVerdict::outside)
-        r.fail("cubin",
-               fmt::format("{} leads out of the project {} (through a symbolic link)", cubin, project.string()));
-    if (cubin_check.verdict == PathVerdict::in_git_folder || cubin_check.verdict == PathVerdict::hard_link)
-        r.fail("cubin", fmt::format("{} {}", cubin, path_refusal(cubin_check.verdict)));
+    m.cubin = r.file_beside(root, "cubin", ".cubin", project);
     m.cubin_sha256 = r.digest(root, "cubin_sha256");
     const json& launch = r.member(root, "launch");
-    m.entry = r.text(launch, "launch.name", 200);
-    if (!std::all_of(m.entry.begin(), m.entry.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
-        r.fail("launch.name", "a kernel symbol is letters, digits and '_'");
+    m.entry = r.symbol(launch, "launch.name");
     m.num_warps = static_cast<int>(r.integer(launch, "launch.num_warps", 1, 32));
     m.num_ctas = static_cast<int>(r.integer(launch, "launch.num_ctas", 1, 16));
     m.shared_bytes = r.integer(launch, "launch.shared", 0, 1024 * 1024);
@@ -256,7 +158,7 @@ std::string triton_staleness(const TritonManifest& m)
                            m.source.string(), m.file.string());
     if (!fs::is_regular_file(m.cubin, ec))
         return fmt::format("{}: no such file, which {} names", m.cubin.string(), m.file.string());
-    if (sha256_hex(read_input_file(m.cubin, max_cubin_bytes, "Triton cubin")) != m.cubin_sha256)
+    if (sha256_hex(read_input_file(m.cubin, max_exported_file_bytes, "Triton cubin")) != m.cubin_sha256)
         return fmt::format("{} is not the cubin {} was exported with (its SHA-256 differs): export it again",
                            m.cubin.string(), m.file.string());
     return "";

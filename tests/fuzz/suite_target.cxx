@@ -49,10 +49,21 @@ void require_paths_inside(const suite::Suite& s)
         const fs::path relative = fs::weakly_canonical(p).lexically_relative(root);
         return !relative.empty() && *relative.begin() != "..";
     };
-    for (const auto& v : s.variants)
-        if (!v.is_builtin())
-            require(inside(v.source), "paths-inside-repository",
-                    fmt::format("variant '{}' reads '{}', outside the repository", v.name, v.source.string()));
+    for (const auto& v : s.variants) {
+        std::vector<fs::path> read; // the files the variant's kind reads
+        switch (v.kind) {
+        case suite::VariantKind::source: read = {v.source}; break;
+        case suite::VariantKind::module:
+            if (v.module_folder.empty()) read = {v.module}; // under ${NAME_DIR}: in the build folder
+            break;
+        case suite::VariantKind::triton:
+        case suite::VariantKind::cutile: read = {v.manifest, v.module, v.exported_from}; break;
+        case suite::VariantKind::builtin: break;
+        }
+        for (const auto& file : read)
+            require(inside(file), "paths-inside-repository",
+                    fmt::format("variant '{}' reads '{}', outside the repository", v.name, file.string()));
+    }
     for (const auto& dir : s.include_dirs)
         require(inside(dir), "paths-inside-repository",
                 fmt::format("include folder '{}' is outside the repository", dir.string()));

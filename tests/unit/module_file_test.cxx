@@ -569,6 +569,7 @@ TEST(ModuleSourcePath, ASourceRecordedByABuildElsewhereIsFoundInTheProject)
     s.file = dir.path / "suites" / "s.yaml";
     s.project_root = dir.path;
     suite::VariantSpec v;
+    v.kind = suite::VariantKind::module;
     v.module = dir.path / "build" / "modules" / "stencil.fatbin";
     // Built on another machine, in another folder: the end of the path names the project's file.
     EXPECT_EQ(run::module_source_path(s, v, "/ci/runner/work/project/kernels/stencil.cu"),

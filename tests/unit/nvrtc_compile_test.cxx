@@ -74,7 +74,7 @@ TEST(NvrtcCompile, EveryKernelFileIsUsedBySomeSuite)
     for (const auto& file : suite_files()) {
         const auto s = load(file);
         for (const auto& v : s.variants) {
-            if (v.is_builtin() || !v.module.empty()) continue; // a library call or a module: no source here
+            if (v.kind != suite::VariantKind::source) continue; // a library call or a module: no source here
             for (const auto& f : compile::source_closure(compile::request_for(s, v, "sm_90"))) used.insert(f);
         }
     }

@@ -237,6 +237,7 @@ TEST(PathRule, HotspotLinesOfRefusedFilesAreNamedNeverQuoted)
     // A module's line table names whatever its builder wrote: an absolute .git/config of another
     // machine's checkout, a file outside, a hard link, the project's own file.
     suite::VariantSpec module;
+    module.kind = suite::VariantKind::module;
     module.module = c.project / "build" / "m.cubin";
     const std::string cubin;
     const profile::CaseSource source = run::hotspot_source(s, module, &cubin);

@@ -92,7 +92,7 @@ TEST(TritonManifest, LaunchFactsBecomeTheLaunchAndHiddenParametersArePassed)
     const auto s = suite::load_suite(repo() / "suites" / "triton_softmax.yaml");
     const auto& v = *s.find_variant("triton");
     EXPECT_EQ(v.module, repo() / "kernels/triton/exported/softmax_rows_b1024.cubin");
-    EXPECT_EQ(v.triton_source, repo() / "kernels/triton/softmax.py");
+    EXPECT_EQ(v.exported_from, repo() / "kernels/triton/softmax.py");
     ASSERT_EQ(v.launches.size(), 1u);
     const auto& l = v.launches[0];
     EXPECT_EQ(l.entry, "softmax_rows");
