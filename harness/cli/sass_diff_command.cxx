@@ -93,9 +93,9 @@ int sass_diff_command(const std::vector<std::string>& args)
                                             anchors == b.anchors.end() ? std::vector<std::string>{} : anchors->second);
                 if (!diff) continue;
                 ++compared;
-                if (diff->empty()) continue;
+                if (diff->text.empty()) continue;
                 ++differing;
-                text += fmt::format("=== {} {} {} ===\n{}\n", key.first, key.second, arch, *diff);
+                text += fmt::format("=== {} {} {} ===\n{}\n", key.first, key.second, arch, diff->text);
             }
         }
         text += fmt::format("{} of {} cases held by both differ\n", differing, compared);

@@ -1,6 +1,7 @@
 #include "harness/compare/sass_diff.hxx"
 
 #include "harness/compare/sass_baseline.hxx"
+#include "harness/compile/sass_classes.hxx"
 
 #include <fmt/format.h>
 
@@ -28,6 +29,28 @@ std::vector<const SassKernelCode*> kernels_of(const SassCodeFile& file, const Sa
     return out;
 }
 
+/// What a reviewer looks for first among the opcodes a hunk moved: memory accesses, asynchronous
+/// copies and tensor-core instructions (what the SASS gate judges), then floating-point
+/// arithmetic and conversions, then integer arithmetic, moves and control flow.
+int opcode_rank(std::string_view opcode)
+{
+    const auto c = compile::classify_instruction(opcode);
+    if (!c) return 2;
+    switch (compile::sass_class_info(*c).family) {
+    case compile::SassFamily::global_ld:
+    case compile::SassFamily::global_st:
+    case compile::SassFamily::shared_ld:
+    case compile::SassFamily::shared_st:
+    case compile::SassFamily::ldsm:
+    case compile::SassFamily::local:
+    case compile::SassFamily::async:
+    case compile::SassFamily::tensor: return 0;
+    case compile::SassFamily::arithmetic: return 1;
+    case compile::SassFamily::control: return 2;
+    }
+    return 2;
+}
+
 } // namespace
 
 std::vector<std::string> diff_anchors(const CaseResult& r)
@@ -41,15 +64,17 @@ std::vector<std::string> diff_anchors(const CaseResult& r)
     return anchors;
 }
 
-std::optional<std::string> case_sass_diff(const SassCodeFile& baseline, bool baseline_gpu, const SassCodeFile& current,
-                                          bool current_gpu, const std::string& variant, const std::string& params,
-                                          const std::vector<std::string>& anchors)
+std::optional<CaseSassDiff> case_sass_diff(const SassCodeFile& baseline, bool baseline_gpu, const SassCodeFile& current,
+                                           bool current_gpu, const std::string& variant, const std::string& params,
+                                           const std::vector<std::string>& anchors)
 {
     const SassCaseCode* was = recorded(baseline, baseline_gpu, variant, params);
     const SassCaseCode* now = recorded(current, current_gpu, variant, params);
     if (!was || !now) return std::nullopt;
-    if (was->kernels == now->kernels) return std::string();
-    return sass_diff_text(kernels_of(baseline, *was), kernels_of(current, *now), anchors);
+    if (was->kernels == now->kernels) return CaseSassDiff{};
+    const auto before = kernels_of(baseline, *was), after = kernels_of(current, *now);
+    return CaseSassDiff{sass_diff_text(before, after, anchors, opcode_rank),
+                        sass_diff_excerpt(before, after, anchors, sass_diff_excerpt_lines, opcode_rank)};
 }
 
 void attach_sass_diffs(harness::RunReport& report, const std::filesystem::path& baseline_dir)
@@ -60,6 +85,7 @@ void attach_sass_diffs(harness::RunReport& report, const std::filesystem::path& 
     std::map<std::string, std::optional<SassCodeFile>> baselines; // by arch
     for (auto& r : report.results) {
         r.sass_diff.clear();
+        r.sass_diff_excerpt.clear();
         if (r.status != CaseStatus::passed) continue;
         if (std::none_of(r.verdicts.begin(), r.verdicts.end(),
                          [](const MetricVerdict& v) { return verdict_fails(v.verdict); }))
@@ -74,8 +100,10 @@ void attach_sass_diffs(harness::RunReport& report, const std::filesystem::path& 
                      .first;
         if (!it->second) continue;
         if (auto diff =
-                case_sass_diff(*it->second, gpu, current->second, gpu, r.variant, r.params_text, diff_anchors(r)))
-            r.sass_diff = std::move(*diff);
+                case_sass_diff(*it->second, gpu, current->second, gpu, r.variant, r.params_text, diff_anchors(r))) {
+            r.sass_diff = std::move(diff->text);
+            r.sass_diff_excerpt = std::move(diff->excerpt);
+        }
     }
 }
 

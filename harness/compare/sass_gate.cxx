@@ -126,16 +126,16 @@ void kernel_pathologies(const std::vector<const SassLine*>& before, const std::v
         std::string_view metric;
         Metrics classes;
         std::string_view label;
-        Metrics replacement; ///< what takes their place: FP32 arithmetic, plain loads
-        std::string_view replacement_label;
+        Metrics replacement;                ///< what takes their place: FP32 arithmetic, plain loads
+        std::string_view replacement_label; ///< of one; "s" makes several
     };
     const Gone gone[] = {
-        {"sass_tensor", {"sass_tensor"}, "tensor-core instructions", {"sass_fp32"}, "FP32 instructions"},
+        {"sass_tensor", {"sass_tensor"}, "tensor-core instructions", {"sass_fp32"}, "FP32 instruction"},
         {"sass_async_copies",
          {"sass_async_copies", "sass_tma"},
          "asynchronous copies (LDGSTS, TMA)",
          {"sass_global_ld_32", "sass_global_ld_64", "sass_global_ld_128"},
-         "plain loads"},
+         "plain load"},
     };
     for (const auto& g : gone) {
         const int was = total(before, g.classes);
@@ -162,19 +162,20 @@ void kernel_pathologies(const std::vector<const SassLine*>& before, const std::v
         f.kernel = first->kernel;
         f.location = where(at ? *at : *first);
         f.message = fmt::format("{}: {} {} -> none{}", f.location, g.label, was,
-                                at ? fmt::format(" ({} {} at this line)", total({at}, replacement), g.replacement_label)
+                                at ? fmt::format(" ({} {}{} at this line)", total({at}, replacement),
+                                                 g.replacement_label, total({at}, replacement) == 1 ? "" : "s")
                                    : fmt::format(" (the kernel had them at line {})", first->line));
         out.push_back(std::move(f));
     }
     if (total(before, {"sass_local_ld", "sass_local_st"}) > 0) return;
     const int loads = total(after, {"sass_local_ld"}), stores = total(after, {"sass_local_st"});
     if (loads + stores == 0) return;
+    // The line with the most of them: where the array indexed at run time is, rather than its
+    // declaration's zero fill (the first of equals).
     const SassLine* at = nullptr;
     for (const SassLine* l : after)
-        if (total({l}, {"sass_local_ld", "sass_local_st"}) > 0) {
+        if (!at || total({l}, {"sass_local_ld", "sass_local_st"}) > total({at}, {"sass_local_ld", "sass_local_st"}))
             at = l;
-            break;
-        }
     SassFinding f;
     f.metric = loads > 0 ? metric::sass_local_ld : metric::sass_local_st;
     f.kernel = at->kernel;
@@ -256,9 +257,10 @@ void judge_sass(CaseResult& r, const suite::Suite& suite, const suite::VariantSp
         v.rule = "sass";
         v.location = f.location;
         v.message = fmt::format("{}: {}", f.kernel, f.message);
-        // In place of the figure's drift verdict: the same change, now named as a pathology.
+        // In place of the figure's own verdict (drift, or an exact rule's regression without a
+        // line): the same change, now named as a pathology at its line.
         const auto drift = std::find_if(r.verdicts.begin(), r.verdicts.end(), [&](const MetricVerdict& d) {
-            return d.metric == f.metric && d.verdict != Verdict::regressed;
+            return d.metric == f.metric && d.rule != "sass";
         });
         if (drift != r.verdicts.end()) {
             v.baseline = drift->baseline;

@@ -110,8 +110,17 @@ int run_bounded(const fs::path& program, const std::vector<std::string>& args, c
                 --open_pipes;
                 continue;
             }
-            sinks[i]->append(buffer.data(), static_cast<std::size_t>(n));
-            if (out.size() + err.size() > limits.max_output_bytes) over = true;
+            // Past the limit nothing more is kept, and a sink grows to the limit at most (doubling
+            // from its own size would take twice the limit).
+            const std::size_t size = static_cast<std::size_t>(n);
+            if (out.size() + err.size() + size > limits.max_output_bytes) {
+                over = true;
+                break;
+            }
+            std::string& sink = *sinks[i];
+            if (sink.size() + size > sink.capacity())
+                sink.reserve(std::min(limits.max_output_bytes, std::max(2 * sink.capacity(), sink.size() + size)));
+            sink.append(buffer.data(), size);
         }
     }
     if (over) ::kill(pid, SIGKILL);
@@ -220,7 +229,7 @@ std::string disassemble_cubin(const fs::path& nvdisasm, std::string_view cubin, 
     if (over)
         throw Error(ErrorKind::bad_input,
                     fmt::format("{}: its disassembly ran past the limits ({:.0f} s, {} MiB of output): "
-                                "{} bytes after {} stopped it",
+                                "{} bytes read when {} was stopped",
                                 name, limits.timeout_s, limits.max_output_bytes >> 20, out.size() + err.size(),
                                 nvdisasm.string()));
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && out.empty())
@@ -299,12 +308,14 @@ std::optional<SassInstruction> parse_instruction(std::string_view text)
 
 } // namespace
 
-std::vector<SassFunction> parse_disassembly(std::string_view text, const std::string& name)
+std::vector<SassFunction> parse_disassembly(std::string_view text, const std::string& name,
+                                            std::size_t max_instructions)
 {
     std::vector<SassFunction> functions;
     std::string file;
     int line = 0;
     int line_number = 0;
+    std::size_t instructions = 0;
     for (std::string_view rest = text; !rest.empty();) {
         const auto newline = rest.find('\n');
         const std::string_view raw = rest.substr(0, newline);
@@ -338,6 +349,9 @@ std::vector<SassFunction> parse_disassembly(std::string_view text, const std::st
             auto instruction = parse_instruction(content);
             if (!instruction) bad_line(name, line_number, "not an instruction", content);
             if (functions.empty()) bad_line(name, line_number, "an instruction outside any code section", content);
+            if (++instructions > max_instructions)
+                bad_line(name, line_number,
+                         fmt::format("more instructions than the {} one cubin may hold", max_instructions), content);
             instruction->file = file;
             instruction->line = line;
             functions.back().instructions.push_back(std::move(*instruction));

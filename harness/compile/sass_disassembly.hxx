@@ -25,11 +25,14 @@ struct NvdisasmLocation {
 /// process.
 const NvdisasmLocation& find_nvdisasm();
 
-/// Bounds on one disassembly: a cubin whose disassembly runs longer or prints more is bad input.
+/// Bounds on one disassembly: a cubin whose disassembly runs longer, prints more or holds more
+/// instructions is bad input. The harness then holds at most the output and that many
+/// instructions (a few hundred bytes each) of one cubin at a time.
 struct DisassemblyLimits {
     double timeout_s = 60.0;
     std::size_t max_output_bytes = 256u << 20;
     std::size_t max_memory_bytes = 4ull << 30; ///< address space of the nvdisasm process
+    std::size_t max_instructions = 1u << 20;   ///< read from one cubin's disassembly
 };
 
 /// nvdisasm's output (`-c -g`: code sections with line information) for `cubin`, named `name` in
@@ -56,7 +59,9 @@ struct SassFunction {
 
 /// The functions of nvdisasm's output, in its order. Throws Error(bad_input) naming `name` and the
 /// line of the output that cannot be read (an instruction outside any function, a line directive
-/// without a file or line, an instruction line without a ';').
-std::vector<SassFunction> parse_disassembly(std::string_view text, const std::string& name);
+/// without a file or line, an instruction line without a ';'), or past which it holds more than
+/// `max_instructions`.
+std::vector<SassFunction> parse_disassembly(std::string_view text, const std::string& name,
+                                            std::size_t max_instructions = DisassemblyLimits{}.max_instructions);
 
 } // namespace harness::compile

@@ -138,8 +138,9 @@ ModuleSass module_sass(const CompiledModule& module, const std::string& name, co
     if (cache && !module.cache_key.empty())
         if (auto cached = load_entry(entry_path(*cache, module), identity)) return std::move(*cached);
     try {
-        const std::string text = disassemble_cubin(nvdisasm.program, module.cubin, name, limits);
-        const auto functions = parse_disassembly(text, name);
+        // The output is let go once read: at most the output, or the instructions, are held.
+        const auto functions = parse_disassembly(disassemble_cubin(nvdisasm.program, module.cubin, name, limits), name,
+                                                 limits.max_instructions);
         sass.kernels = count_classes(functions);
         for (const auto& f : functions) sass.code.push_back(normalise_sass(f));
     } catch (const Error& e) {

@@ -427,6 +427,7 @@ void to_json(nlohmann::json& j, const CaseResult& r)
     if (!r.sass_lines.empty()) j["sass_lines"] = r.sass_lines;
     if (!r.sass_not_measured.empty()) j["sass_not_measured"] = r.sass_not_measured;
     if (!r.sass_diff.empty()) j["sass_diff"] = r.sass_diff;
+    if (!r.sass_diff_excerpt.empty()) j["sass_diff_excerpt"] = r.sass_diff_excerpt;
     if (r.unchanged) j["unchanged"] = true;
 }
 
@@ -466,6 +467,7 @@ void from_json(const nlohmann::json& j, CaseResult& r)
     r.sass_lines = j.value("sass_lines", std::vector<SassLine>{});
     r.sass_not_measured = j.value("sass_not_measured", "");
     r.sass_diff = j.value("sass_diff", "");
+    r.sass_diff_excerpt = j.value("sass_diff_excerpt", "");
     r.unchanged = j.value("unchanged", false);
     r.launches = j.value("launches", std::vector<CaseLaunch>{});
     r.predicted_accesses = j.value("predicted_accesses", std::vector<PredictedAccess>{});

@@ -246,6 +246,9 @@ struct CaseResult {
     /// (core/sass_code.hxx), hunks at failing verdicts' lines first; set for a case that failed
     /// and whose SASS moved, empty otherwise.
     std::string sass_diff;
+    /// Its leading hunk in a few lines, as the step summary shows it (sass_diff_excerpt): the
+    /// header, then the instructions of the opcodes that moved most.
+    std::string sass_diff_excerpt;
     /// Not run by `harness run --changed-only`: its SASS and inputs hash to its baseline's, so its
     /// baseline's exact figures stand (status skipped; counted apart, never as passed).
     bool unchanged = false;

@@ -18,6 +18,7 @@
 // The file lies in baselines/<suite>/<arch>.sass.gz (gzip) and in a run's output folder.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -94,11 +95,25 @@ struct SassDiffHunk {
 /// instruction. Hunks in the order of the current kernel's lines.
 std::vector<SassDiffHunk> diff_sass(const SassKernelCode& baseline, const SassKernelCode& current);
 
+/// How a hunk's header orders the opcodes that moved: lower first, equal ones by how far they
+/// moved. Empty: by how far alone.
+using SassOpcodeRank = std::function<int(std::string_view opcode)>;
+
 /// The diff of a case's kernels as text: the hunks at `first_locations` ("file:line", failing
 /// verdicts' lines) first, in that order, then the others; each hunk headed by
-/// "@@ kernel file:line (baseline line N) @@". Empty when the code is equal.
+/// "@@ kernel file:line (baseline line N) @@" and the opcodes that moved most. Empty when the code
+/// is equal.
 std::string sass_diff_text(const std::vector<const SassKernelCode*>& baseline,
                            const std::vector<const SassKernelCode*>& current,
-                           const std::vector<std::string>& first_locations);
+                           const std::vector<std::string>& first_locations, const SassOpcodeRank& rank = {});
+
+/// The leading hunk of that diff as a step summary shows it, at most `max_lines` lines: its header,
+/// then its changed instructions of the opcodes the header names first (in turn, one of each),
+/// then its other changed ones, in program order, " ..." between two where instructions are left
+/// out. Empty when the code is equal.
+std::string sass_diff_excerpt(const std::vector<const SassKernelCode*>& baseline,
+                              const std::vector<const SassKernelCode*>& current,
+                              const std::vector<std::string>& first_locations, std::size_t max_lines,
+                              const SassOpcodeRank& rank = {});
 
 } // namespace harness

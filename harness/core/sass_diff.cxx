@@ -141,29 +141,136 @@ SassDiffHunk hunk_of(const std::string& kernel, const LineGroup* before, const L
     return h;
 }
 
-/// What a hunk changed, by opcode: "LDG.E.128.CONSTANT -4, LDG.E.CONSTANT +16", the largest moves
-/// first (four at most); "" when its opcodes balance (registers or operands changed).
-std::string opcode_moves(const std::vector<std::string>& lines)
+/// The opcode of a diff line ("-@p0 LDG.E r3, ..." -> "LDG.E").
+std::string_view line_opcode(std::string_view l)
+{
+    std::string_view text = l.substr(1);
+    if (text.starts_with('@')) text.remove_prefix(std::min(text.size(), text.find(' ') + 1));
+    return text.substr(0, text.find(' '));
+}
+
+/// Whether a diff line is an instruction gone or new, not an equal one or a count of them.
+bool is_change(const std::string& l)
+{
+    return !l.empty() && (l[0] == '-' || l[0] == '+');
+}
+
+/// What a hunk changed, by opcode, net: the opcodes in `rank` order, the largest moves first among
+/// equals; opcodes that balance (registers or operands changed) left out.
+std::vector<std::pair<std::string, int>> opcode_moves(const std::vector<std::string>& lines, const SassOpcodeRank& rank)
 {
     std::map<std::string, int> moved;
-    for (const auto& l : lines) {
-        if (l.empty() || (l[0] != '-' && l[0] != '+')) continue;
-        std::string_view text = std::string_view(l).substr(1);
-        if (text.starts_with('@')) text.remove_prefix(std::min(text.size(), text.find(' ') + 1));
-        moved[std::string(text.substr(0, text.find(' ')))] += l[0] == '+' ? 1 : -1;
-    }
+    for (const auto& l : lines)
+        if (is_change(l)) moved[std::string(line_opcode(l))] += l[0] == '+' ? 1 : -1;
     std::vector<std::pair<std::string, int>> net;
     for (const auto& [opcode, n] : moved)
         if (n != 0) net.emplace_back(opcode, n);
-    std::stable_sort(net.begin(), net.end(),
-                     [](const auto& a, const auto& b) { return std::abs(a.second) > std::abs(b.second); });
-    std::vector<std::string> parts;
-    for (std::size_t k = 0; k < net.size() && k < 4; ++k)
-        parts.push_back(fmt::format("{} {:+d}", net[k].first, net[k].second));
-    if (net.size() > 4) parts.push_back(fmt::format("{} more opcodes", net.size() - 4));
+    std::stable_sort(net.begin(), net.end(), [&](const auto& a, const auto& b) {
+        const int ra = rank ? rank(a.first) : 0, rb = rank ? rank(b.first) : 0;
+        return ra != rb ? ra < rb : std::abs(a.second) > std::abs(b.second);
+    });
+    return net;
+}
+
+/// How many of a hunk's moved opcodes its header names.
+constexpr std::size_t header_opcodes = 4;
+
+/// "LDG.E.128.CONSTANT -4, LDG.E.CONSTANT +16", four at most; "" when nothing moved.
+std::string moves_text(const std::vector<std::pair<std::string, int>>& net)
+{
     std::string out;
-    for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+    for (std::size_t k = 0; k < net.size() && k < header_opcodes; ++k)
+        out += fmt::format("{}{} {:+d}", out.empty() ? "" : ", ", net[k].first, net[k].second);
+    if (net.size() > header_opcodes) out += fmt::format(", {} more opcodes", net.size() - header_opcodes);
     return out;
+}
+
+std::string hunk_header(const SassDiffHunk& h, const SassOpcodeRank& rank)
+{
+    std::string out = fmt::format("@@ {} {}", h.kernel, h.location());
+    if (h.baseline_line && h.current_line && h.baseline_line != h.current_line)
+        out += fmt::format(" (baseline line {})", h.baseline_line);
+    else if (!h.current_line)
+        out += " (gone)";
+    else if (!h.baseline_line)
+        out += " (new)";
+    out += " @@";
+    if (const std::string moves = moves_text(opcode_moves(h.lines, rank)); !moves.empty()) out += " " + moves;
+    return out;
+}
+
+/// A case's hunks, those at `first_locations` first, and notes for kernels on one side only.
+std::vector<SassDiffHunk> ordered_hunks(const std::vector<const SassKernelCode*>& baseline,
+                                        const std::vector<const SassKernelCode*>& current,
+                                        const std::vector<std::string>& first_locations,
+                                        std::vector<std::string>& notes)
+{
+    std::vector<SassDiffHunk> hunks;
+    for (const SassKernelCode* now : current) {
+        const auto was = std::find_if(baseline.begin(), baseline.end(),
+                                      [&](const SassKernelCode* k) { return k->kernel == now->kernel; });
+        if (was == baseline.end()) {
+            notes.push_back(fmt::format("kernel {}: not in the baseline's SASS", now->kernel));
+            continue;
+        }
+        for (auto& h : diff_sass(**was, *now)) hunks.push_back(std::move(h));
+    }
+    for (const SassKernelCode* was : baseline)
+        if (std::none_of(current.begin(), current.end(),
+                         [&](const SassKernelCode* k) { return k->kernel == was->kernel; }))
+            notes.push_back(fmt::format("kernel {}: no longer launched", was->kernel));
+    // The hunk at each failing verdict's line first: the one at that line, else the nearest one of
+    // its file.
+    std::vector<SassDiffHunk> ordered;
+    for (const auto& location : first_locations) {
+        const auto colon = location.rfind(':');
+        if (colon == std::string::npos) continue;
+        const std::string file = location.substr(0, colon);
+        const int line = std::atoi(location.c_str() + colon + 1);
+        auto best = hunks.end();
+        for (auto h = hunks.begin(); h != hunks.end(); ++h) {
+            if (h->file != file) continue;
+            const int at = h->current_line ? h->current_line : h->baseline_line;
+            if (best == hunks.end() ||
+                std::abs(at - line) < std::abs((best->current_line ? best->current_line : best->baseline_line) - line))
+                best = h;
+        }
+        if (best == hunks.end()) continue;
+        ordered.push_back(std::move(*best));
+        hunks.erase(best);
+    }
+    for (auto& h : hunks) ordered.push_back(std::move(h));
+    return ordered;
+}
+
+/// The lines of `h` an excerpt of `budget` instruction lines shows, by index: one changed line of
+/// each opcode the header names in turn, in the direction it moved, then the other changed lines.
+std::vector<bool> excerpt_lines(const SassDiffHunk& h, std::size_t budget, const SassOpcodeRank& rank)
+{
+    const auto net = opcode_moves(h.lines, rank);
+    std::vector<bool> shown(h.lines.size(), false);
+    std::size_t taken = 0;
+    std::vector<std::size_t> next(std::min(net.size(), header_opcodes), 0); // where each opcode's search resumes
+    for (bool progress = true; progress && taken < budget;) {
+        progress = false;
+        for (std::size_t k = 0; k < next.size() && taken < budget; ++k) {
+            const char sign = net[k].second > 0 ? '+' : '-';
+            for (; next[k] < h.lines.size(); ++next[k]) {
+                const std::string& l = h.lines[next[k]];
+                if (shown[next[k]] || !is_change(l) || l[0] != sign || line_opcode(l) != net[k].first) continue;
+                shown[next[k]++] = true;
+                ++taken;
+                progress = true;
+                break;
+            }
+        }
+    }
+    for (std::size_t i = 0; i < h.lines.size() && taken < budget; ++i)
+        if (!shown[i] && is_change(h.lines[i])) {
+            shown[i] = true;
+            ++taken;
+        }
+    return shown;
 }
 
 } // namespace
@@ -199,58 +306,47 @@ std::vector<SassDiffHunk> diff_sass(const SassKernelCode& baseline, const SassKe
 
 std::string sass_diff_text(const std::vector<const SassKernelCode*>& baseline,
                            const std::vector<const SassKernelCode*>& current,
-                           const std::vector<std::string>& first_locations)
+                           const std::vector<std::string>& first_locations, const SassOpcodeRank& rank)
 {
-    std::vector<SassDiffHunk> hunks;
     std::vector<std::string> notes;
-    for (const SassKernelCode* now : current) {
-        const auto was = std::find_if(baseline.begin(), baseline.end(),
-                                      [&](const SassKernelCode* k) { return k->kernel == now->kernel; });
-        if (was == baseline.end()) {
-            notes.push_back(fmt::format("kernel {}: not in the baseline's SASS", now->kernel));
-            continue;
-        }
-        for (auto& h : diff_sass(**was, *now)) hunks.push_back(std::move(h));
-    }
-    for (const SassKernelCode* was : baseline)
-        if (std::none_of(current.begin(), current.end(),
-                         [&](const SassKernelCode* k) { return k->kernel == was->kernel; }))
-            notes.push_back(fmt::format("kernel {}: no longer launched", was->kernel));
-    // The hunk at each failing verdict's line first: the one at that line, else the nearest one of
-    // its file.
-    std::vector<SassDiffHunk> ordered;
-    for (const auto& location : first_locations) {
-        const auto colon = location.rfind(':');
-        if (colon == std::string::npos) continue;
-        const std::string file = location.substr(0, colon);
-        const int line = std::atoi(location.c_str() + colon + 1);
-        auto best = hunks.end();
-        for (auto h = hunks.begin(); h != hunks.end(); ++h) {
-            if (h->file != file) continue;
-            const int at = h->current_line ? h->current_line : h->baseline_line;
-            if (best == hunks.end() ||
-                std::abs(at - line) < std::abs((best->current_line ? best->current_line : best->baseline_line) - line))
-                best = h;
-        }
-        if (best == hunks.end()) continue;
-        ordered.push_back(std::move(*best));
-        hunks.erase(best);
-    }
-    for (auto& h : hunks) ordered.push_back(std::move(h));
+    const std::vector<SassDiffHunk> hunks = ordered_hunks(baseline, current, first_locations, notes);
     std::string out;
     for (const auto& note : notes) out += note + "\n";
-    for (const auto& h : ordered) {
-        out += fmt::format("@@ {} {}", h.kernel, h.location());
-        if (h.baseline_line && h.current_line && h.baseline_line != h.current_line)
-            out += fmt::format(" (baseline line {})", h.baseline_line);
-        else if (!h.current_line)
-            out += " (gone)";
-        else if (!h.baseline_line)
-            out += " (new)";
-        out += " @@";
-        if (const std::string moves = opcode_moves(h.lines); !moves.empty()) out += " " + moves;
-        out += "\n";
+    for (const auto& h : hunks) {
+        out += hunk_header(h, rank) + "\n";
         for (const auto& l : h.lines) out += l + "\n";
+    }
+    return out;
+}
+
+std::string sass_diff_excerpt(const std::vector<const SassKernelCode*>& baseline,
+                              const std::vector<const SassKernelCode*>& current,
+                              const std::vector<std::string>& first_locations, std::size_t max_lines,
+                              const SassOpcodeRank& rank)
+{
+    std::vector<std::string> notes;
+    const std::vector<SassDiffHunk> hunks = ordered_hunks(baseline, current, first_locations, notes);
+    std::string out;
+    std::size_t lines = 0;
+    for (const auto& note : notes)
+        if (lines < max_lines) {
+            out += note + "\n";
+            ++lines;
+        }
+    if (hunks.empty() || lines >= max_lines) return out;
+    const SassDiffHunk& lead = hunks.front();
+    out += hunk_header(lead, rank) + "\n";
+    const std::vector<bool> shown = excerpt_lines(lead, max_lines - lines - 1, rank);
+    bool any = false, skipped = false;
+    for (std::size_t i = 0; i < lead.lines.size(); ++i) {
+        if (!shown[i]) {
+            skipped = true;
+            continue;
+        }
+        if (any && skipped) out += " ...\n";
+        any = true;
+        skipped = false;
+        out += lead.lines[i] + "\n";
     }
     return out;
 }

@@ -17,9 +17,11 @@ namespace harness::report {
 
 namespace {
 
-/// One word for the table: the case status, or the worst verdict of a case that ran.
+/// One word for the table: the case status, or the worst verdict of a case that ran; a case that
+/// `--changed-only` carried is "unchanged".
 std::string status_word(const CaseResult& r)
 {
+    if (r.unchanged) return "unchanged";
     if (r.status != CaseStatus::passed) return case_status_name(r.status);
     const auto worst = worst_verdict(r);
     if (worst && (*worst == Verdict::regressed || *worst == Verdict::expect_failed)) return "REGRESS";
@@ -101,6 +103,21 @@ std::vector<VerdictLine> verdict_lines(const RunReport& report, Verdict verdict)
             add_once(lines[at->second].metrics, v.metric);
         }
     return lines;
+}
+
+/// What a verdict line says after its case: "<metrics>: <message>", where a message that already
+/// begins with its one figure's name ("registers 32 -> 40", "sass_instructions: SASS figures not
+/// measured") stands alone rather than after that name again.
+std::string verdict_text(const VerdictLine& line)
+{
+    if (line.metrics.size() == 1) {
+        const std::string& name = line.metrics.front();
+        const std::string_view message = line.message;
+        if (message.starts_with(name) &&
+            (message.size() == name.size() || message[name.size()] == ' ' || message[name.size()] == ':'))
+            return line.message;
+    }
+    return fmt::format("{}: {}", fmt::join(line.metrics, ", "), line.message);
 }
 
 /// "N=256", or "N=256, N=1024, N=4096 (3 cases)", naming at most eight.
@@ -294,8 +311,8 @@ void write_console_verdicts(const RunReport& report, std::ostream& console)
                                       : lines.size();
         for (std::size_t i = 0; i < shown; ++i) {
             const VerdictLine& line = lines[i];
-            fmt::print(out, "  {} {} [{}] {}: {} (rule {})\n", line.variant, cases_text(line.cases), line.arch,
-                       fmt::join(line.metrics, ", "), line.message, line.rule);
+            fmt::print(out, "  {} {} [{}] {} (rule {})\n", line.variant, cases_text(line.cases), line.arch,
+                       verdict_text(line), line.rule);
         }
         if (lines.size() > shown)
             fmt::print(out, "  ... and {} more (results.csv lists every figure)\n", lines.size() - shown);

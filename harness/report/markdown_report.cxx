@@ -177,7 +177,7 @@ std::vector<std::string> cliff_blocks(const RunReport& report)
 }
 
 /// A few lines of each failing case's SASS diff (the hunk at its failing verdict's line leads), as
-/// a fenced block; the whole diff is in sass_diff.txt.
+/// a fenced block: its excerpt, the instructions that moved most; the whole diff is in sass_diff.txt.
 std::vector<std::string> sass_diff_blocks(const RunReport& report)
 {
     constexpr std::size_t max_cases = 5, max_lines = 8;
@@ -191,11 +191,15 @@ std::vector<std::string> sass_diff_blocks(const RunReport& report)
                 fmt::format("\n_{} more cases with a SASS diff: see sass_diff.txt_\n", with_diff - max_cases));
             break;
         }
+        // Results written before excerpts were made show the diff's first lines instead.
+        const bool excerpt = !r.sass_diff_excerpt.empty();
+        const std::string& text = excerpt ? r.sass_diff_excerpt : r.sass_diff;
         std::string lines;
         std::size_t n = 0, at = 0;
-        for (; at < r.sass_diff.size() && n < max_lines; ++n) {
-            const auto end = std::min(r.sass_diff.find('\n', at), r.sass_diff.size());
-            std::string line = r.sass_diff.substr(at, end - at);
+        // An excerpt is short by construction: its lines, and the marks where some are left out.
+        for (; at < text.size() && (excerpt || n < max_lines); ++n) {
+            const auto end = std::min(text.find('\n', at), text.size());
+            std::string line = text.substr(at, end - at);
             // A fence inside the block would end it.
             for (std::size_t f; (f = line.find("```")) != std::string::npos;) line.replace(f, 3, "'''");
             lines += line + "\n";
@@ -204,7 +208,11 @@ std::vector<std::string> sass_diff_blocks(const RunReport& report)
         blocks.push_back(escape_control_characters(
             fmt::format("\n**SASS diff** of {} ({}) against the baseline's{}:\n\n```diff\n{}```\n",
                         cell(r.variant + " " + r.params_text), name_cell(r.arch),
-                        at < r.sass_diff.size() ? ", first lines (the whole diff is in sass_diff.txt)" : "", lines)));
+                        excerpt ? ", the instructions that moved most in its first hunk (the whole diff is in "
+                                  "sass_diff.txt)"
+                        : at < r.sass_diff.size() ? ", first lines (the whole diff is in sass_diff.txt)"
+                                                  : "",
+                        lines)));
     }
     return blocks;
 }

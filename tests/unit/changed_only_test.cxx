@@ -3,12 +3,14 @@
 // records them; then one kernel of one suite changed: only that suite's cases of that kernel (and
 // the reference at their points, which verifies them) are planned, every other case is carried,
 // named and counted. Lines moved by a comment carry; a changed input runs.
+#include "harness/compare/baseline_update.hxx"
 #include "harness/compare/sass_baseline.hxx"
 #include "harness/compile/compile_suite.hxx"
 #include "harness/compile/sass_disassembly.hxx"
 #include "harness/core/run_report.hxx"
 #include "harness/core/sass_code.hxx"
 #include "harness/pipeline/changed_only.hxx"
+#include "harness/pipeline/pool_runs.hxx"
 #include "harness/report/reporters.hxx"
 #include "harness/suite/suite.hxx"
 #include "harness/suite/sweep.hxx"
@@ -17,8 +19,10 @@
 
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <regex>
 #include <sstream>
 
 using namespace harness;
@@ -149,6 +153,41 @@ TEST(ChangedOnly, OneChangedKernelRunsItsCasesAndTheirReferenceAndCarriesTheRest
     EXPECT_EQ(got, expected);
     EXPECT_EQ(plan.changed, 12u);
     EXPECT_EQ(plan.carried_count, 6u); // every smem case
+    std::vector<std::string> carried;
+    for (std::size_t i = 0; i < t.cases.size(); ++i)
+        if (plan.carried[i])
+            carried.push_back(t.suite.variants[t.cases[i].variant].name + " " + t.cases[i].params_text);
+    for (const auto& name : carried) EXPECT_TRUE(name.starts_with("smem ")) << name;
+    // The console's table names each carried case, "unchanged", beside the cases that ran.
+    {
+        RunReport run;
+        run.suite = "transpose";
+        run.mode = RunMode::gpu;
+        for (std::size_t i = 0; i < t.cases.size(); ++i) {
+            if (plan.carried[i]) {
+                run.results.push_back(pipeline::carried_case(t.suite, t.cases[i], "sm_90"));
+                continue;
+            }
+            CaseResult ran;
+            ran.variant = t.suite.variants[t.cases[i].variant].name;
+            ran.params_text = t.cases[i].params_text;
+            ran.arch = "sm_90";
+            ran.status = CaseStatus::passed;
+            run.results.push_back(ran);
+        }
+        std::ostringstream table;
+        report::write_console_table(run, table);
+        for (const auto& name : carried) {
+            const std::string variant = name.substr(0, name.find(' ')), params = name.substr(name.find(' ') + 1);
+            EXPECT_TRUE(std::regex_search(table.str(), std::regex("\\n" + variant + " +" + params + " +unchanged ")))
+                << name << "\n"
+                << table.str();
+        }
+        EXPECT_NE(table.str().find("transpose: 12 passed, 0 failed, 0 regressed, 0 not gated, 6 skipped"),
+                  std::string::npos)
+            << table.str();
+        EXPECT_NE(table.str().find("unchanged: 6 of the skipped cases not run"), std::string::npos) << table.str();
+    }
     ASSERT_FALSE(plan.notes.empty());
     EXPECT_NE(plan.notes.back().find("12 cases run"), std::string::npos) << plan.notes.back();
     EXPECT_NE(plan.notes.back().find("6 carried as unchanged"), std::string::npos) << plan.notes.back();
@@ -186,6 +225,60 @@ TEST(ChangedOnly, OneChangedKernelRunsItsCasesAndTheirReferenceAndCarriesTheRest
     replace_in(root / "suites/reduce.yaml", "seed: ", "seed: 9");
     const Hashed seeded = hashed(root / "suites/reduce.yaml");
     EXPECT_EQ(pipeline::plan_changed_only(seeded.suite, seeded.cases, seeded.code, baselines).carried_count, 0u);
+}
+
+TEST(ChangedOnly, AGpuBaselineUpdateRecordsTheHashThatChangedOnlyCompares)
+{
+    if (compile::find_nvdisasm().program.empty()) GTEST_SKIP() << compile::find_nvdisasm().not_found_reason;
+    const TempDir scratch{"harness-changed-only-update"};
+    const fs::path root = scratch.path;
+    for (const char* dir : {"suites", "kernels"}) fs::copy(repo_root() / dir, root / dir, fs::copy_options::recursive);
+    const fs::path baselines = root / "baselines";
+    // Two runs of the suite as a GPU run reports them (its cases' code beside its results, from
+    // gpu_run's plan), pooled and recorded as `harness baseline update --runs 2` does.
+    const Hashed h = hashed(root / "suites/transpose.yaml");
+    RunReport run;
+    run.suite = h.suite.name;
+    run.mode = RunMode::gpu;
+    run.device_name = "NVIDIA H200";
+    run.arch = "sm_90";
+    for (const auto& c : h.cases) {
+        CaseResult r;
+        r.suite = h.suite.name;
+        r.variant = h.suite.variants[c.variant].name;
+        r.params_text = c.params_text;
+        r.arch = "sm_90";
+        r.status = CaseStatus::passed;
+        r.set_metric("registers", 32);
+        run.results.push_back(r);
+    }
+    run.sass_code["sm_90"] = h.code;
+    const auto pooled = pipeline::pool_runs({run, run}, {"run 1", "run 2"}, &h.suite);
+    const auto update = compare::update_baselines(h.suite, pooled.report, baselines);
+    const fs::path code_file = compare::sass_code_path(baselines, "transpose", "sm_90");
+    EXPECT_NE(std::find(update.written.begin(), update.written.end(), code_file.string()), update.written.end())
+        << fmt::format("{}", fmt::join(update.written, ", "));
+    const auto recorded = compare::read_sass_code(code_file, "transpose", "sm_90");
+    ASSERT_TRUE(recorded);
+    // Every case's GPU hash is the one a later GPU run computes, and no static one was invented.
+    for (const auto& c : h.cases) {
+        const std::pair<std::string, std::string> key{h.suite.variants[c.variant].name, c.params_text};
+        ASSERT_TRUE(recorded->cases.contains(key)) << key.first << " " << key.second;
+        EXPECT_EQ(recorded->cases.at(key).second.hash, h.code.cases.at(key).second.hash);
+        EXPECT_FALSE(recorded->cases.at(key).second.hash.empty());
+        EXPECT_TRUE(recorded->cases.at(key).first.hash.empty());
+    }
+    // So --changed-only carries every case of the unchanged suite.
+    const Hashed again = hashed(root / "suites/transpose.yaml");
+    const auto plan = pipeline::plan_changed_only(again.suite, again.cases, again.code, baselines);
+    EXPECT_EQ(plan.carried_count, again.cases.size());
+    // An update from results.json holds no code: it leaves the recorded hashes as they are.
+    const fs::path json = root / "results.json";
+    std::ofstream(json, std::ios::binary) << harness::results_json(run);
+    const RunReport from_json = harness::read_results_json(json);
+    EXPECT_TRUE(from_json.sass_code.empty());
+    compare::update_baselines(h.suite, from_json, baselines);
+    EXPECT_EQ(compare::read_sass_code(code_file, "transpose", "sm_90")->cases, recorded->cases);
 }
 
 TEST(ChangedOnly, WithoutARecordedCodeFileEveryCaseRunsAndTheNoteSaysWhy)

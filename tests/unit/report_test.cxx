@@ -200,3 +200,50 @@ TEST(Report, StaticTableShowsUnmeasuredSpillsAsUnmeasured)
     EXPECT_EQ(spill_of("from_source"), "12") << text;
     EXPECT_EQ(spill_of("no_spills"), "0") << text;
 }
+
+TEST(Report, ConsoleVerdictLinesNameTheirFigureOnce)
+{
+    auto rep = sample_report();
+    rep.mode = RunMode::static_tier;
+    CaseResult& r = rep.results[0];
+    const auto verdict = [](const char* metric, Verdict kind, const char* rule, const char* message) {
+        MetricVerdict v;
+        v.metric = metric;
+        v.verdict = kind;
+        v.rule = rule;
+        v.message = message;
+        return v;
+    };
+    // Messages that begin with their figure's name, each as its producer writes it for every report.
+    r.verdicts = {verdict("sass_instructions", Verdict::not_measured, "measured",
+                          "sass_instructions: SASS figures not measured (CI mode: the gate fails): nvdisasm not found"),
+                  verdict("registers", Verdict::drifted, "report",
+                          "registers 32 regs/thread -> 40 regs/thread (+25.0 %): reported, not gated"),
+                  // One that does not: the figure goes before it.
+                  verdict("sass_global_ld_128", Verdict::regressed, "sass",
+                          "k: k.cu:41: global loads 128-bit -> 32-bit (1 -> 4 instructions)"),
+                  // One message of two figures: both named before it.
+                  verdict("blocks_per_sm", Verdict::regressed, "exact", "occupancy cliff: registers 32 -> 40"),
+                  verdict("theoretical_occupancy", Verdict::regressed, "exact", "occupancy cliff: registers 32 -> 40")};
+    std::ostringstream out;
+    report::write_console_verdicts(rep, out);
+    const std::string text = out.str();
+    EXPECT_NE(text.find("  tiled16 N=1000 [sm_90] sass_instructions: SASS figures not measured (CI mode: the gate "
+                        "fails): nvdisasm not found (rule measured)\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("  tiled16 N=1000 [sm_90] registers 32 regs/thread -> 40 regs/thread (+25.0 %): reported, not "
+                        "gated (rule report)\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("  tiled16 N=1000 [sm_90] sass_global_ld_128: k: k.cu:41: global loads 128-bit -> 32-bit (1 "
+                        "-> 4 instructions) (rule sass)\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("  tiled16 N=1000 [sm_90] blocks_per_sm, theoretical_occupancy: occupancy cliff: registers 32 "
+                        "-> 40 (rule exact)\n"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("sass_instructions: sass_instructions"), std::string::npos) << text;
+    EXPECT_EQ(text.find("registers: registers"), std::string::npos) << text;
+}

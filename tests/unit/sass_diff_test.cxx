@@ -13,6 +13,8 @@
 #include "harness/compile/sass_normalise.hxx"
 #include "harness/core/error.hxx"
 #include "harness/core/sass_code.hxx"
+#include "harness/report/reporters.hxx"
+#include "planted_sass_run.hxx"
 #include "test_files.hxx"
 #include "test_paths.hxx"
 
@@ -189,6 +191,67 @@ TEST(SassDiff, AVerdictLineWithoutItsOwnHunkLeadsWithTheNearestOfItsFile)
     EXPECT_EQ(text.find("@@ k b.cu:40 @@\n"), 0u) << text; // the opcodes balance: no summary
 }
 
+TEST(SassDiff, TheExcerptLeadsWithTheVerdictsHunkAndTheInstructionsThatMovedMost)
+{
+    // A float4 load split at line 6, with address arithmetic around it that moved too.
+    SassKernelCode before{"k",
+                          {{"k.cu", 6, "IMAD.WIDE r0, r1, 0x10, r2"},
+                           {"k.cu", 6, "IADD3 r3, r0, 0x1, RZ"},
+                           {"k.cu", 6, "IADD3 r4, r0, 0x2, RZ"},
+                           {"k.cu", 6, "IADD3 r5, r0, 0x3, RZ"},
+                           {"k.cu", 6, "LDG.E.128 r8, desc[ur0][r0.64]"},
+                           {"k.cu", 9, "FFMA r3, r1, r1, r3"}}};
+    SassKernelCode after{"k",
+                         {{"k.cu", 6, "IMAD.WIDE r0, r1, 0x4, r2"},
+                          {"k.cu", 6, "LDG.E r8, desc[ur0][r0.64]"},
+                          {"k.cu", 6, "LDG.E r9, desc[ur0][r0.64+0x4]"},
+                          {"k.cu", 6, "LDG.E r10, desc[ur0][r0.64+0x8]"},
+                          {"k.cu", 6, "LDG.E r11, desc[ur0][r0.64+0xc]"},
+                          {"k.cu", 9, "FMUL r3, r1, r1"}}};
+    // Memory accesses rank before integer arithmetic, as the runs' diffs order them.
+    const SassOpcodeRank rank = [](std::string_view opcode) { return opcode.starts_with("LDG") ? 0 : 1; };
+    const std::string excerpt = sass_diff_excerpt({&before}, {&after}, {"k.cu:6"}, 5, rank);
+    // One of each opcode the header names in turn, then more: in program order, gaps marked.
+    EXPECT_EQ(excerpt, "@@ k k.cu:6 @@ LDG.E +4, LDG.E.128 -1, IADD3 -3\n"
+                       "-IADD3 r3, r0, 0x1, RZ\n"
+                       " ...\n"
+                       "-LDG.E.128 r8, desc[ur0][r0.64]\n"
+                       " ...\n"
+                       "+LDG.E r8, desc[ur0][r0.64]\n"
+                       "+LDG.E r9, desc[ur0][r0.64+0x4]\n");
+    // The whole diff's header names the same moves, in the same order; the other hunk follows.
+    const std::string text = sass_diff_text({&before}, {&after}, {"k.cu:6"}, rank);
+    EXPECT_EQ(text.find("@@ k k.cu:6 @@ LDG.E +4, LDG.E.128 -1, IADD3 -3\n"), 0u) << text;
+    EXPECT_NE(text.find("@@ k k.cu:9 @@ FFMA -1, FMUL +1\n"), std::string::npos) << text;
+    EXPECT_EQ(sass_diff_excerpt({&before}, {&before}, {}, 5, rank), "");
+
+    // The step summary shows a failing case's excerpt under its verdicts, in a diff block.
+    RunReport report;
+    report.suite = "k";
+    report.mode = RunMode::static_tier;
+    CaseResult r;
+    r.variant = "split";
+    r.params_text = "N=64";
+    r.arch = "sm_90";
+    r.status = CaseStatus::passed;
+    MetricVerdict v;
+    v.metric = "sass_global_ld_128";
+    v.verdict = Verdict::regressed;
+    v.rule = "sass";
+    v.location = "k.cu:6";
+    v.message = "k: k.cu:6: global loads 128-bit -> 32-bit (1 -> 4 instructions)";
+    r.verdicts.push_back(v);
+    r.sass_diff = text;
+    r.sass_diff_excerpt = excerpt;
+    report.results.push_back(r);
+    const std::string summary = report::markdown_summary(report);
+    const auto block = summary.find("**SASS diff** of split N=64 (sm_90) against the baseline's, the instructions "
+                                    "that moved most in its first hunk (the whole diff is in sass_diff.txt):");
+    ASSERT_NE(block, std::string::npos) << summary;
+    EXPECT_NE(summary.find("```diff\n" + excerpt + "```\n", block), std::string::npos) << summary.substr(block);
+    EXPECT_LT(summary.find("| regressed | split N=64 |"), block) << summary;
+}
+
 TEST(SassDiff, AFloat4SplitShowsAtItsLineAndMovedLinesShowNothing)
 {
     REQUIRE_NVDISASM();
@@ -312,6 +375,45 @@ TEST(SassDiff, AFailingStaticRunShowsTheDiffUnderItsVerdictInEveryReport)
               printed.find('\n', first_case) + 1)
         << printed.substr(first_case, 400);
     EXPECT_NE(printed.find("\n-LDG.E.128.CONSTANT"), std::string::npos);
+}
+
+TEST(SassDiff, PlantedSassRegressionsFailWithKernelLineAndBothFormsAndShowTheirHunksInTheSummary)
+{
+    REQUIRE_NVDISASM();
+    const PlantedSassRun run;
+    EXPECT_EQ(run.code, 1) << run.console;
+    const RunReport results = read_results_json(run.reports() / "results.json");
+    const std::string summary = read(run.reports() / "summary.md");
+    for (const auto& p : planted_sass_regressions()) {
+        SCOPED_TRACE(p.variant);
+        const auto r = std::find_if(results.results.begin(), results.results.end(),
+                                    [&](const CaseResult& c) { return c.variant == p.variant; });
+        ASSERT_NE(r, results.results.end());
+        const auto v = std::find_if(r->verdicts.begin(), r->verdicts.end(),
+                                    [&](const MetricVerdict& m) { return m.metric == p.metric && m.rule == "sass"; });
+        ASSERT_NE(v, r->verdicts.end()) << run.console;
+        EXPECT_EQ(v->verdict, Verdict::regressed);
+        EXPECT_EQ(v->location, p.location);
+        EXPECT_EQ(v->message, p.message);
+        // On the console, once named: "<case> [arch] <metric>: <kernel>: <file:line>: <both forms>".
+        EXPECT_NE(
+            run.console.find("  " + p.variant + " N=64 [sm_90] " + p.metric + ": " + p.message + " (rule sass)\n"),
+            std::string::npos)
+            << run.console;
+        // In summary.md, the case's diff block leads with the hunk at the verdict's line and shows
+        // the instructions that changed there.
+        const auto block = summary.find("**SASS diff** of " + p.variant + " N=64 (sm_90) against the baseline's");
+        ASSERT_NE(block, std::string::npos) << summary;
+        const auto fence = summary.find("```diff\n", block);
+        ASSERT_NE(fence, std::string::npos);
+        const auto end = summary.find("```\n", fence + 8);
+        const std::string diff = summary.substr(fence + 8, end - fence - 8);
+        EXPECT_EQ(diff.find("@@ " + p.kernel + " " + p.location + " "), 0u) << diff;
+        for (const auto& line : p.hunk) EXPECT_NE(diff.find("\n" + line), std::string::npos) << line << "\n" << diff;
+        EXPECT_LE(std::count(diff.begin(), diff.end(), '\n'), 16) << diff; // a few lines, not the whole diff
+        // The whole diff, in sass_diff.txt and results.json, has the same hunk first.
+        EXPECT_EQ(r->sass_diff.find("@@ " + p.kernel + " " + p.location + " "), 0u) << r->sass_diff.substr(0, 300);
+    }
 }
 
 TEST(SassDiffCommand, ASideWithoutNormalisedSassIsBadInputNamingIt)

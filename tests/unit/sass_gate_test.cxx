@@ -1,5 +1,6 @@
 // The SASS tier on the CPU: nvdisasm's output read into instructions per kernel and line, classes
-// counted, a disassembly that runs too long, prints too much or fails being bad input, and planted
+// counted, a disassembly that runs too long, prints too much, holds too many instructions or fails
+// being bad input bounded in time and memory, a cut or scrambled cubin refused naming it, and planted
 // regressions in the project's kernels (a float4 load split into scalars, a WMMA kernel falling
 // back to FFMA, local memory appearing) failing with kernel, line and both forms while their benign
 // twins (renamed locals, moved lines, a bounds check) pass. The kernels are compiled with NVRTC;
@@ -14,12 +15,18 @@
 #include "test_files.hxx"
 #include "test_paths.hxx"
 
+#include <array>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace harness;
 namespace fs = std::filesystem;
@@ -227,6 +234,122 @@ TEST(SassDisassembly, ARunawayOrFailingDisassemblyIsBadInputNamingTheFile)
     }
 }
 
+namespace {
+
+/// What a forked child that disassembled and read one cubin came back with: the error (empty when
+/// it read it), its wall time and its peak resident memory.
+struct BoundedRead {
+    std::string error;
+    double seconds = 0;
+    long peak_rss_mib = 0;
+};
+
+/// Disassembles `cubin` with `program` and reads the output, at `limits`, in a child process, so
+/// that its memory is its own to measure.
+BoundedRead read_in_child(const fs::path& program, const std::string& cubin, const compile::DisassemblyLimits& limits)
+{
+    int answer[2];
+    EXPECT_EQ(::pipe(answer), 0);
+    const auto start = std::chrono::steady_clock::now();
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(answer[0]);
+        std::string error;
+        try {
+            const auto functions =
+                compile::parse_disassembly(compile::disassemble_cubin(program, cubin, "kernels/hostile.cubin", limits),
+                                           "kernels/hostile.cubin", limits.max_instructions);
+            std::size_t n = 0;
+            for (const auto& f : functions) n += f.instructions.size();
+            error = n == 0 ? "read no instruction" : "";
+        } catch (const Error& e) {
+            error = std::string(e.kind() == ErrorKind::bad_input ? "bad input: " : "other: ") + e.what();
+        }
+        (void)!::write(answer[1], error.data(), error.size());
+        ::_exit(0);
+    }
+    ::close(answer[1]);
+    BoundedRead out;
+    std::array<char, 4096> buffer{};
+    for (ssize_t n; (n = ::read(answer[0], buffer.data(), buffer.size())) > 0;) out.error.append(buffer.data(), n);
+    ::close(answer[0]);
+    int status = 0;
+    rusage usage{};
+    ::wait4(pid, &status, 0, &usage);
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    out.peak_rss_mib = usage.ru_maxrss / 1024;
+    return out;
+}
+
+} // namespace
+
+TEST(SassDisassembly, AHugeDisassemblyIsBadInputBoundedInTimeAndMemory)
+{
+    const TempDir dir{"harness-sass-huge"};
+    const compile::DisassemblyLimits limits; // the defaults every run uses
+    const std::string instruction = "        /*0000*/                   LDG.E R0, desc[UR4][R2.64] ;";
+    // A code section and a source line, as nvdisasm -g prints them: each instruction takes its file.
+    const std::string section = "printf '\\t.section\\t.text.k,\"ax\",@progbits\\n\\t//## File "
+                                "\"/tmp/harness-compile-0123456789/kernels/planted/hostile_kernel.cu\", line 12\\n'; ";
+    const struct {
+        std::string body;
+        std::string says;
+    } cases[] = {
+        // Instructions without end: stopped at the output limit, never read.
+        {section + "exec yes '" + instruction + "'", "ran past the limits"},
+        // Instructions within the output limit, more than a cubin may hold: read up to the bound.
+        {section + "yes '" + instruction + "' | head -n 3000000",
+         fmt::format("more instructions than the {} one cubin may hold", limits.max_instructions)},
+        // A million lines that are no output of nvdisasm's: the first one is bad input.
+        {section + "yes 'garbage' | head -n 1000000", "not a line of nvdisasm's output"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.body);
+        const BoundedRead read = read_in_child(script(dir.path, c.body),
+                                               "\x7f"
+                                               "ELF",
+                                               limits);
+        EXPECT_EQ(read.error.find("bad input: kernels/hostile.cubin"), 0u) << read.error;
+        EXPECT_NE(read.error.find(c.says), std::string::npos) << read.error;
+        // Well inside the time limit, and within the output limit and the instructions' bound in memory.
+        EXPECT_LT(read.seconds, 20.0);
+        EXPECT_LT(read.peak_rss_mib, 768) << "peak resident memory of the read, MiB";
+        std::printf("%s: %.2f s, %ld MiB\n", c.says.c_str(), read.seconds, read.peak_rss_mib);
+    }
+}
+
+TEST(SassDisassembly, AMalformedCubinIsBadInputNamingIt)
+{
+    REQUIRE_NVDISASM();
+    const TempDir project{"harness-sass-malformed"};
+    const fs::path source = project.path / "kernels/copy.cu";
+    write(source, "extern \"C\" __global__ void copy(const float4* in, float4* out) { out[threadIdx.x] = "
+                  "in[threadIdx.x]; }\n");
+    compile::CompileRequest request;
+    request.source = source;
+    request.arch = "sm_90";
+    request.entries = {"copy"};
+    const compile::CompiledModule module = compile::compile(request);
+    ASSERT_TRUE(compile::module_sass(module, "kernels/copy.cubin", nullptr).error.empty());
+    // Cut short, and its code overwritten with bytes that are no instructions.
+    compile::CompiledModule cut = module;
+    cut.cubin.resize(cut.cubin.size() / 3);
+    compile::CompiledModule scrambled = module;
+    for (std::size_t i = scrambled.cubin.size() / 4; i < scrambled.cubin.size(); i += 7) scrambled.cubin[i] ^= 0x5a;
+    for (const auto* hostile : {&cut, &scrambled}) {
+        const auto start = std::chrono::steady_clock::now();
+        const compile::ModuleSass sass = compile::module_sass(*hostile, "kernels/hostile.cubin", nullptr);
+        EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 60.0);
+        // Refused naming the cubin, or read as what nvdisasm makes of it: never a crash or a hang.
+        if (!sass.error.empty()) {
+            EXPECT_EQ(sass.error.find("kernels/hostile.cubin: "), 0u) << sass.error;
+        } else {
+            EXPECT_EQ(hostile, &scrambled) << "a cubin cut to a third was read";
+        }
+    }
+}
+
 TEST(SassBaseline, LinesReadBackAsWritten)
 {
     compare::SassBaseline file;
@@ -352,6 +475,9 @@ TEST(SassGate, LocalMemoryAppearingFailsAtItsLine)
     EXPECT_EQ(local->kernel, "occupancy_local_array");
     EXPECT_TRUE(local->location.starts_with(file + ":")) << local->location;
     EXPECT_NE(local->message.find("local loads and stores none -> "), std::string::npos) << local->message;
+    // At the line indexed at run time, which holds most of them, not at the zero fill before it.
+    const auto index_line = std::count(original.begin(), original.begin() + original.find(runtime_index), '\n') + 1;
+    EXPECT_EQ(local->location, fmt::format("{}:{}", file, index_line)) << local->message;
     // Gone again: an improvement, no finding.
     EXPECT_EQ(messages(compare::sass_findings(in_local.lines, in_registers.lines)).find("sass_local"),
               std::string::npos);

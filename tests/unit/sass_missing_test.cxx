@@ -83,6 +83,15 @@ TEST(SassMissing, FiguresAreNotMeasuredWithTheReasonNeverZero)
         std::string::npos)
         << run.console;
     EXPECT_FALSE(fs::exists(run.scratch.path / "reports/transpose/sass-sm_90.gz"));
+    // Nothing of the SASS is counted as gated: not compared, not reported, under not gated.
+    const GateCounts g = gate_counts(run.results);
+    std::size_t sass_gated = 0;
+    for (const auto& r : run.results.results)
+        for (const auto& v : r.verdicts)
+            if (v.metric.starts_with("sass_") && v.verdict != Verdict::skipped) ++sass_gated;
+    EXPECT_EQ(sass_gated, 0u);
+    EXPECT_GE(g.not_gated, run.results.results.size());
+    EXPECT_NE(run.console.find(fmt::format("{} not gated", g.not_gated)), std::string::npos) << run.console;
 }
 
 TEST(SassMissing, CiModeFailsSayingTheGateFailsAndCountsThemNotMeasured)
@@ -104,4 +113,10 @@ TEST(SassMissing, CiModeFailsSayingTheGateFailsAndCountsThemNotMeasured)
     EXPECT_EQ(t.not_gated, run.results.results.size());
     EXPECT_EQ(t.passed, 0u);
     EXPECT_NE(run.console.find(std::to_string(not_measured) + " not measured"), std::string::npos) << run.console;
+    // The console names the figure once, the reason after it.
+    EXPECT_NE(run.console.find("[sm_90] sass_instructions: SASS figures not measured (CI mode: the gate fails): "
+                               "$HARNESS_NVDISASM names /nonexistent/nvdisasm"),
+              std::string::npos)
+        << run.console;
+    EXPECT_EQ(run.console.find("sass_instructions: sass_instructions"), std::string::npos) << run.console;
 }
