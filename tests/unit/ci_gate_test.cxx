@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <iostream>
 #include <map>
 #include <sstream>
 
@@ -46,6 +47,8 @@ int run_in(const fs::path& cwd, const std::vector<std::string>& args, const char
     const int code = cli::run_tool(args);
     const std::string printed = testing::internal::GetCapturedStdout();
     if (out) *out = printed;
+    // A run that fails shows what it printed, so that a failing expectation says why.
+    if (code != 0 && !out) std::cerr << printed;
     fs::current_path(before);
     if (saved)
         setenv("CI", saved_value.c_str(), 1);

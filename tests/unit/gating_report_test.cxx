@@ -38,8 +38,10 @@ harness::RunReport gated_report()
                            32.0,
                            40.0,
                            "exact",
+                           std::nullopt,
                            "registers 32 -> 40 <cliff> & \"more\" | pipes",
                            "k.cu:3",
+                           "",
                            false,
                            {}}};
     CaseResult fault = ok;

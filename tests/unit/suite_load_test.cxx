@@ -216,7 +216,7 @@ TEST(SuiteLoad, BuiltinVariantsAreCheckedAgainstTheTable)
         "  cublas:\n    builtin: cublas_sgemm\n    args: [A, A, C, {i32: N}, {i32: N}, {i32: N}]\n";
     const Suite s = parse_suite(valid + cublas, suite_path);
     ASSERT_NE(s.find_variant("cublas"), nullptr);
-    EXPECT_EQ(s.find_variant("cublas")->kind, suite::VariantKind::builtin);
+    EXPECT_EQ(s.find_variant("cublas")->kind, VariantKind::builtin);
     EXPECT_EQ(s.find_variant("cublas")->launches[0].args.size(), 6u);
 
     auto error = [&](const std::string& text) {
