@@ -601,8 +601,17 @@ TEST(Waivers, MatchExpiryAndMalformedFiles)
 
     r.verdicts = {
         {"registers", Verdict::regressed, 32.0, 40.0, "exact", std::nullopt, "registers 32 -> 40", "", "", false, {}},
-        {"theoretical_occupancy", Verdict::regressed, 1.0, 0.75, "exact", std::nullopt, "occupancy 100 % -> 75 %", "", "",
-         false, {}}};
+        {"theoretical_occupancy",
+         Verdict::regressed,
+         1.0,
+         0.75,
+         "exact",
+         std::nullopt,
+         "occupancy 100 % -> 75 %",
+         "",
+         "",
+         false,
+         {}}};
     apply_waivers(r, waivers, "2025-06-01");
     EXPECT_EQ(r.verdicts[0].verdict, Verdict::waived);
     EXPECT_NE(r.verdicts[0].message.find("accepted for the new unroll"), std::string::npos);
