@@ -220,11 +220,11 @@ if ctest --test-dir "$work/planted-build" --output-on-failure -LE gpu >"$work/pl
 fi
 expect_in "$work/planted-ctest.log" "bias_relu\.static .*Failed" "bias_relu.static did not fail"
 # A regression of the metric, named with its change; not a usage or environment error.
-expect_in "$work/planted-ctest.log" "local_bytes: local_bytes 0 B -> [0-9]+ B" \
+expect_in "$work/planted-ctest.log" "\] local_bytes 0 B -> [0-9]+ B \(rule exact\)" \
   "the failed static test did not name the local_bytes regression"
 expect_in "$work/planted-build/harness-reports/bias_relu/static/bias_relu/results.csv" \
   '"local_bytes",.*"(regressed|expect_failed)"' "results.csv does not fail local_bytes"
-grep -m 2 "local_bytes: local_bytes" "$work/planted-ctest.log"
+grep -m 2 "\] local_bytes 0 B" "$work/planted-ctest.log"
 if [ "$has_gpu" -eq 0 ]; then
   if ctest --test-dir "$work/planted-build" --output-on-failure -L gpu >"$work/planted-ctest-gpu.log" 2>&1; then
     cat "$work/planted-ctest-gpu.log"
