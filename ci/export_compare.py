@@ -6,7 +6,11 @@ exported it (the checkout, the exporter's own installation), so the same kernel 
 checkouts differs. What is compared instead:
 - every ELF section byte for byte, but for the line tables and the PTX text kept for debugging;
 - the line tables with their folders left out: the same files, the same line program;
-- the PTX text, without its empty lines (left where the folders' names were) and padding;
+- the PTX text as the instructions it holds, in any order and with its virtual registers unnumbered:
+  the exporter may emit an unchanged kernel's independent PTX instructions in another order, with
+  other register numbers, in another folder (seen with Triton's two-CTA matmul), and the table from
+  SASS to those PTX lines (.nv_debug_line_sass) moves with them; the machine code they become is
+  compared whole below;
 - the normalised SASS (nvdisasm -c -g, addresses and encodings dropped, each source file by its
   name): the same instructions at the same lines, shown as a diff where they are not.
 
@@ -25,6 +29,7 @@ import subprocess
 # relocations, and the PTX text kept for debugging.
 LINE_TABLES = (".debug_line", ".nv.tileir.debug_line")
 PTX_TEXT = ".nv_debug_ptx_txt"
+SASS_TO_PTX_LINES = ".nv_debug_line_sass"
 
 
 class BadCubin(Exception):
@@ -137,6 +142,16 @@ def ptx_lines(sections):
     return [line for line in sections[PTX_TEXT][1].split(b"\0") if line]
 
 
+_VIRTUAL_REGISTER = re.compile(rb"%(rd|r|p|f|fd|h|hh|rs|b)[0-9]+")
+
+
+def ptx_instructions(sections):
+    """The PTX text kept for debugging as a sorted list of its lines, virtual registers unnumbered
+    (%r1488 -> %r): the same instructions, whatever order and register numbers the exporter chose."""
+    lines = ptx_lines(sections)
+    return None if lines is None else sorted(_VIRTUAL_REGISTER.sub(rb"%\1", line) for line in lines)
+
+
 def compare_cubins(committed, fresh):
     """What differs between the committed cubin and the fresh export's, apart from folder names:
     a list of sentences (empty when they are the same kernel)."""
@@ -145,7 +160,7 @@ def compare_cubins(committed, fresh):
     except BadCubin as e:
         return [f"not a cubin: {e}"]
     problems = []
-    special = {PTX_TEXT, *LINE_TABLES, *(".rela" + t for t in LINE_TABLES)}
+    special = {PTX_TEXT, SASS_TO_PTX_LINES, *LINE_TABLES, *(".rela" + t for t in LINE_TABLES)}
     for name in sorted(set(old) | set(new)):
         if name in special:
             continue
@@ -155,7 +170,7 @@ def compare_cubins(committed, fresh):
             problems.append(f"section {name} of the export is missing")
         elif old[name] != new[name]:
             problems.append(f"section {name} differs from the export's ({old[name][2]} bytes, the export's {new[name][2]})")
-    if ptx_lines(old) != ptx_lines(new):
+    if ptx_instructions(old) != ptx_instructions(new):
         problems.append(f"section {PTX_TEXT} (the PTX kept for debugging) differs from the export's")
     for table in LINE_TABLES:
         try:

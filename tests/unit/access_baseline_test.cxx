@@ -17,6 +17,8 @@
 #include <gtest/gtest.h>
 #include <sstream>
 
+namespace access_baseline_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -305,3 +307,5 @@ TEST(AccessBaseline, UpdateWritesThePredictedAccessesOnce)
     EXPECT_NE(std::find(again.unchanged.begin(), again.unchanged.end(), path.string()), again.unchanged.end());
     EXPECT_EQ(read(path), text);
 }
+
+} // namespace access_baseline_test

@@ -13,6 +13,8 @@
 #include <nvrtc.h>
 #include <sstream>
 
+namespace access_model_test {
+
 using namespace harness;
 using namespace harness::analysis;
 
@@ -577,3 +579,5 @@ extern "C" __global__ void wrapped(const float* in, float* out, int k)
     EXPECT_NE(p.reasons[0].find("the 25 blocks sampled would need about"), std::string::npos) << p.reasons[0];
     EXPECT_LT(p.instructions_evaluated, budget.instructions_per_kernel / 2);
 }
+
+} // namespace access_model_test

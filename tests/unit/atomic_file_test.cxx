@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <vector>
 
+namespace atomic_file_test {
+
 namespace fs = std::filesystem;
 using namespace harness;
 
@@ -155,3 +157,5 @@ TEST(AtomicFile, LinksPlantedUnderGuessableTemporaryNamesAreNotFollowed)
     planted.insert({"victim", "out.txt"});
     EXPECT_EQ(names_in(dir), planted);
 }
+
+} // namespace atomic_file_test

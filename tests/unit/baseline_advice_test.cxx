@@ -20,6 +20,8 @@
 #include <sstream>
 #include <string>
 
+namespace baseline_advice_test {
+
 using namespace harness;
 using namespace harness::compare;
 namespace fs = std::filesystem;
@@ -247,3 +249,5 @@ TEST(RemovedCases, NarrowedParamsRemoveTheirPointsAndTheCommandFailsInCiMode)
     EXPECT_EQ(o.code, 0) << o.out << o.err;
     EXPECT_NE(o.out.find("0 removed;"), std::string::npos) << o.out;
 }
+
+} // namespace baseline_advice_test

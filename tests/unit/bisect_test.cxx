@@ -21,6 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+namespace bisect_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -514,3 +516,5 @@ TEST(BisectTimeVerdict, SameDifferentOrUnsure)
     EXPECT_EQ(compare::time_step_verdict(good, bad, sample(101.0, 0.002, 30)), StepVerdict::same);
     EXPECT_STREQ(compare::step_verdict_name(StepVerdict::unsure), "unsure");
 }
+
+} // namespace bisect_test

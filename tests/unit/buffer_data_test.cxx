@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <tuple>
 
+namespace buffer_data_test {
+
 using namespace harness::run;
 using namespace harness::suite;
 
@@ -577,3 +579,5 @@ TEST(TimingStats, DroppedSamplesLeaveEachLaunchsSeriesInStep)
     EXPECT_EQ(taken.total, (std::vector<double>{1, 3}));
     EXPECT_EQ(taken.steps, (std::vector<std::vector<double>>{{0.5, 1.5}, {0.5, 1.5}}));
 }
+
+} // namespace buffer_data_test

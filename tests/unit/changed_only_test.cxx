@@ -25,6 +25,8 @@
 #include <regex>
 #include <sstream>
 
+namespace changed_only_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -293,3 +295,5 @@ TEST(ChangedOnly, WithoutARecordedCodeFileEveryCaseRunsAndTheNoteSaysWhy)
     ASSERT_EQ(plan.notes.size(), 1u);
     EXPECT_NE(plan.notes[0].find("no sm_90.sass.gz"), std::string::npos) << plan.notes[0];
 }
+
+} // namespace changed_only_test

@@ -21,6 +21,8 @@
 #include <unistd.h>
 #include <vector>
 
+namespace child_process_test {
+
 using namespace harness;
 using nlohmann::json;
 
@@ -305,3 +307,5 @@ TEST(FollowChild, AParentThatCannotFollowEndsTheChildAndSaysWhy)
     EXPECT_EQ(::kill(child, 0), -1);
     EXPECT_EQ(errno, ESRCH);
 }
+
+} // namespace child_process_test

@@ -15,6 +15,8 @@
 #include <map>
 #include <sstream>
 
+namespace ci_gate_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -156,3 +158,5 @@ TEST(BaselineUpdate, ANoOpUpdateLeavesEveryFileByteIdentical)
     EXPECT_EQ(after.size(), before.size());
     for (const auto& [path, text] : before) EXPECT_EQ(after[path], text) << path << " changed";
 }
+
+} // namespace ci_gate_test

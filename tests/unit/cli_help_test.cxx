@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+namespace cli_help_test {
+
 using namespace harness;
 
 namespace {
@@ -77,3 +79,5 @@ TEST(CliHelp, CommandsOfferOnlyOptionsTheyUse)
     EXPECT_NE(tool({"check", "--help"}).out.find("--cache-dir"), std::string::npos);
     EXPECT_EQ(tool({"--version"}).out, std::string("harness ") + HARNESS_VERSION + "\n");
 }
+
+} // namespace cli_help_test

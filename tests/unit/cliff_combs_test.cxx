@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 #include <random>
 
+namespace cliff_combs_test {
+
 using namespace harness;
 using namespace harness::cliff;
 
@@ -276,3 +278,5 @@ TEST(CliffCombs, AStepInOneResidueAloneIsNotACliff)
     EXPECT_TRUE(std::any_of(cliffs.begin(), cliffs.end(), [](const Cliff& c) { return c.x_after > 600; }))
         << describe(cliffs);
 }
+
+} // namespace cliff_combs_test

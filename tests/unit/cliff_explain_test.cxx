@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+namespace cliff_explain_test {
+
 using namespace harness;
 using namespace harness::cliff;
 
@@ -301,3 +303,5 @@ TEST(CliffExplain, ExplainCliffWithoutLaunches)
     explain_cliff(beyond, scan_of_tiles(90, 100), GpuShape{132}, "N");
     EXPECT_EQ(beyond.cause, CliffCause::unexplained);
 }
+
+} // namespace cliff_explain_test

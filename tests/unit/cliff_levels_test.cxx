@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+namespace cliff_levels_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -320,3 +322,5 @@ TEST(CliffLevels, LevelsRecordedFromSeveralRunsAreTheirMiddleWithTheirSpreadAsNo
     // Where one process sat apart, the spread between runs is the noise.
     EXPECT_GT(m.noise.front(), 2 * relative_noise * m.values.front());
 }
+
+} // namespace cliff_levels_test

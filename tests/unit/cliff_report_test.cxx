@@ -11,6 +11,8 @@
 #include <regex>
 #include <sstream>
 
+namespace cliff_report_test {
+
 using namespace harness;
 
 namespace {
@@ -512,3 +514,5 @@ TEST(CliffReport, OddMapsStillRender)
     EXPECT_NE(report::markdown_summary(run).find("empty vs N: 0 points, no cliff"), std::string::npos);
     EXPECT_NE(console_text(run).find("  empty vs N: no cliff\n"), std::string::npos);
 }
+
+} // namespace cliff_report_test

@@ -27,6 +27,8 @@
 #include <string>
 #include <vector>
 
+namespace cliff_scan_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -827,3 +829,5 @@ TEST(CliffScan, PlantedMovedStepFailsTheRunNamingPlaceAndCause)
     ASSERT_EQ(rep.cliff_maps.size(), 1u);
     EXPECT_EQ(rep.cliff_maps[0].verdicts.size(), 5u);
 }
+
+} // namespace cliff_scan_test

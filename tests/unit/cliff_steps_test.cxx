@@ -13,6 +13,8 @@
 #include <limits>
 #include <random>
 
+namespace cliff_steps_test {
+
 using namespace harness;
 using namespace harness::cliff;
 
@@ -429,3 +431,5 @@ TEST(CliffSteps, FourThousandPointsTakeMilliseconds)
     // cliff_bench prints the time itself.
     EXPECT_LT(ms, 250.0);
 }
+
+} // namespace cliff_steps_test

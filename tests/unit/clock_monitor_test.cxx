@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+namespace clock_monitor_test {
+
 using harness::run::ClockMonitor;
 using harness::run::ClockReading;
 using harness::run::samples_to_keep;
@@ -38,3 +40,5 @@ TEST(ClockMonitor, AnUnknownGpuIsNotWatched)
     EXPECT_FALSE(monitor.available());
     EXPECT_FALSE(monitor.read());
 }
+
+} // namespace clock_monitor_test

@@ -30,6 +30,8 @@
 #include <tuple>
 #include <unistd.h>
 
+namespace compare_baseline_test {
+
 using namespace harness;
 using namespace harness::compare;
 namespace fs = std::filesystem;
@@ -1181,3 +1183,5 @@ TEST(CompareRun, AFigureTheBaselineHoldsButTheRunLacksIsNotMeasuredAndFails)
     EXPECT_EQ(verdict(rep.results[0], metric::spill_store_bytes)->verdict, Verdict::passed);
     EXPECT_EQ(harness::totals(rep).not_gated, 0u);
 }
+
+} // namespace compare_baseline_test

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <random>
 
+namespace compare_rules_test {
+
 using namespace harness;
 using namespace harness::compare;
 
@@ -259,3 +261,5 @@ TEST(Rules, PValuesReadAsReportsShowThem)
     EXPECT_EQ(p_value_text(0.034), "p = 0.034");
     EXPECT_EQ(p_value_text(0.5), "p = 0.5");
 }
+
+} // namespace compare_rules_test

@@ -20,6 +20,8 @@
 #include <vector>
 #include <xxhash.h>
 
+namespace compile_cache_test {
+
 namespace fs = std::filesystem;
 using namespace harness;
 
@@ -360,3 +362,5 @@ TEST(CompileCache, AnEntryCopiedUnderAnotherKeyIsAMiss)
     EXPECT_FALSE(module.from_cache);
     EXPECT_NE(module.cubin, planted.cubin);
 }
+
+} // namespace compile_cache_test

@@ -24,6 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+namespace compile_containment_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -287,3 +289,5 @@ TEST(CompileLimits, TimeAndMemoryLimitsStopACompilationAndSaySo)
         EXPECT_LT(seconds, 60.0);
     }
 }
+
+} // namespace compile_containment_test

@@ -34,10 +34,10 @@
 #include <unistd.h>
 #include <vector>
 
+namespace compile_defence_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
-
-extern char** environ;
 
 namespace {
 
@@ -502,3 +502,5 @@ TEST(CompileDefence, CiModeWithoutLandlockRefusesProjectIncludesUnlessAllowed)
         EXPECT_NE(allowed.output.find("v        N=1024  sm_80"), std::string::npos) << allowed.output;
     }
 }
+
+} // namespace compile_defence_test

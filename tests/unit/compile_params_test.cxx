@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+namespace compile_params_test {
+
 using namespace harness;
 using suite::Bindings;
 
@@ -264,3 +266,5 @@ variants:
         EXPECT_NE(what.find("TILE=64"), std::string::npos) << what;
     }
 }
+
+} // namespace compile_params_test

@@ -13,6 +13,8 @@
 #include <optional>
 #include <sys/stat.h>
 
+namespace core_git_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -172,3 +174,5 @@ TEST(CoreGit, ARevisionOfATreeWithChangesCarriesTheDirtyMark)
     write_file(outside.path / "gemm.yaml", "name: gemm\n");
     EXPECT_EQ(pipeline::git_revision(outside.path / "gemm.yaml"), "");
 }
+
+} // namespace core_git_test

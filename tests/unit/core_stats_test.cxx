@@ -7,6 +7,8 @@
 #include <limits>
 #include <vector>
 
+namespace core_stats_test {
+
 using namespace harness;
 
 TEST(CoreStats, MedianOfAnOddCountIsTheMiddleValue)
@@ -75,3 +77,5 @@ TEST(CoreStats, AQuantileOutsideZeroToOneIsAnError)
     EXPECT_THROW(quantile(values, 1.5), Error);
     EXPECT_THROW(sorted_quantile(values, std::numeric_limits<double>::quiet_NaN()), Error);
 }
+
+} // namespace core_stats_test

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <gtest/gtest.h>
 
+namespace counter_cache_test {
+
 using namespace harness;
 using harness::profile::CachedCounters;
 using harness::profile::CounterCache;
@@ -118,3 +120,5 @@ TEST(CounterCache, DamagedOrForeignEntriesAreMisses)
     cache.store(key, sample_counters());
     EXPECT_TRUE(cache.load(key));
 }
+
+} // namespace counter_cache_test

@@ -19,6 +19,7 @@
 #include <vector>
 
 namespace harness::compile {
+namespace cubin_info_test {
 namespace {
 
 // Each kernel shows one resource the reader must find.
@@ -547,4 +548,5 @@ TEST(CubinInfo, AMalformedCubinIsBadInput)
 }
 
 } // namespace
+} // namespace cubin_info_test
 } // namespace harness::compile

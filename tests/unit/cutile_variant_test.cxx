@@ -15,6 +15,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+namespace cutile_variant_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -295,3 +297,5 @@ TEST(CutileManifest, StaleExportsAreRefusedUnlessAllowed)
         EXPECT_NE(m.find("was exported with (its SHA-256 differs)"), std::string::npos) << ext << ": " << m;
     }
 }
+
+} // namespace cutile_variant_test

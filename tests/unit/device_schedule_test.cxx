@@ -19,6 +19,8 @@
 #include <numeric>
 #include <set>
 
+namespace device_schedule_test {
+
 using namespace harness;
 
 namespace {
@@ -345,3 +347,5 @@ TEST(DeviceConfinement, NarrowsTheListOnlyBeforeTheDriverStarts)
     }
     EXPECT_EQ(confined("GPU-aa,GPU-bb", 1, true), "1 GPU-aa,GPU-bb");
 }
+
+} // namespace device_schedule_test

@@ -15,6 +15,8 @@
 #include <sstream>
 #include <vector>
 
+namespace element_type_test {
+
 using namespace harness::suite;
 
 namespace {
@@ -328,3 +330,5 @@ TEST(ElementType, DocsHoldTheTable)
     ASSERT_NE(to, std::string::npos);
     EXPECT_EQ(doc.substr(from + begin.size(), to - from - begin.size()), element_type_table_markdown());
 }
+
+} // namespace element_type_test

@@ -16,6 +16,8 @@
 #include <set>
 #include <string>
 
+namespace enum_names_test {
+
 using namespace harness;
 
 namespace {
@@ -284,3 +286,5 @@ TEST(EnumNames, BisectStepsAreWrittenByRoleAndVerdict)
     EXPECT_EQ(j.at("steps")[0].at("role"), "bad");
     EXPECT_EQ(j.at("steps")[0].at("verdict"), "bad");
 }
+
+} // namespace enum_names_test

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+namespace expression_test {
+
 using harness::suite::Bindings;
 using harness::suite::Expression;
 using harness::suite::ExpressionError;
@@ -120,3 +122,5 @@ TEST(Expression, BoundToOneFreeNameItEvaluatesAsWithBindings)
     }
     EXPECT_THROW(Expression().bind(params, "i"), ExpressionError);
 }
+
+} // namespace expression_test

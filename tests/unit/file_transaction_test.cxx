@@ -27,6 +27,8 @@
 #include <unistd.h>
 #include <vector>
 
+namespace file_transaction_test {
+
 namespace fs = std::filesystem;
 using namespace harness;
 
@@ -583,3 +585,5 @@ TEST(FileTransaction, AJournalThatIsDamagedOrLeadsOutsideIsRefused)
     EXPECT_EQ(state_through_read_lock(f.path), "old");
     EXPECT_EQ(names_in(f.path), names_when("old"));
 }
+
+} // namespace file_transaction_test

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 #include <regex>
 
+namespace gating_report_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -276,3 +278,5 @@ TEST(EndToEnd, StaticTierGatesAgainstABaseline)
         InputError);
     testing::internal::GetCapturedStdout();
 }
+
+} // namespace gating_report_test

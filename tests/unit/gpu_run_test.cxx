@@ -17,6 +17,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+namespace gpu_run_test {
+
 using namespace harness;
 
 namespace {
@@ -370,3 +372,5 @@ TEST(GpuRun, NvccModulesVerifyAndNameTheirSourceLines)
     for (const std::string variant : {"fatbin", "fatbin_ptx", "ptx"})
         EXPECT_EQ(find(results, variant, "N=65536 BLOCK=256").metric("excess_global_sectors"), 0.0) << variant;
 }
+
+} // namespace gpu_run_test

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 #include <random>
 
+namespace history_change_points_test {
+
 using namespace harness::history;
 
 namespace {
@@ -167,3 +169,5 @@ TEST(HistoryChangePoints, TrendStatistics)
     ASSERT_EQ(cuts.size(), 1u);
     EXPECT_EQ(cuts[0], 4u);
 }
+
+} // namespace history_change_points_test

@@ -15,6 +15,8 @@
 #include <gtest/gtest.h>
 #include <random>
 
+namespace history_command_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -164,3 +166,5 @@ TEST(HistoryCommand, AScratchRepositoryShowsExactlyItsTwoChanges)
     EXPECT_NE(html.find("results.json</a>"), std::string::npos) << "links to the run reports";
     EXPECT_NE(html.find("first-parent order"), std::string::npos);
 }
+
+} // namespace history_command_test

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+namespace history_floor_test {
+
 using namespace harness;
 using namespace harness::history;
 
@@ -113,3 +115,5 @@ TEST(HistoryFloor, ATimeStepUnderTheRulesMinimumIsNoChangePoint)
                                        order_of(commits));
     EXPECT_EQ(change_points(h), "");
 }
+
+} // namespace history_floor_test

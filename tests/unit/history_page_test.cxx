@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+namespace history_page_test {
+
 using namespace harness;
 using namespace harness::history;
 
@@ -158,3 +160,5 @@ TEST(HistoryPage, CommitsOfOneDateFollowTheOrderTheirRunsRan)
     const SuiteHistory again = build_suite_history("spill", reversed, CommitOrder({}));
     for (std::size_t c = 0; c < again.commits.size(); ++c) EXPECT_EQ(again.commits[c].commit, h.commits[c].commit);
 }
+
+} // namespace history_page_test

@@ -12,6 +12,8 @@
 #include <thread>
 #include <unistd.h>
 
+namespace history_store_test {
+
 using namespace harness;
 using namespace harness::history;
 namespace fs = std::filesystem;
@@ -151,3 +153,5 @@ TEST(HistoryStore, NothingOutsideTheStoreIsReadOrWritten)
     ASSERT_EQ(r.problems.size(), 1u);
     EXPECT_NE(r.problems[0].find("not JSON"), std::string::npos) << r.problems[0];
 }
+
+} // namespace history_store_test

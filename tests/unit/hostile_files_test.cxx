@@ -29,6 +29,8 @@
 #include <thread>
 #include <unistd.h>
 
+namespace hostile_files_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -205,3 +207,5 @@ TEST(HostileReports, TheHistoryPageLinksARecordedPathNeverAsAScheme)
     EXPECT_NE(html.find("href=\"./javascript%3Aalert%28document.domain%29/results.json\""), std::string::npos)
         << html.substr(html.find("<table"), 2000);
 }
+
+} // namespace hostile_files_test

@@ -35,6 +35,8 @@
 #include <unistd.h>
 #include <vector>
 
+namespace hostile_history_bisect_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -490,3 +492,5 @@ TEST(HostileSummary, ResultsTextIsTextInTheHeadingAndEveryCell)
     EXPECT_EQ(console.str().find("\u202e"), std::string::npos);
     EXPECT_NE(console.str().find("\\u202e"), std::string::npos) << console.str();
 }
+
+} // namespace hostile_history_bisect_test

@@ -29,6 +29,8 @@
 #include <thread>
 #include <unistd.h>
 
+namespace hostile_input_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -894,3 +896,5 @@ TEST(HostileFiles, TinyFiniteNumbersAreNumbers)
     for (const char* not_a_number : {"nan", "inf", "-inf", "1e999", "0x10", "", "1e", "5 5", "--1"})
         EXPECT_FALSE(parse_decimal_number(not_a_number).has_value()) << not_a_number;
 }
+
+} // namespace hostile_input_test

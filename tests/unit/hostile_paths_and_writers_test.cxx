@@ -30,6 +30,8 @@
 #include <thread>
 #include <unistd.h>
 
+namespace hostile_paths_and_writers_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -301,3 +303,5 @@ TEST(HostileWriters, WhatAKilledWriterLeftIsRemovedByTheNextOneNothingElse)
     EXPECT_EQ(o.code, 0) << o.out << o.err;
     EXPECT_FALSE(fs::exists(out / "writers/junit.xml.tmp.KilledRunXml"));
 }
+
+} // namespace hostile_paths_and_writers_test

@@ -15,6 +15,8 @@
 #include <gtest/gtest.h>
 #include <string>
 
+namespace hostile_suite_paths_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -135,3 +137,5 @@ TEST(HostileSuitePaths, ACiShardWithNoCasePassesAndTheMergedGateOfEveryShardStil
     o = run_tool_captured({"merge", shards[0], shards[1], "--gate", "--no-ci", "-o", merged});
     EXPECT_EQ(o.code, 0) << o.out << o.err;
 }
+
+} // namespace hostile_suite_paths_test

@@ -24,6 +24,8 @@
 #include <set>
 #include <string>
 
+namespace html_render_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -244,3 +246,5 @@ TEST(HtmlRender, PlantedSassRegressionsShowTheirHunkCollapsedUnderTheVerdict)
     ASSERT_EQ(shot_status, 0) << shot_log;
     std::printf("screenshot: %s\n", png.string().c_str());
 }
+
+} // namespace html_render_test

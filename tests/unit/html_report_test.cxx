@@ -15,6 +15,8 @@
 #include <regex>
 #include <sstream>
 
+namespace html_report_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -373,3 +375,5 @@ TEST(HtmlReport, CasesWithCachedCountersSaySo)
         ++marks;
     EXPECT_EQ(marks, 2u);
 }
+
+} // namespace html_report_test

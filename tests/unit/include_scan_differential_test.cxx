@@ -21,6 +21,8 @@
 #include <unistd.h>
 #include <vector>
 
+namespace include_scan_differential_test {
+
 namespace fs = std::filesystem;
 using namespace harness;
 
@@ -290,3 +292,5 @@ TEST(IncludeScanDifferential, EveryHeaderNvrtcOpensIsOneTheScanReported)
     EXPECT_LT(refused, input_count / 2);
     EXPECT_GT(opened_total, input_count / 2);
 }
+
+} // namespace include_scan_differential_test

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+namespace include_scan_language_test {
+
 namespace fs = std::filesystem;
 using namespace harness;
 
@@ -228,3 +230,5 @@ TEST(IncludeScanLanguage, HasIncludeCannotProbeOutsideTheProject)
     EXPECT_EQ(p.scan("#if __has_include(\"inside.cuh\")\n#endif\n"), "");
     EXPECT_NE(p.scan("#include \"inside.cuh\"\n").find("inside.cuh:1:"), std::string::npos);
 }
+
+} // namespace include_scan_language_test

@@ -12,6 +12,8 @@
 #include <string>
 #include <utility>
 
+namespace kernel_arguments_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -204,3 +206,5 @@ TEST(KernelArguments, ArgumentSizes)
         EXPECT_EQ(compile::argument_bytes(scalar), bytes);
     }
 }
+
+} // namespace kernel_arguments_test

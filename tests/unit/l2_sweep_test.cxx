@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 #include <string>
 
+namespace l2_sweep_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -50,3 +52,5 @@ TEST(L2Sweep, AssemblesForEveryTargetWithoutSpills)
         EXPECT_NE(output.find("0 bytes spill stores"), std::string::npos) << output;
     }
 }
+
+} // namespace l2_sweep_test

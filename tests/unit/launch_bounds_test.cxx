@@ -14,6 +14,8 @@
 #include <gtest/gtest.h>
 #include <string>
 
+namespace launch_bounds_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -195,3 +197,5 @@ TEST(LaunchBounds, ScaffoldWritesTheBoundOrAPlaceholderThatCheckRefuses)
     EXPECT_NE(o.err.find("variants.unbounded.block[0]: still a placeholder ('FILL_IN')"), std::string::npos) << o.err;
     EXPECT_EQ(o.err.find("variants.bounded.block"), std::string::npos) << o.err;
 }
+
+} // namespace launch_bounds_test

@@ -14,6 +14,8 @@
 #include <regex>
 #include <set>
 
+namespace layering_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -139,3 +141,5 @@ TEST(Layering, EveryBuiltinSignatureHasAnImplementation)
     ASSERT_EQ(signatures.size(), implementations.size());
     for (std::size_t i = 0; i < signatures.size(); ++i) EXPECT_STREQ(signatures[i].name, implementations[i].name);
 }
+
+} // namespace layering_test

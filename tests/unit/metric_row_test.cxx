@@ -17,6 +17,8 @@
 #include <tuple>
 #include <vector>
 
+namespace metric_row_test {
+
 using namespace harness;
 
 namespace {
@@ -222,3 +224,5 @@ TEST(MetricRow, TheCrosscheckAndTheSassProfilerReadWhatTheyOnceListed)
                                         "smsp__sass_inst_executed_op_st", "smsp__sass_inst_executed_op_atom",
                                         "smsp__sass_inst_executed_op_global_red"}));
 }
+
+} // namespace metric_row_test

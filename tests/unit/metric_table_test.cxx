@@ -16,6 +16,8 @@
 #include <set>
 #include <sstream>
 
+namespace metric_table_test {
+
 using namespace harness;
 
 TEST(MetricTable, DocsHoldTheTableAsTheToolPrintsIt)
@@ -291,3 +293,5 @@ TEST(MetricTable, ConsoleLaunchLinesTakeTheirPartsFromTheTable)
     EXPECT_NE(text.find("\n    2. rstd: 16 regs\n"), std::string::npos) << text;
     EXPECT_NE(text.find("\n    3. scale: -\n"), std::string::npos) << text;
 }
+
+} // namespace metric_table_test

@@ -28,6 +28,8 @@
 #include <tuple>
 #include <unistd.h>
 
+namespace module_file_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -708,3 +710,5 @@ TEST(ModuleFile, PtxWithoutAFinalLineBreakCompilesAndLeavesTheHeapIntact)
     for (std::size_t at = 0; (at = o.out.find("kernels: 2\n", at)) != std::string::npos; ++at) ++compiled;
     EXPECT_EQ(compiled, 8u) << o.out << o.err;
 }
+
+} // namespace module_file_test

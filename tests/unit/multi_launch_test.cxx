@@ -15,6 +15,8 @@
 #include <gtest/gtest.h>
 #include <sstream>
 
+namespace multi_launch_test {
+
 using namespace harness;
 
 namespace {
@@ -262,3 +264,5 @@ TEST(MultiLaunch, ABaselineLaunchTheRunLacksIsNotAFailureButAMissingFigureOfALau
     ASSERT_NE(lost, three.verdicts.end());
     EXPECT_EQ(lost->verdict, Verdict::not_measured);
 }
+
+} // namespace multi_launch_test

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 #include <set>
 
+namespace nvrtc_compile_test {
+
 namespace fs = std::filesystem;
 using namespace harness;
 
@@ -151,3 +153,5 @@ TEST(NvrtcCompile, CacheHitsAndInvalidatesOnIncludedHeaderChange)
     EXPECT_FALSE(compile::compile(r, &cache).from_cache);
     EXPECT_TRUE(compile::compile(r, &cache).from_cache);
 }
+
+} // namespace nvrtc_compile_test

@@ -9,6 +9,7 @@
 #include <string>
 
 namespace harness::compile {
+namespace occupancy_test {
 namespace {
 
 const ArchLimits& sm90 = arch_limits("sm_90");
@@ -278,4 +279,5 @@ TEST(Occupancy, CarveoutPreferenceMatchesTheDriverOnH200)
 }
 
 } // namespace
+} // namespace occupancy_test
 } // namespace harness::compile

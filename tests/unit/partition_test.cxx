@@ -8,6 +8,8 @@
 #include <numeric>
 #include <random>
 
+namespace partition_test {
+
 using harness::partition_by_cost;
 
 namespace {
@@ -122,3 +124,5 @@ TEST(Partition, RefusesNoBinsAndCostsThatAreNotAmounts)
     EXPECT_THROW(partition_by_cost({std::nan("")}, 2), harness::Error);
     EXPECT_THROW(partition_by_cost({std::numeric_limits<double>::infinity()}, 2), harness::Error);
 }
+
+} // namespace partition_test

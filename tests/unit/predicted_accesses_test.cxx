@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+namespace predicted_accesses_test {
+
 using namespace harness;
 
 namespace {
@@ -107,3 +109,5 @@ TEST(PredictedAccesses, SeveralLaunchesArePredictedEachAndSummed)
     }
     EXPECT_TRUE(seen) << "no layernorm case of several launches was predicted";
 }
+
+} // namespace predicted_accesses_test

@@ -16,6 +16,8 @@
 #include <gtest/gtest.h>
 #include <set>
 
+namespace profile_test {
+
 using namespace harness;
 
 namespace {
@@ -415,3 +417,5 @@ TEST(NcuCrosscheck, TimesAreTheMedianOfSeveralNcuRuns)
     EXPECT_DOUBLE_EQ(rows[0].ncu_low, 5.0);
     EXPECT_DOUBLE_EQ(rows[0].ncu_high, 5.0);
 }
+
+} // namespace profile_test

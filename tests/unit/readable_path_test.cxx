@@ -27,6 +27,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+namespace readable_path_test {
+
 namespace fs = std::filesystem;
 using namespace harness;
 
@@ -302,3 +304,5 @@ TEST(PathRule, AProjectFileShadowingAToolkitHeaderIsRefused)
     message = error_of([&] { compile::source_closure(request); });
     EXPECT_NE(message.find("shadow a toolkit header"), std::string::npos) << message;
 }
+
+} // namespace readable_path_test

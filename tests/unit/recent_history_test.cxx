@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+namespace recent_history_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -163,3 +165,5 @@ TEST(RecentHistory, ReportCommandTakesAHistoryStore)
     EXPECT_NE(read_file(with).find("data-sparkline=\"recent\" data-points=\"4\""), std::string::npos);
     EXPECT_EQ(read_file(without).find("data-sparkline"), std::string::npos);
 }
+
+} // namespace recent_history_test

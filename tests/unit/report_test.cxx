@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+namespace report_test {
+
 using namespace harness;
 
 namespace {
@@ -247,3 +249,5 @@ TEST(Report, ConsoleVerdictLinesNameTheirFigureOnce)
     EXPECT_EQ(text.find("sass_instructions: sass_instructions"), std::string::npos) << text;
     EXPECT_EQ(text.find("registers: registers"), std::string::npos) << text;
 }
+
+} // namespace report_test

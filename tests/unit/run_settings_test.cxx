@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+namespace run_settings_test {
+
 using namespace harness;
 
 namespace {
@@ -140,3 +142,5 @@ TEST(RunSettings, SuitesThatDifferOnlyInWhatTheirWorkKeepsShareWorkers)
     second.counter_cache = true; // without a kernel cache there is no counter cache
     EXPECT_EQ(pipeline::worker_groups({first, second}, nullptr), (std::vector<std::vector<std::size_t>>{{0, 1}}));
 }
+
+} // namespace run_settings_test

@@ -26,6 +26,8 @@
 #include <regex>
 #include <sstream>
 
+namespace sass_diff_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -432,3 +434,5 @@ TEST(SassDiffCommand, ASideWithoutNormalisedSassIsBadInputNamingIt)
     const std::string bad = testing::internal::GetCapturedStderr();
     EXPECT_NE(bad.find((empty.path / "sm_90.sass.gz").string() + ":1:1: header"), std::string::npos) << bad;
 }
+
+} // namespace sass_diff_test

@@ -28,6 +28,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+namespace sass_gate_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -482,3 +484,5 @@ TEST(SassGate, LocalMemoryAppearingFailsAtItsLine)
     EXPECT_EQ(messages(compare::sass_findings(in_local.lines, in_registers.lines)).find("sass_local"),
               std::string::npos);
 }
+
+} // namespace sass_gate_test

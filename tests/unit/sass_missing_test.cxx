@@ -14,6 +14,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+namespace sass_missing_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -120,3 +122,5 @@ TEST(SassMissing, CiModeFailsSayingTheGateFailsAndCountsThemNotMeasured)
         << run.console;
     EXPECT_EQ(run.console.find("sass_instructions: sass_instructions"), std::string::npos) << run.console;
 }
+
+} // namespace sass_missing_test

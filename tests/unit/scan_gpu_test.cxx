@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 #include <iostream>
 
+namespace scan_gpu_test {
+
 using namespace harness;
 
 namespace {
@@ -50,3 +52,5 @@ TEST(ScanGpu, WavesSuiteStepsAtTheModelsWaveBoundaries)
     EXPECT_EQ(first.cause, CliffCause::waves) << first.explanation;
     EXPECT_GT(first.depth, 0.5) << "one wave -> two: about twice the time";
 }
+
+} // namespace scan_gpu_test

@@ -13,6 +13,8 @@
 #include <random>
 #include <set>
 
+namespace scan_plan_test {
+
 using namespace harness;
 
 namespace {
@@ -341,3 +343,5 @@ TEST(ScanPlan, PointsThatDidNotRunAreLeftOut)
     EXPECT_TRUE(map.cliffs.empty());
     EXPECT_TRUE(std::none_of(map.x.begin(), map.x.end(), [](double x) { return x == 64; }));
 }
+
+} // namespace scan_plan_test

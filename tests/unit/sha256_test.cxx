@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <string>
 
+namespace sha256_test {
+
 using harness::sha256_hex;
 
 TEST(Sha256, MatchesTheStandardsTestVectors)
@@ -29,3 +31,5 @@ TEST(Sha256, PadsEveryLengthAroundABlock)
     EXPECT_EQ(sha256_hex(std::string(119, 'x')), "000b48d4edf0fa7bee3c6236ecd2785baa5db4eeb8bb54341b029e0d9fa5fb0c");
     EXPECT_EQ(sha256_hex(std::string(120, 'x')), "13f05a0b594787f5ecd315edc96141bd3243203d1b7d4f0836f37308b276ba98");
 }
+
+} // namespace sha256_test

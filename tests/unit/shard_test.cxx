@@ -18,6 +18,8 @@
 #include <regex>
 #include <set>
 
+namespace shard_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -507,3 +509,5 @@ TEST(ResultsFile, ShardAndPointsRoundTripAndVersionOneFilesStillRead)
         }
     }
 }
+
+} // namespace shard_test

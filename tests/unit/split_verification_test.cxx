@@ -13,6 +13,8 @@
 #include <functional>
 #include <gtest/gtest.h>
 
+namespace split_verification_test {
+
 using namespace harness;
 
 namespace {
@@ -171,3 +173,5 @@ TEST(SplitVerification, TheReferenceIsComputedOncePerPointAndNeverTakenFromAnoth
     EXPECT_TRUE(reference.buffers.empty());
     EXPECT_FALSE(reference.holds(s, cases.back().point));
 }
+
+} // namespace split_verification_test

@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 
+namespace stability_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -162,3 +164,5 @@ TEST(StabilityCommand, ExitCodesFollowTheExactFigures)
     EXPECT_EQ(cli::dispatch({"stability", (dir / "absent.json").string(), (dir / "a.json").string()}),
               cli::exit_bad_input);
 }
+
+} // namespace stability_test

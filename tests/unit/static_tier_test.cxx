@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+namespace static_tier_test {
+
 using namespace harness;
 
 namespace {
@@ -44,3 +46,5 @@ TEST(StaticTier, UnknownArchitectureIsBadInput)
     auto s = suite::load_suite(repo_root() / "suites" / "gemm.yaml");
     EXPECT_THROW(compile::run_static_tier(s, {"sm_42"}, nullptr), Error);
 }
+
+} // namespace static_tier_test

@@ -15,6 +15,8 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 
+namespace suite_expressions_in_buffers_test {
+
 namespace fs = std::filesystem;
 using namespace harness;
 
@@ -156,3 +158,5 @@ TEST(SuiteExpressionsInBuffers, CheckAndTheStaticTierAcceptTheSuite)
     ASSERT_EQ(results.size(), 2u);
     for (const auto& r : results) EXPECT_EQ(r.status, CaseStatus::passed) << r.params_text << ": " << r.message;
 }
+
+} // namespace suite_expressions_in_buffers_test

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 
+namespace suite_load_test {
+
 namespace fs = std::filesystem;
 using namespace harness::suite;
 
@@ -358,3 +360,5 @@ TEST(SuiteLoad, BuiltinsRefuseBuffersOfAnotherType)
                                                 "A: {type: bf16, count: N*N}\n");
     EXPECT_NE(e.find("variants.cublas.args[0]: cublas_sgemm reads f32 buffers; 'A' is bf16"), std::string::npos) << e;
 }
+
+} // namespace suite_load_test

@@ -16,6 +16,8 @@
 #include <thread>
 #include <yaml-cpp/yaml.h>
 
+namespace suite_skeleton_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -323,3 +325,5 @@ TEST(SuiteSkeleton, ScaffoldCompilesAsASuiteDoesInAProcessThatReadsTheKernelsPro
     EXPECT_EQ(o.code, 0) << o.err;
     EXPECT_NE(o.out.find("ok(float* a)"), std::string::npos) << o.out;
 }
+
+} // namespace suite_skeleton_test

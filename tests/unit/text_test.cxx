@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+namespace text_test {
+
 using namespace harness;
 
 TEST(Text, KernelNamesReadAsTheSourceWritesThem)
@@ -38,3 +40,5 @@ TEST(Text, TrimAndUtcTime)
     EXPECT_EQ(now.back(), 'Z');
     EXPECT_EQ(utc_now("%Y-%m-%d"), now.substr(0, 10));
 }
+
+} // namespace text_test

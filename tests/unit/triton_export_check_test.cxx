@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+namespace triton_export_check_test {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -122,3 +124,5 @@ TEST(TritonExportCheck, TheCommittedExportsCheckClean)
         EXPECT_NE(run.output.find("up to date"), std::string::npos) << spec << ": " << run.output;
     }
 }
+
+} // namespace triton_export_check_test

@@ -18,6 +18,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+namespace triton_history_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -244,3 +246,5 @@ TEST(TritonHistory, HistoryRecordsTheExportsFiguresAndItsChangePoint)
     ASSERT_EQ(o.code, cli::exit_pass) << o.err;
     EXPECT_NE(read_file(page).find(hashes[2].substr(0, 12)), std::string::npos);
 }
+
+} // namespace triton_history_test

@@ -14,6 +14,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+namespace triton_variant_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -363,3 +365,5 @@ TEST(TritonManifest, TritonTypesMapToSuiteTypes)
     EXPECT_FALSE(suite::triton_element_type("i1"));
     EXPECT_FALSE(suite::triton_element_type("fp8e4b15"));
 }
+
+} // namespace triton_variant_test

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+namespace variant_kind_test {
+
 using namespace harness;
 using suite::VariantKind;
 namespace fs = std::filesystem;
@@ -154,3 +156,5 @@ TEST(VariantKind, OneKeyWinsOverAnotherInAFixedOrder)
               std::string::npos);
     EXPECT_NE(message(launch).find("variants.v.source: missing required key (or give 'module')"), std::string::npos);
 }
+
+} // namespace variant_kind_test

@@ -20,6 +20,8 @@
 #include <set>
 #include <sys/resource.h>
 
+namespace variant_sweep_values_test {
+
 namespace fs = std::filesystem;
 using namespace harness;
 
@@ -349,3 +351,5 @@ TEST(VariantSweepValues, TheStaticTierAndCheckCoverEveryCase)
     EXPECT_EQ(o.code, 0) << o.out << o.err;
     EXPECT_NE(o.out.find("3 variants, 20 cases"), std::string::npos) << o.out;
 }
+
+} // namespace variant_sweep_values_test

@@ -21,6 +21,8 @@
 #include <nvrtc.h>
 #include <sstream>
 
+namespace verdict_facts_test {
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -264,3 +266,5 @@ TEST(VerdictFacts, AFailedCompileCarriesNvrtcsStatus)
         EXPECT_EQ(e.kind(), ErrorKind::bad_input);
     }
 }
+
+} // namespace verdict_facts_test

@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+namespace worker_protocol_test {
+
 using namespace harness;
 using namespace harness::run;
 
@@ -407,3 +409,5 @@ TEST(WorkerSupervisor, AWorkerThatBreaksTheProtocolIsAnError)
     });
     EXPECT_THROW(supervise_workers(unknown, WorkerHooks{}), Error);
 }
+
+} // namespace worker_protocol_test
