@@ -13,7 +13,7 @@
 #   4. builds the example with the harness as a subproject (add_subdirectory, which compiles the tool
 #      again, and only the tool, with BUILD_DIR's build type): `ctest` passes, the GPU test skipped without a GPU;
 #      with HARNESS_EXAMPLE_SUBPROJECT_BUILD=0 (CI on a 2-core machine, where the tool's second cold compile
-#      costs minutes) it is configured and its build planned (ninja -n), and its tests listed, not built and run;
+#      costs minutes) it is configured, its build's commands listed (ninja -t commands) and its tests listed, not built and run;
 #   5. applies examples/tensor-kernels/ci/planted-local-array.patch to a copy of the example: its static
 #      test must fail as a regression of local_bytes, and, configured with HARNESS_GPU_TEST_WITHOUT_GPU=FAIL,
 #      its GPU test must fail without a GPU instead of being skipped.
@@ -194,7 +194,7 @@ expect_in "$work/build-folder/CTestTestfile.cmake" "\"$build/harness\" \"run\"" 
 if [ "${HARNESS_EXAMPLE_SUBPROJECT_BUILD:-1}" = 1 ]; then
   step "example with the harness as a subproject: configure, build the tool, ctest"
 else
-  step "example with the harness as a subproject: configure, plan the build (the tool's build left out), list the tests"
+  step "example with the harness as a subproject: configure, list the build's commands (the tool is not compiled again), list the tests"
 fi
 run_logged "$work/subproject-configure.log" cmake -S "$example" -B "$subproject" -G Ninja \
   -DHARNESS_SOURCE_DIR="$root" -DHARNESS_GPU_TEST_WITHOUT_GPU=SKIP -DCMAKE_BUILD_TYPE="$build_type" -DHARNESS_UNITY_BUILD="${unity:-OFF}" "${launcher[@]}"
@@ -203,10 +203,10 @@ if [ "${HARNESS_EXAMPLE_SUBPROJECT_BUILD:-1}" = 1 ]; then
   run_logged "$work/subproject-build.log" cmake --build "$subproject" -j "$(nproc)"
   echo "example-check: the subproject's build (the tool and the fatbin, in $subproject) took $((SECONDS - built_from)) s"
 else
-  # Every target planned (ninja -n resolves the whole graph, the tool's sources and link included), nothing
-  # compiled: the tool is the one the build folder's sources already made.
-  run_logged "$work/subproject-build.log" ninja -C "$subproject" -n
-  expect_in "$work/subproject-build.log" "Linking CXX executable harness/harness" "the subproject's build does not make the tool"
+  # Every command of the build listed (ninja -t commands resolves the whole graph, the tool's sources and link
+  # included), nothing compiled: the tool is the one the build folder's sources already made.
+  run_logged "$work/subproject-build.log" ninja -C "$subproject" -t commands
+  expect_in "$work/subproject-build.log" " -o harness/harness " "the subproject's build does not make the tool"
 fi
 # Only the tool: no harness tests or fuzz driver built, none registered.
 [ ! -e "$subproject/harness/harness_fuzz" ] || fail "the subproject built harness_fuzz"
