@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Fuzzing under AddressSanitizer and UndefinedBehaviorSanitizer (docs/fuzzing.md).
 #
-#   ci/fuzz.sh [SECONDS_PER_TARGET]      default 40 s of mutation per parser, each parser in a process
-#                                        of its own, as many at once as there are cores
+#   ci/fuzz.sh [SECONDS_PER_TARGET] [--build DIR]
+#       SECONDS_PER_TARGET  default 40 s of mutation per parser, each parser in a process of its own, as
+#                           many at once as there are cores
+#       --build DIR         fuzz the harness_fuzz and harness that DIR holds, built already (CI's checked
+#                           build, HARNESS_CHECKED_BUILD=ON), instead of making the sanitizer build
 #
 # 1. builds harness_core, the tool and harness_fuzz with HARNESS_SANITIZE=ON in build-sanitize/ (and
-#    nothing else: no test programs), through ccache where installed;
+#    nothing else: no test programs), through ccache where installed; with --build, uses DIR's;
 # 2. replays tests/fuzz/corpus and mutates it, SECONDS_PER_TARGET per parser (HARNESS_FUZZ_JOBS at once);
 # 3. runs the sanitized tool (check, list, run --static; report; run --waivers; scaffold --list and
 #    scaffold -o) over every suite, results, waiver and module file of the corpus, and run --static
@@ -15,11 +18,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds="${1:-40}"
-build=build-sanitize
-findings="$build/fuzz-findings"
-summary="$build/fuzz-summary.txt"
-scratch="$build/fuzz-cli"
+seconds=40 build=build-sanitize prebuilt=0
+while (($#)); do
+    case $1 in
+    --build)
+        build="${2:?ci/fuzz.sh: --build needs a build folder}" prebuilt=1
+        shift 2
+        ;;
+    *)
+        seconds=$1
+        shift
+        ;;
+    esac
+done
 repo="$PWD"
 
 # Leaks are reported (but those inside NVRTC: tests/fuzz/lsan.supp); any report ends the process.
@@ -33,10 +44,28 @@ tool_asan_options="$ASAN_OPTIONS:hard_rss_limit_mb=3072:max_allocation_size_mb=2
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 
+findings="$build/fuzz-findings"
+summary="$build/fuzz-summary.txt"
+scratch="$build/fuzz-cli"
+
 started=$(date +%s)
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHARNESS_SANITIZE=ON -DHARNESS_FUZZ=ON \
-    "${launcher[@]}" >/dev/null
-cmake --build "$build" -j "$(nproc)" --target harness_core harness harness_fuzz
+if ((prebuilt)); then
+    for program in harness harness_fuzz; do
+        [ -x "$build/$program" ] || { echo "fuzz: $build/$program is not built" >&2; exit 2; }
+    done
+    # What checks the inputs' effects: sanitizers where the build has them, else libstdc++'s assertions
+    # (HARNESS_CHECKED_BUILD) or nothing beyond the fuzzer's own rules, exceptions, signals and limits.
+    checks="no sanitizer"
+    grep -q '^HARNESS_SANITIZE:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null && checks="AddressSanitizer, UndefinedBehaviorSanitizer"
+    grep -q '^HARNESS_CHECKED_BUILD:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null && [ "$checks" = "no sanitizer" ] &&
+        checks="no sanitizer; libstdc++'s container assertions"
+    echo "fuzz: the build in $build ($checks)"
+else
+    checks="AddressSanitizer, UndefinedBehaviorSanitizer"
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHARNESS_SANITIZE=ON -DHARNESS_FUZZ=ON \
+        "${launcher[@]}" >/dev/null
+    cmake --build "$build" -j "$(nproc)" --target harness_core harness harness_fuzz
+fi
 built=$(date +%s)
 
 # Each parser is fuzzed by a process of its own, as many at once as there are cores: every one still
@@ -177,6 +206,7 @@ value() { awk -v key="$1" '$1 == key { print $2 }' "$summary" 2>/dev/null || tru
 cat <<EOF
 
 fuzz: summary
+  checked by                   $checks
   fuzz inputs tried            $(value inputs)
   distinct findings            $(value findings)
   escaped exceptions           $(value exception) inputs

@@ -2,6 +2,7 @@
 
 #include "harness/core/atomic_file.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/core/parallel.hxx"
 #include "harness/core/sha256.hxx"
 #include "harness/suite/compile_params.hxx"
 #include "harness/suite/element_type.hxx"
@@ -215,6 +216,7 @@ analysis::LaunchShape predicted_launch_shape(const suite::Suite& suite, const su
 
 const analysis::PtxModule* PtxModules::find(const std::string& key, const CompiledModule& module, std::string& why)
 {
+    const std::lock_guard lock(mutex_);
     auto it = parsed_.find(key);
     if (it == parsed_.end()) {
         Parsed p;
@@ -286,6 +288,32 @@ std::optional<LaunchPrediction> from_cached(const std::string& text)
 LaunchPrediction PtxModules::predict(const std::string& key, const CompiledModule& module, const std::string& symbol,
                                      const analysis::LaunchShape& launch)
 {
+    std::string memo =
+        fmt::format("{}\n{}\n{} {} {} {} {} {} {}", key, symbol, launch.grid[0], launch.grid[1], launch.grid[2],
+                    launch.block[0], launch.block[1], launch.block[2], launch.dynamic_shared_bytes);
+    for (const auto& a : launch.args) memo += fmt::format("\n{} {}", static_cast<int>(a.kind), a.value);
+    {
+        const std::lock_guard lock(mutex_);
+        if (auto it = predicted_.find(memo); it != predicted_.end()) {
+            if (const auto* failed = std::get_if<std::string>(&it->second)) throw std::runtime_error(*failed);
+            return std::get<LaunchPrediction>(it->second);
+        }
+    }
+    Outcome outcome;
+    try {
+        outcome = evaluate(key, module, symbol, launch);
+    } catch (const std::exception& e) {
+        outcome = std::string(e.what());
+    }
+    const std::lock_guard lock(mutex_);
+    const Outcome& kept = predicted_.emplace(std::move(memo), std::move(outcome)).first->second;
+    if (const auto* failed = std::get_if<std::string>(&kept)) throw std::runtime_error(*failed);
+    return std::get<LaunchPrediction>(kept);
+}
+
+LaunchPrediction PtxModules::evaluate(const std::string& key, const CompiledModule& module, const std::string& symbol,
+                                      const analysis::LaunchShape& launch)
+{
     // Only a module the compile cache keeps has a key that says what it was compiled from.
     const bool cached = cache_ && !module.cache_key.empty() && !module.sources.empty();
     const fs::path entry =
@@ -352,6 +380,43 @@ std::string why_no_ptx(suite::VariantKind kind)
 }
 
 } // namespace
+
+void predict_ahead(const suite::Suite& suite, const std::vector<suite::Case>& cases,
+                   const std::map<std::string, CompiledModule>& modules, PtxModules& ptx)
+{
+    struct Ask {
+        std::string key;
+        const CompiledModule* module;
+        std::string symbol;
+        analysis::LaunchShape launch;
+    };
+    std::vector<Ask> asks;
+    for (const auto& c : cases) {
+        const auto& variant = suite.variants[c.variant];
+        if (variant.kind == suite::VariantKind::builtin) continue;
+        const std::string key = suite::compile_key(variant, c.params);
+        const auto module = modules.find(key);
+        if (module == modules.end() || module->second.ptx.empty()) continue;
+        for (std::size_t li = 0; li < variant.launches.size(); ++li) {
+            const auto symbol =
+                module->second.lowered_names.find(suite::resolve_entry(variant.launches[li].entry, c.params));
+            if (symbol == module->second.lowered_names.end()) continue;
+            try {
+                asks.push_back(
+                    {key, &module->second, symbol->second, predicted_launch_shape(suite, variant, li, c.params)});
+            } catch (const std::exception&) {
+                // The case's own call says why this launch is not predicted.
+            }
+        }
+    }
+    for_each_index(asks.size(), 0, [&](std::size_t i) {
+        try {
+            ptx.predict(asks[i].key, *asks[i].module, asks[i].symbol, asks[i].launch);
+        } catch (const std::exception&) {
+            // Kept with the prediction; the case's own call gets it.
+        }
+    });
+}
 
 void add_predicted_accesses(CaseResult& r, const suite::Suite& suite, const suite::VariantSpec& variant,
                             const suite::Bindings& point, const CompiledModule& module, const std::string& module_key,

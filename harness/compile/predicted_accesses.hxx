@@ -13,7 +13,9 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <variant>
 
 namespace harness::compile {
 
@@ -34,7 +36,8 @@ struct LaunchPrediction {
 
 /// Each module's PTX parsed once, for the cases that share it, and each launch's prediction kept
 /// in the compile cache beside its module (under predictions/, keyed by the module's cache key and
-/// the launch), so that a warm static tier evaluates nothing again.
+/// the launch), so that a warm static tier evaluates nothing again. Each launch is evaluated once a
+/// run, whichever thread asks first; the others get its prediction (or its failure) again.
 class PtxModules {
 public:
     explicit PtxModules(const CompileCache* cache = nullptr) : cache_(cache) {}
@@ -52,9 +55,22 @@ private:
         std::unique_ptr<analysis::PtxModule> module;
         std::string error;
     };
+    /// A launch's prediction, or the message of the exception its evaluation threw.
+    using Outcome = std::variant<LaunchPrediction, std::string>;
+    LaunchPrediction evaluate(const std::string& key, const CompiledModule& module, const std::string& symbol,
+                              const analysis::LaunchShape& launch);
+
     const CompileCache* cache_ = nullptr;
+    std::mutex mutex_; ///< guards parsed_ and predicted_
     std::map<std::string, Parsed> parsed_;
+    std::map<std::string, Outcome> predicted_; ///< by module key, symbol and launch
 };
+
+/// Evaluates, on every core, each launch's prediction that add_predicted_accesses() will ask `ptx`
+/// for when given `cases` and their compiled `modules` (by compile key), so that those calls, made
+/// one case after another, find them done.
+void predict_ahead(const suite::Suite& suite, const std::vector<suite::Case>& cases,
+                   const std::map<std::string, CompiledModule>& modules, PtxModules& ptx);
 
 /// Predicts every launch of the case `r` (its launches already listed) from `module`'s PTX and adds
 /// its figures: per launch under launch_metric_name() when the variant has several, summed over the

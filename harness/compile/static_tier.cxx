@@ -10,6 +10,7 @@
 #include "harness/compile/sass_case_code.hxx"
 #include "harness/compile/sass_figures.hxx"
 #include "harness/core/metrics.hxx"
+#include "harness/core/parallel.hxx"
 #include "harness/suite/compile_params.hxx"
 #include "harness/suite/sweep.hxx"
 
@@ -74,9 +75,19 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
             code->suite = suite.name;
             code->arch = arch;
         }
+        if (count_sass) {
+            // Each disassembly is a process of its own (nvdisasm): as many at once as there are cores.
+            std::vector<const std::pair<const std::string, CompiledModule>*> modules;
+            for (const auto& entry : compiled.modules) modules.push_back(&entry);
+            std::vector<ModuleSass> disassembled(modules.size());
+            for_each_index(modules.size(), 0, [&](std::size_t m) {
+                const auto& [name, module] = *modules[m];
+                disassembled[m] = module_sass(module, fmt::format("the {} cubin of {}", arch, name), cache);
+            });
+            for (std::size_t m = 0; m < modules.size(); ++m)
+                sass.emplace(modules[m]->first, std::move(disassembled[m]));
+        }
         for (const auto& [name, module] : compiled.modules) {
-            if (count_sass)
-                sass.emplace(name, module_sass(module, fmt::format("the {} cubin of {}", arch, name), cache));
             try {
                 CubinInfo info = read_cubin_info(module.cubin);
                 merge_ptxas_log(info, parse_ptxas_log(module.log));
@@ -85,6 +96,7 @@ std::vector<CaseResult> run_static_tier(const suite::Suite& suite, const std::ve
                 read_errors.emplace(name, e.what());
             }
         }
+        if (predict_accesses) predict_ahead(suite, cases, compiled.modules, ptx);
         for (const auto& c : cases) {
             const auto& variant = suite.variants[c.variant];
             CaseResult r;

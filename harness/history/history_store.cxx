@@ -4,6 +4,7 @@
 #include "harness/core/error.hxx"
 #include "harness/core/file_descriptor.hxx"
 #include "harness/core/input_files.hxx"
+#include "harness/core/parallel.hxx"
 #include "harness/core/sha256.hxx"
 
 #include <algorithm>
@@ -426,40 +427,29 @@ IndexRefresh HistoryStore::refresh_index() const
     // Parsing is most of the work: spread it over the cores, outside any transaction.
     std::vector<std::optional<RunRecord>> records(fresh.size());
     std::vector<std::string> problems(fresh.size());
-    {
-        const std::size_t threads =
-            std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, std::max<std::size_t>(fresh.size(), 1));
-        std::vector<std::thread> pool;
-        std::atomic<std::size_t> next{0};
-        for (std::size_t t = 0; t < std::min<std::size_t>(threads, 16); ++t)
-            pool.emplace_back([&] {
-                for (std::size_t i; (i = next++) < fresh.size();) {
-                    const fs::path path = folder_ / "runs" / fresh[i];
-                    try {
-                        const std::string text = read_run_file(path);
-                        RunRecord r = parse_run_file(text, path.string());
-                        // A run file is named by its content: one whose content was edited in the
-                        // store (in its branch, say) is not history, and is left out.
-                        const std::string name = path.filename().string();
-                        const std::size_t dash = name.rfind('-');
-                        const std::string named = dash == std::string::npos ? std::string() : name.substr(dash + 1, 16);
-                        if (named != sha256_hex(text).substr(0, 16))
-                            throw Error(ErrorKind::bad_input,
-                                        fmt::format("{}: its content does not match its name (edited after it was "
-                                                    "recorded?): left out",
-                                                    path.string()));
-                        if (r.suite != fresh[i].substr(0, fresh[i].find('/')))
-                            throw Error(ErrorKind::bad_input,
-                                        fmt::format("{}: a run of suite '{}' in another suite's folder", path.string(),
-                                                    r.suite));
-                        records[i] = std::move(r);
-                    } catch (const Error& e) {
-                        problems[i] = e.what();
-                    }
-                }
-            });
-        for (auto& t : pool) t.join();
-    }
+    for_each_index(fresh.size(), 0, [&](std::size_t i) {
+        const fs::path path = folder_ / "runs" / fresh[i];
+        try {
+            const std::string text = read_run_file(path);
+            RunRecord r = parse_run_file(text, path.string());
+            // A run file is named by its content: one whose content was edited in the
+            // store (in its branch, say) is not history, and is left out.
+            const std::string name = path.filename().string();
+            const std::size_t dash = name.rfind('-');
+            const std::string named = dash == std::string::npos ? std::string() : name.substr(dash + 1, 16);
+            if (named != sha256_hex(text).substr(0, 16))
+                throw Error(ErrorKind::bad_input,
+                            fmt::format("{}: its content does not match its name (edited after it was "
+                                        "recorded?): left out",
+                                        path.string()));
+            if (r.suite != fresh[i].substr(0, fresh[i].find('/')))
+                throw Error(ErrorKind::bad_input,
+                            fmt::format("{}: a run of suite '{}' in another suite's folder", path.string(), r.suite));
+            records[i] = std::move(r);
+        } catch (const Error& e) {
+            problems[i] = e.what();
+        }
+    });
     for (auto& p : problems)
         if (!p.empty()) out.problems.push_back(std::move(p));
 

@@ -86,7 +86,12 @@ Reception run_cliffs(const std::string& input, const InputContext& context)
         require(flat <= 1 && (flat == 0 || cliffs == 0), "flat-or-cliffs",
                 fmt::format("accepted the map {} {} {} {} with {} flat rows and {} cliffs", excerpt(variant),
                             excerpt(axis), excerpt(others), excerpt(figure), flat, cliffs));
-        const CliffMap m = map_of(compare::CliffRow{variant, axis, others, figure});
+        compare::CliffRow row;
+        row.variant = variant;
+        row.axis = axis;
+        row.others = others;
+        row.figure = figure;
+        const CliffMap m = map_of(row);
         require(file.holds(m) && file.cliffs_of(m).size() == static_cast<std::size_t>(cliffs), "lookup-by-map",
                 fmt::format("the map {} {} {} {} of {} cliffs is looked up with {}", excerpt(variant), excerpt(axis),
                             excerpt(others), excerpt(figure), cliffs, file.cliffs_of(m).size()));

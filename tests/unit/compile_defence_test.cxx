@@ -318,8 +318,9 @@ TEST(CompileDefence, ACacheEntryIsUsedOnlyWhileItsSourcesReadTheSame)
     ASSERT_GE(recorded.size(), 3u);
     EXPECT_EQ(fs::path(recorded[0]).filename(), "k.cu");
     EXPECT_EQ(fs::path(recorded[1]), fs::canonical(header));
-    if (!compile::toolkit_include_dirs().empty())
+    if (!compile::toolkit_include_dirs().empty()) {
         EXPECT_EQ(fs::path(recorded[2]).filename(), "cuda.h") << "the toolkit's version stands for its headers";
+    }
     ASSERT_TRUE(cache.load(module.cache_key).has_value());
 
     write_file(header, "#error \"changed\"\n");

@@ -168,7 +168,9 @@ TEST(MetricRow, FormulasAndLineRankingsReadOnlyTheirRows)
                 EXPECT_LT(static_cast<std::size_t>(at - metric_table().begin()), i) << m.name;
             }
             // The formula as text names each input (flops' text names them by what they count).
-            if (m.name != metric::flops) EXPECT_NE(m.source.find(f.inputs[k]), std::string_view::npos) << m.name;
+            if (m.name != metric::flops) {
+                EXPECT_NE(m.source.find(f.inputs[k]), std::string_view::npos) << m.name;
+            }
         }
         if (!m.roles.lines.access.empty()) ranked.emplace_back(m.name);
     }

@@ -176,8 +176,9 @@ TEST(MultiLaunch, AnOccupancyDropInOneLaunchIsARegressionNamingItsKernel)
     EXPECT_NE(launch_verdict->message.find("occupancy cliff"), std::string::npos) << launch_verdict->message;
     // The other launches did not move.
     for (const auto& v : three.verdicts)
-        if (v.metric == "theoretical_occupancy@stage" || v.metric == "theoretical_occupancy@tile")
+        if (v.metric == "theoretical_occupancy@stage" || v.metric == "theoretical_occupancy@tile") {
             EXPECT_EQ(v.verdict, Verdict::passed) << v.metric << ": " << v.message;
+        }
 }
 
 TEST(MultiLaunch, ALaunchsNoisyFigureIsKeptButNotGated)

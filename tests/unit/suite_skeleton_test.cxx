@@ -207,8 +207,9 @@ TEST(SuiteSkeleton, NamesFromAModuleReadBackAsTheyAreAndAddNoLines)
         entries.insert(variant.second["entry"].as<std::string>());
         // Buffer names are identifiers whatever the parameter's name.
         for (const auto& arg : variant.second["args"])
-            if (arg.IsScalar())
+            if (arg.IsScalar()) {
                 for (const char c : arg.Scalar()) EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+            }
     }
     EXPECT_EQ(entries, std::set<std::string>(names.begin(), names.end()));
     EXPECT_NE(text.find("    entry: ns::k\n"), std::string::npos) << "a plain name stays plain";
@@ -263,7 +264,7 @@ TEST(SuiteSkeleton, ACorruptModuleIsBadInputNamingIt)
                 "\x7f"
                 "ELF\x02\x01\x01\x33\x08");
     cut[16] = 2;   // ET_EXEC
-    cut[18] = 190; // EM_CUDA
+    cut[18] = static_cast<char>(190); // EM_CUDA
     cut[0x28] = 64;
     cut[0x3a] = 64;
     cut[0x3c] = 25;

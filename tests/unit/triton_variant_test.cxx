@@ -150,7 +150,9 @@ TEST(TritonManifest, StaticTierReadsCommittedCubins)
     const auto planted = suite::load_suite(repo() / "tests/suites/triton_softmax_one_warp.yaml",
                                            suite::LoadOptions{.sources_anywhere = true, .working_folder = {}});
     for (const auto& r : compile::run_static_tier(planted, {"sm_90"}, nullptr))
-        if (r.variant == "triton") EXPECT_LT(*r.metric("theoretical_occupancy"), 0.5) << r.params_text;
+        if (r.variant == "triton") {
+            EXPECT_LT(*r.metric("theoretical_occupancy"), 0.5) << r.params_text;
+        }
 }
 
 // A launcher that leaves Triton's hidden parameters out launches a kernel with the wrong
