@@ -158,9 +158,9 @@ TEST(SassDisassembly, ReadsInstructionsWithTheirLinesPerFunction)
 TEST(SassDisassembly, MalformedOutputIsBadInputNamingTheCubinAndLine)
 {
     for (const std::string& text : {std::string("        /*0000*/  MOV R1, R2 ;\n"),           // no section
-                                   std::string(sample) + "\t//## File \"x.cu\", line many\n", // bad line
-                                   std::string(sample) + "        /*0060*/   MOV R1, R2\n",   // no ';'
-                                   std::string(sample) + "garbage that nvdisasm never prints\n"}) {
+                                    std::string(sample) + "\t//## File \"x.cu\", line many\n", // bad line
+                                    std::string(sample) + "        /*0060*/   MOV R1, R2\n",   // no ';'
+                                    std::string(sample) + "garbage that nvdisasm never prints\n"}) {
         try {
             compile::parse_disassembly(text, "kernels/k.cubin");
             ADD_FAILURE() << "accepted: " << text;

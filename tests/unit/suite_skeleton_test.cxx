@@ -263,7 +263,7 @@ TEST(SuiteSkeleton, ACorruptModuleIsBadInputNamingIt)
     cut.replace(0, 9,
                 "\x7f"
                 "ELF\x02\x01\x01\x33\x08");
-    cut[16] = 2;   // ET_EXEC
+    cut[16] = 2;                      // ET_EXEC
     cut[18] = static_cast<char>(190); // EM_CUDA
     cut[0x28] = 64;
     cut[0x3a] = 64;
