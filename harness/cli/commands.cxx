@@ -23,7 +23,9 @@ const Subcommand commands[] = {
      merge_command},
     {"report", "render saved results (results.json) as a self-contained HTML page (no GPU needed)", report_command},
     {"sass-diff",
-     "the normalised SASS of two runs, or of a run and its baseline, diffed by source line: `sass-diff BEFORE AFTER`",
+     "the normalised SASS of two runs, of a run and its baseline, or of two revisions of a suite (`--suite`), diffed "
+     "by "
+     "source line: `sass-diff BEFORE AFTER`",
      sass_diff_command},
     {"crosscheck", "compare a run's hardware counters with Nsight Compute's CSV for the same cases",
      crosscheck_command},

@@ -1,13 +1,16 @@
 // `harness sass-diff A B`: the normalised SASS of two runs, or of a run and its baseline, case by
-// case, grouped by source line (core/sass_code.hxx).
+// case, grouped by source line (core/sass_code.hxx); with --suite, of two revisions, each compiled
+// in a worktree of its own (pipeline/revision_sass.hxx).
 
 #include "harness/cli/commands.hxx"
 #include "harness/cli/exit_codes.hxx"
 #include "harness/cli/options.hxx"
 #include "harness/compare/sass_baseline.hxx"
 #include "harness/compare/sass_diff.hxx"
+#include "harness/compile/kernel_cache.hxx"
 #include "harness/core/atomic_file.hxx"
 #include "harness/core/error.hxx"
+#include "harness/pipeline/revision_sass.hxx"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -59,6 +62,19 @@ DiffSide read_side(const fs::path& path)
     return side;
 }
 
+/// A revision of the suite's repository compiled in a worktree of its own (the checkout when `revision` is empty).
+DiffSide revision_side(pipeline::RevisionSassRequest request, const std::string& revision)
+{
+    request.revision = revision;
+    pipeline::RevisionSass read = pipeline::sass_at_revision(request);
+    fmt::print(stderr, "harness sass-diff: {}: {} architecture(s) compiled{}\n", read.shown, read.code.size(),
+               read.problems.empty() ? "" : fmt::format(", {} case(s) without SASS:", read.problems.size()));
+    for (const auto& problem : read.problems) fmt::print(stderr, "  {}\n", problem);
+    DiffSide side;
+    side.code = std::move(read.code);
+    return side;
+}
+
 } // namespace
 
 int sass_diff_command(const std::vector<std::string>& args)
@@ -67,17 +83,47 @@ int sass_diff_command(const std::vector<std::string>& args)
                  "registers renamed in order of first use, addresses, encodings, branch targets and NOPs left out. "
                  "Exit 0 when every case both hold is identical, 1 when one differs.",
                  "harness sass-diff"};
-    std::string before, after, output, only_variant, only_params;
+    std::string before, after, output, only_variant, only_params, suite;
+    pipeline::RevisionSassRequest revisions;
+    CommonOptions cache_options;
     app.add_option("before", before,
-                   "a result folder (its sass-<arch>.gz), a baseline folder (baselines/<suite>) or one such file")
+                   "a result folder (its sass-<arch>.gz), a baseline folder (baselines/<suite>) or one such file; "
+                   "with --suite, a revision (a commit, branch or tag)")
         ->required();
-    app.add_option("after", after, "the same, for the other side (its results.json's failing lines lead)")->required();
+    app.add_option("after", after,
+                   "the same, for the other side (its results.json's failing lines lead); with --suite, a revision, "
+                   "or none for the checkout as it is (uncommitted edits too)");
+    app.add_option("--suite", suite,
+                   "compare two revisions of this suite: each checked out in a temporary worktree and its static "
+                   "tier compiled there (the work tree, index and branches are left alone)");
+    app.add_option("--arch", revisions.archs, "with --suite: architectures (default: the suite's archs)")
+        ->check(known_arch_validator());
+    app.add_option("--build", revisions.build_command,
+                   "with --suite: a command run with /bin/sh -c in each revision's worktree first (modules built by "
+                   "nvcc)");
+    app.add_option("--cache-dir", cache_options.cache_dir, "compiled-kernel cache, a folder only you may write to");
+    app.add_flag("--no-cache", cache_options.no_cache, "compile every kernel afresh");
     app.add_option("-o,--output", output, "write the diff to this file instead of standard output");
     app.add_option("--variant", only_variant, "only this variant's cases");
     app.add_option("--params", only_params, "only the cases at this point (\"N=256\")");
     if (const auto code = parse(app, args)) return *code;
     try {
-        const DiffSide a = read_side(before), b = read_side(after);
+        if (suite.empty() && after.empty())
+            throw Error(ErrorKind::bad_input, "two sides are needed: BEFORE AFTER (or --suite SUITE BEFORE [AFTER])");
+        if (suite.empty() && (!revisions.archs.empty() || !revisions.build_command.empty()))
+            throw Error(ErrorKind::bad_input, "--arch and --build compile revisions: they need --suite");
+        std::optional<compile::CompileCache> cache;
+        if (!suite.empty()) {
+            if (!cache_options.no_cache)
+                compile::CompileCache::check_folder(cache_options.cache_dir.empty()
+                                                        ? compile::CompileCache::default_dir()
+                                                        : fs::path(cache_options.cache_dir));
+            cache = make_cache(cache_options);
+            revisions.suite = suite;
+            revisions.cache = cache ? &*cache : nullptr;
+        }
+        const DiffSide a = suite.empty() ? read_side(before) : revision_side(revisions, before);
+        const DiffSide b = suite.empty() ? read_side(after) : revision_side(revisions, after);
         std::string text;
         std::size_t compared = 0, differing = 0;
         for (const auto& [arch, now] : b.code) {

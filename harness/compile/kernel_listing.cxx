@@ -23,7 +23,8 @@ namespace {
 /// The largest module or source read for a listing.
 constexpr std::size_t max_listed_file_bytes = 256 * 1024 * 1024;
 
-std::string trim(std::string_view text)
+/// `text` without the white space at its ends, as a string of its own (harness::trim gives a view).
+std::string trimmed(std::string_view text)
 {
     std::size_t first = 0, last = text.size();
     while (first < last && std::isspace(static_cast<unsigned char>(text[first])) != 0) ++first;
@@ -40,7 +41,7 @@ std::string squeeze(std::string_view text)
         if (space && (out.empty() || out.back() == ' ')) continue;
         out += space ? ' ' : c;
     }
-    return trim(out);
+    return trimmed(out);
 }
 
 /// `text` without comments; string and character literals kept as they are.
@@ -93,13 +94,13 @@ std::vector<std::string> split_top_level(std::string_view list)
         if (c == '(' || c == '<' || c == '[' || c == '{') ++depth;
         if (c == ')' || c == '>' || c == ']' || c == '}') --depth;
         if (c == ',' && depth == 0) {
-            parts.push_back(trim(current));
+            parts.push_back(trimmed(current));
             current.clear();
             continue;
         }
         current += c;
     }
-    if (!trim(current).empty()) parts.push_back(trim(current));
+    if (!trimmed(current).empty()) parts.push_back(trimmed(current));
     return parts;
 }
 
@@ -116,14 +117,14 @@ bool is_type_word(const std::string& word)
 /// A declared parameter: "const float* __restrict__ a" -> type "const float*", name "a".
 ListedParameter parameter_of(const std::string& declared, std::size_t ordinal)
 {
-    std::string text = trim(declared.substr(0, declared.find('=')));
+    std::string text = trimmed(declared.substr(0, declared.find('=')));
     ListedParameter p;
     // The name is the last identifier, where there is one besides the type.
     std::size_t end = text.size();
     std::size_t start = end;
     while (start > 0 && is_identifier_char(text[start - 1])) --start;
     const std::string last = text.substr(start, end - start);
-    const std::string rest = trim(text.substr(0, start));
+    const std::string rest = trimmed(text.substr(0, start));
     if (!last.empty() && !rest.empty() && !is_type_word(last) && !std::isdigit(static_cast<unsigned char>(last[0])))
         p.name = last, text = rest;
     else
@@ -169,7 +170,7 @@ std::pair<std::string, std::optional<std::string>> split_demangled(const std::st
     std::string name = demangled.substr(0, open);
     // Template kernels carry their return type ("void gemm<32>"); plain ones do not.
     if (name.starts_with("void ")) name = name.substr(5);
-    return {trim(name), demangled.substr(open + 1, demangled.size() - open - 2)};
+    return {trimmed(name), demangled.substr(open + 1, demangled.size() - open - 2)};
 }
 
 std::string read_whole(const fs::path& file, const char* what)

@@ -215,4 +215,11 @@ std::optional<std::int64_t> parse_decimal_integer(std::string_view text)
     return value;
 }
 
+std::string first_line(const std::string& text)
+{
+    std::string line = text.substr(0, text.find('\n'));
+    if (line.size() > 160) line = line.substr(0, 157) + "...";
+    return escape_control_characters(line);
+}
+
 } // namespace harness

@@ -51,6 +51,10 @@ std::size_t control_character_offset(std::string_view text);
 /// as `\xNN`, C1 controls as `\u0085`. For the console, summary.md and error messages.
 std::string escape_control_characters(std::string_view text);
 
+/// The first line of a message, at most 160 characters and its control characters escaped, for a
+/// progress line or a one-line reason.
+std::string first_line(const std::string& text);
+
 /// A decimal number filling all of `text` (white space around it allowed): an optional sign,
 /// digits with an optional fraction and exponent. Numbers too small for a double read as the nearest
 /// one (4.9e-324, 1e-400 as 0); nullopt for anything else, and for infinities, NaN, hexadecimal and

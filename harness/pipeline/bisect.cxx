@@ -50,14 +50,6 @@ struct Evaluation {
     int runs = 0;
 };
 
-/// The first line of a message, shortened for a progress line.
-std::string first_line(const std::string& text)
-{
-    std::string line = text.substr(0, text.find('\n'));
-    if (line.size() > 160) line = line.substr(0, 157) + "...";
-    return escape_control_characters(line);
-}
-
 bool is_time_metric(const std::string& name)
 {
     return name == metric::time_median || name == metric::time_min;
@@ -95,8 +87,9 @@ public:
             }
         }
         try {
-            e.suite = suite::load_suite(suite_file,
-                                        {.sources_anywhere = false, .working_folder = working_folder_in(tree.path())});
+            e.suite =
+                suite::load_suite(suite_file, {.sources_anywhere = false,
+                                               .working_folder = working_folder_in(tree.path(), repository_.top())});
         } catch (const Error& error) {
             e.why_skipped = "the suite does not load: " + first_line(error.what());
             return e;
@@ -132,19 +125,6 @@ public:
     const GitRepository& repository() const { return repository_; }
 
 private:
-    /// The folder of a step's worktree that stands where the working folder stands in the checkout
-    /// (its top when the working folder lies outside the repository): what a relative module folder
-    /// variable (`SGEMM_BUILD_DIR=build`) names at that commit, where the step's --build wrote it, and
-    /// not the checkout's own build.
-    fs::path working_folder_in(const fs::path& tree) const
-    {
-        std::error_code ec;
-        const fs::path here = fs::weakly_canonical(fs::current_path(ec), ec);
-        const fs::path relative = here.lexically_relative(fs::weakly_canonical(repository_.top(), ec));
-        if (ec || relative.empty() || *relative.begin() == "..") return tree;
-        return relative == "." ? tree : tree / relative;
-    }
-
     bool chosen(const std::string& variant, const std::string& params) const
     {
         if (request_.cases.empty()) return true;
@@ -269,24 +249,6 @@ void check_metric_option(const std::string& metric)
             fmt::format("--metric {}: of the noisy figures, bisect judges time_median and time_min only", metric));
 }
 
-/// The suite's path inside `repository`, from the path given: relative to the repository's top
-/// when the file exists here, else taken as such; refused when it leads outside.
-fs::path suite_in_repository(const fs::path& suite, const GitRepository& repository)
-{
-    std::error_code ec;
-    fs::path path = suite;
-    if (fs::is_regular_file(suite, ec)) {
-        const fs::path given = fs::absolute(suite, ec);
-        const fs::path top = fs::weakly_canonical(repository.top(), ec);
-        path = fs::weakly_canonical(given.parent_path(), ec).lexically_relative(top) / given.filename();
-    }
-    path = path.lexically_normal();
-    if (path.is_absolute() || path.empty() || *path.begin() == "..")
-        throw Error(ErrorKind::bad_input,
-                    fmt::format("{}: not inside the git repository at {}", suite.string(), repository.top().string()));
-    return path;
-}
-
 /// What moved between the good commit and the first unlike it: every exact figure that differs,
 /// or the time, each explained from the two commits' results where they hold its case.
 std::vector<FigureChange> changes_at_first(const Evaluation& good, const Figures& good_figures, const Evaluation& after,
@@ -335,7 +297,7 @@ BisectRange resolve_range(const BisectRequest& request, BisectResult& result)
     const bool here = fs::is_regular_file(request.suite, ec);
     GitRepository repository =
         GitRepository::containing(here ? fs::absolute(request.suite, ec).parent_path() : fs::current_path());
-    fs::path suite_path = suite_in_repository(request.suite, repository);
+    fs::path suite_path = path_in_repository(request.suite, repository);
 
     const auto resolve = [&](const std::string& option, const std::string& rev) {
         auto hash = repository.resolve_commit(rev);

@@ -366,4 +366,29 @@ void Worktree::remove() noexcept
     registered_ = nullptr;
 }
 
+fs::path path_in_repository(const fs::path& file, const GitRepository& repository)
+{
+    std::error_code ec;
+    fs::path path = file;
+    if (fs::is_regular_file(file, ec)) {
+        const fs::path given = fs::absolute(file, ec);
+        const fs::path top = fs::weakly_canonical(repository.top(), ec);
+        path = fs::weakly_canonical(given.parent_path(), ec).lexically_relative(top) / given.filename();
+    }
+    path = path.lexically_normal();
+    if (path.is_absolute() || path.empty() || *path.begin() == "..")
+        throw Error(ErrorKind::bad_input,
+                    fmt::format("{}: not inside the git repository at {}", file.string(), repository.top().string()));
+    return path;
+}
+
+fs::path working_folder_in(const fs::path& tree, const fs::path& top)
+{
+    std::error_code ec;
+    const fs::path here = fs::weakly_canonical(fs::current_path(ec), ec);
+    const fs::path relative = here.lexically_relative(fs::weakly_canonical(top, ec));
+    if (ec || relative.empty() || *relative.begin() == "..") return tree;
+    return relative == "." ? tree : tree / relative;
+}
+
 } // namespace harness::pipeline

@@ -79,4 +79,13 @@ private:
     void* registered_ = nullptr; ///< what the signal handler removes
 };
 
+/// A file's path inside `repository` (a suite's), from the path given: relative to the repository's top when the
+/// file exists here, else taken as such. Throws Error(bad_input) when it leads outside the repository.
+std::filesystem::path path_in_repository(const std::filesystem::path& file, const GitRepository& repository);
+
+/// The folder of `tree` (a worktree of the repository whose top is `top`) that stands where the working folder
+/// stands in the checkout, or `tree` itself when the working folder lies outside the repository: what a relative
+/// module folder (`SGEMM_BUILD_DIR=build`) names at that commit.
+std::filesystem::path working_folder_in(const std::filesystem::path& tree, const std::filesystem::path& top);
+
 } // namespace harness::pipeline
