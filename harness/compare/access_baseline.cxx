@@ -157,8 +157,11 @@ std::string rise_text(const AccessMatch& m, Measure measure, double from, double
 {
     const PredictedAccess& now = *m.now;
     const std::string unit = now.is_shared() ? "wavefronts" : "sectors";
-    const std::string where = fmt::format("kernel {}, {}:{} {}{}", now.kernel, now.file.empty() ? now.kernel : now.file,
-                                          now.line, now.access, now.buffer.empty() ? "" : " " + now.buffer + "[]");
+    // PTX without line information (a Triton or cuTile cubin's own) names no source line.
+    const std::string where =
+        fmt::format("kernel {}, {}{}{}", now.kernel,
+                    now.file.empty() ? std::string("no source line: ") : fmt::format("{}:{} ", now.file, now.line),
+                    now.access, now.buffer.empty() ? "" : " " + now.buffer + "[]");
     const std::string ideal = figure_text(per_request(now, ideal_of(now)));
     const std::string rate_now = figure_text(per_request(now, actual_of(now)));
     std::string moved;

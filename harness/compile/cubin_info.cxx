@@ -586,6 +586,20 @@ std::vector<std::string> line_table_files(std::string_view bytes)
     return files;
 }
 
+std::string embedded_ptx(std::string_view bytes)
+{
+    const ByteReader cubin(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())));
+    check_header(cubin);
+    const std::vector<Section> sections = read_sections(cubin);
+    const Section* text = SectionIndex(sections).find(".nv_debug_ptx_txt");
+    if (!text || text->type == sht_nobits) return "";
+    const auto kept = cubin.slice(text->offset, text->size, ".nv_debug_ptx_txt");
+    // One PTX line a string of the section's table (the SASS-to-PTX line table points at them).
+    std::string ptx(reinterpret_cast<const char*>(kept.data()), kept.size());
+    std::replace(ptx.begin(), ptx.end(), '\0', '\n');
+    return ptx;
+}
+
 std::string demangled_base_name(std::string_view mangled)
 {
     // Itanium ABI, just far enough for kernel names: _Z [L] <len><name> or _Z N <len><name>... E.

@@ -91,6 +91,11 @@ CubinInfo read_cubin_info(std::string_view cubin);
 /// a line table that is malformed; DWARF versions other than 2 to 4 are skipped.
 std::vector<std::string> line_table_files(std::string_view cubin);
 
+/// The PTX text a cubin keeps of itself (section .nv_debug_ptx_txt, which Triton's and cuTile's
+/// cubins carry: one line a string), its lines joined; empty when it keeps none. The text has no
+/// `.loc` lines, so what is read from it names no source line. Throws CubinError for a malformed cubin.
+std::string embedded_ptx(std::string_view cubin);
+
 /// The resources of each entry function in a ptxas -v report, in the order ptxas compiled them.
 /// Lines it does not know (warnings, device functions, cmem) are skipped.
 std::vector<KernelResources> parse_ptxas_log(std::string_view log);

@@ -501,6 +501,8 @@ CompiledModule load_module_file(const fs::path& file, const std::string& arch, c
     // be read (compressed, without libzstd) leaves the accesses unpredicted, never the module unrun.
     try {
         module.ptx = module_ptx(bytes, file, arch);
+        // No PTX beside the machine code: the text a Triton or cuTile cubin keeps of itself.
+        if (module.ptx.empty()) module.ptx = embedded_ptx(module.cubin);
     } catch (const Error& e) {
         module.no_ptx = e.what();
     }

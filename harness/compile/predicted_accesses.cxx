@@ -367,11 +367,9 @@ std::string why_no_ptx(suite::VariantKind kind)
 {
     switch (kind) {
     case suite::VariantKind::triton:
-        // A Triton export is its cubin and manifest only (ci/triton_export.py, docs/triton.md).
-        return ": a Triton export carries only its cubin";
     case suite::VariantKind::cutile:
-        // Its PTX is committed beside the cubin (ci/cutile_export.py) and not read yet (docs/cutile.md).
-        return ": the access model does not read a cuTile export's PTX yet";
+        // Their cubins keep the PTX they were compiled from (.nv_debug_ptx_txt), read in its place.
+        return ": the export's cubin keeps no PTX text (.nv_debug_ptx_txt)";
     case suite::VariantKind::source:
     case suite::VariantKind::module:
     case suite::VariantKind::builtin: return "";

@@ -347,8 +347,10 @@ void to_json(nlohmann::json& j, const CaseLaunch& l)
 
 std::string PredictedAccess::text() const
 {
-    const std::string where = fmt::format("{}:{} {}{}", file.empty() ? kernel : file, line, access,
-                                          buffer.empty() ? "" : " " + buffer + "[]");
+    // PTX without line information (a Triton or cuTile cubin's own) names no source line.
+    const std::string where = fmt::format(
+        "{} {}{}", file.empty() ? fmt::format("kernel {}, no source line:", kernel) : fmt::format("{}:{}", file, line),
+        access, buffer.empty() ? "" : " " + buffer + "[]");
     if (is_shared())
         return fmt::format("{}: {:.4g} wavefronts per request, ideal {:.4g} (predicted)", where,
                            requests > 0 ? wavefronts / requests : 0.0,

@@ -2,6 +2,7 @@
 // launch, Triton's hidden parameters are always passed, what is not supported is refused by name,
 // and an export whose .py changed is stale. The committed exports (kernels/triton/exported) are
 // read with no Python and no GPU, as in a CPU CI job.
+#include "harness/compile/cubin_info.hxx"
 #include "harness/compile/static_tier.hxx"
 #include "harness/core/error.hxx"
 #include "harness/suite/compile_params.hxx"
@@ -140,10 +141,16 @@ TEST(TritonManifest, StaticTierReadsCommittedCubins)
         EXPECT_EQ(r.metric("dynamic_shared_bytes"), 16.0);
         EXPECT_EQ(r.metric("blocks_per_sm"), 16.0);
         EXPECT_EQ(r.metric("theoretical_occupancy"), 1.0);
-        // An export is its cubin: its accesses are not predicted, and the case says why.
-        EXPECT_EQ(r.not_predicted,
-                  std::vector<std::string>{"the module has no PTX: a Triton export carries only its cubin"});
-        EXPECT_FALSE(r.metric("predicted_excess_global_sectors"));
+        // Its accesses are predicted from the PTX its cubin keeps (the GPU measured the same figures),
+        // without source lines: that PTX has none.
+        EXPECT_TRUE(r.not_predicted.empty()) << r.not_predicted.front();
+        EXPECT_EQ(r.metric("predicted_excess_global_sectors"), 0.0) << r.params_text;
+        EXPECT_EQ(r.metric("predicted_global_ld_sectors_per_request"),
+                  r.params_text == "ROWS=4096 COLS=1000" ? 500.0 / 128 : 4.0);
+        ASSERT_FALSE(r.predicted_accesses.empty());
+        EXPECT_EQ(r.predicted_accesses.front().file, "");
+        EXPECT_NE(r.predicted_accesses.front().text().find("kernel softmax_rows, no source line: "), std::string::npos)
+            << r.predicted_accesses.front().text();
     }
     EXPECT_TRUE(seen);
     // The planted one-warp export: 32-thread blocks, more registers, occupancy below half.
@@ -158,6 +165,22 @@ TEST(TritonManifest, StaticTierReadsCommittedCubins)
 // A launcher that leaves Triton's hidden parameters out launches a kernel with the wrong
 // parameters: with a manifest that does not list them, the argument check refuses the suite
 // before anything runs, naming the kernel's real parameter count.
+// The PTX a Triton cubin keeps of itself, one line a string of .nv_debug_ptx_txt, read as PTX text (nvcc's
+// cubins keep theirs too); a file that is no cubin is refused.
+TEST(TritonManifest, TheCubinKeepsThePtxItWasCompiledFrom)
+{
+    const std::string ptx =
+        compile::embedded_ptx(read_file(repo() / "kernels/triton/exported/softmax_rows_b1024.cubin"));
+    EXPECT_NE(ptx.find("\n.target sm_90a\n"), std::string::npos) << ptx.substr(0, 200);
+    EXPECT_NE(ptx.find("\n.visible .entry softmax_rows(\n"), std::string::npos);
+    EXPECT_NE(ptx.find("ld.global.b32"), std::string::npos);
+    EXPECT_EQ(ptx.find('\0'), std::string::npos);
+    EXPECT_EQ(ptx.find(".loc"), std::string::npos) << "Triton's kept PTX names no source lines";
+    const std::string nvcc_cubin = read_file(std::filesystem::path(HARNESS_TEST_MODULE_DIR) / "module_kernels.cubin");
+    EXPECT_NE(compile::embedded_ptx(nvcc_cubin).find("\n.visible .entry copy_c(\n"), std::string::npos);
+    EXPECT_THROW(compile::embedded_ptx("not a cubin"), compile::CubinError);
+}
+
 TEST(TritonManifest, LeavingAHiddenParameterOutIsRefusedNotLaunched)
 {
     TritonProject p;
