@@ -4,6 +4,8 @@
 #include "rules.hxx"
 #include "targets.hxx"
 
+#include "harness/analysis/ptx_module.hxx"
+#include "harness/compile/cubin_info.hxx"
 #include "harness/compile/kernel_listing.hxx"
 #include "harness/compile/module_file.hxx"
 #include "harness/core/error.hxx"
@@ -79,6 +81,10 @@ Reception run_module(const std::string& input, const InputContext&)
         if (arch.empty()) return {true, ""};
         const std::string cubin = compile::cubin_for_arch(input, file, arch);
         kernels = compile::list_cubin_kernels(cubin, file, std::nullopt);
+        // The PTX text the cubin keeps of itself, which the static tier predicts from when the module has no
+        // PTX beside its code: read, then parsed as the predictions would parse it.
+        if (const std::string kept = compile::embedded_ptx(cubin); !kept.empty())
+            (void)analysis::parse_ptx(kept, "kernels/fuzz.cubin.ptx");
     } catch (const Error& e) {
         if (e.kind() != ErrorKind::bad_input) throw;
         return {false, e.what()};
@@ -92,7 +98,7 @@ std::span<const std::string_view> module_tokens()
     using namespace std::string_view_literals;
     // clang-format off
     static constexpr std::string_view tokens[] = {
-        "\x7f" "ELF"sv, "\x50\xed\x55\xba"sv, ".nv.info."sv, ".text."sv, ".nv.shared."sv, ".symtab"sv,
+        "\x7f" "ELF"sv, "\x50\xed\x55\xba"sv, ".nv.info."sv, ".text."sv, ".nv.shared."sv, ".symtab"sv, ".nv_debug_ptx_txt"sv,
         ".strtab"sv, ".shstrtab"sv, ".debug_line"sv, "_Z"sv, "_ZN"sv, "ILi256EE"sv, "\n"sv, "\x1b["sv,
         "\": \""sv, "\ncompile: {}\n"sv, "\xe2\x80\xae"sv, "\xff"sv, "\xff\xff\xff\xff"sv,
         "\x00\x00\x00\x00\x00\x00\x00\x00"sv, "\x04\x2f\x08\x00"sv, "\x04\x17\x0c\x00"sv,

@@ -152,6 +152,10 @@ TEST(RevisionSassDiff, UnknownRevisionsAndSuitesMissingFromACommitAreBadInput)
         EXPECT_NE(std::string(e.what()).find("suites/late.yaml: not in commit vector ("), std::string::npos)
             << e.what();
     }
+    // A suite path that leads out of the repository is refused before anything is checked out.
+    EXPECT_EQ(cli::run_tool({"sass-diff", "--suite", "../../outside/copy.yaml", "--no-cache", "vector", "split"}), 2);
+    request.suite = "suites/../../outside.yaml";
+    EXPECT_THROW(pipeline::sass_at_revision(request), Error);
     // --arch and --build compile revisions: without --suite they are refused.
     EXPECT_EQ(cli::run_tool({"sass-diff", "--arch", "sm_90", scratch.path.string(), scratch.path.string()}), 2);
 }
