@@ -101,18 +101,11 @@ public:
             e.why_skipped = "the suite has no such case at this commit";
             return e;
         }
-        // Messages name files as they are in the commit, not in the temporary worktree.
-        const auto in_commit = [&](std::string text) {
-            const std::string prefix = tree.path().string() + "/";
-            for (auto at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at))
-                text.erase(at, prefix.size());
-            return text;
-        };
         // Time: while the verdict against both ends is unsure, another run, up to the limit.
         int target = std::max(rounds, 1);
         for (int round = 0; round < target; ++round) {
             if (!measure(e, cases)) {
-                e.why_skipped = in_commit(e.why_skipped);
+                e.why_skipped = in_commit(e.why_skipped, tree.path()); // files as the commit names them
                 return e;
             }
             if (good_samples && bad_samples && round + 1 == target && target < request_.max_time_rounds &&

@@ -382,6 +382,14 @@ fs::path path_in_repository(const fs::path& file, const GitRepository& repositor
     return path;
 }
 
+std::string in_commit(std::string text, const fs::path& tree)
+{
+    const std::string prefix = tree.string() + "/";
+    for (auto at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at))
+        text.erase(at, prefix.size());
+    return text;
+}
+
 fs::path working_folder_in(const fs::path& tree, const fs::path& top)
 {
     std::error_code ec;

@@ -83,6 +83,10 @@ private:
 /// file exists here, else taken as such. Throws Error(bad_input) when it leads outside the repository.
 std::filesystem::path path_in_repository(const std::filesystem::path& file, const GitRepository& repository);
 
+/// `text` with the folder `tree` (a worktree) taken out of the paths it names: a message names files as the commit
+/// has them, not where the worktree lies.
+std::string in_commit(std::string text, const std::filesystem::path& tree);
+
 /// The folder of `tree` (a worktree of the repository whose top is `top`) that stands where the working folder
 /// stands in the checkout, or `tree` itself when the working folder lies outside the repository: what a relative
 /// module folder (`SGEMM_BUILD_DIR=build`) names at that commit.

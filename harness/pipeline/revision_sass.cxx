@@ -15,19 +15,6 @@ namespace harness::pipeline {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-/// `text` with the worktree's folder taken out of the paths it names: messages name files as the commit has them.
-std::string in_commit(std::string text, const fs::path& tree)
-{
-    const std::string prefix = tree.string() + "/";
-    for (auto at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at))
-        text.erase(at, prefix.size());
-    return text;
-}
-
-} // namespace
-
 RevisionSass sass_at_revision(const RevisionSassRequest& request)
 {
     const compile::NvdisasmLocation& nvdisasm = compile::find_nvdisasm();
